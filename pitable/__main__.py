@@ -1,0 +1,3 @@
+from pitable.cli import main
+
+raise SystemExit(main())

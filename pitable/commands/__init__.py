@@ -1,0 +1,1 @@
+"""The subcommands of ``pitable``, one module per group."""

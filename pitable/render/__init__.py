@@ -1,0 +1,1 @@
+"""Drawing with Pillow: pure functions from data to images, no I/O."""
