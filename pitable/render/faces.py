@@ -1,0 +1,344 @@
+"""Die faces for the 128x64 dice OLEDs: pips, the special symbols, a tumble animation.
+
+Every drawing is designed on a 64x64 grid (the height of the panels) and scaled by
+``size / 64``, in mode "1": a lit pixel is 1. The die is an outline with lit pips rather
+than a lit square with dark pips, because a mostly dark OLED is easier on the eyes in a dim
+room and wears its pixels evenly. Symbols are drawn with Pillow primitives only, so they
+need no image files and look the same on every machine.
+
+Drawing is cached: a face depends only on (face, die, title, size), and the box redraws the
+same 18 faces all evening. Callers get a copy, so they may draw on it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from pitable.render.fonts import CONDENSED_BOLD
+from pitable.render.text import draw_fitted, fit_text
+from pitable.rules.base import GreenEffect, Title
+from pitable.rules.dice import SPECIAL, Die, Face
+
+GRID = 64
+ON, OFF = 1, 0
+
+#: Pip centres on the 64 grid, laid out as on a real die.
+_L, _C, _R = 17, 32, 47
+PIPS: dict[int, tuple[tuple[int, int], ...]] = {
+    1: ((_C, _C),),
+    2: ((_R, _L), (_L, _R)),
+    3: ((_R, _L), (_C, _C), (_L, _R)),
+    4: ((_L, _L), (_R, _L), (_L, _R), (_R, _R)),
+    5: ((_L, _L), (_R, _L), (_C, _C), (_L, _R), (_R, _R)),
+    # Six: the rows spread further apart than the others' so that the pips do not touch.
+    6: ((_L, 14), (_R, 14), (_L, _C), (_R, _C), (_L, 50), (_R, 50)),
+}
+PIP_RADIUS = 6.5
+
+
+class _Pen:
+    """Draws on the 64 grid, scaled to the image's size."""
+
+    def __init__(self, image: Image.Image) -> None:
+        self.image = image
+        self.draw = ImageDraw.Draw(image)
+        self.k = image.height / GRID
+
+    def p(self, v: float) -> int:
+        return round(v * self.k)
+
+    def pts(self, points: Sequence[tuple[float, float]]) -> list[tuple[int, int]]:
+        return [(self.p(x), self.p(y)) for x, y in points]
+
+    def box(self, x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int]:
+        return (self.p(x0), self.p(y0), self.p(x1), self.p(y1))
+
+    def w(self, width: float) -> int:
+        return max(1, round(width * self.k))
+
+    def disc(self, x: float, y: float, r: float, fill: int = ON) -> None:
+        self.draw.ellipse(self.box(x - r, y - r, x + r, y + r), fill=fill)
+
+    def poly(self, points: Sequence[tuple[float, float]], fill: int = ON) -> None:
+        self.draw.polygon(self.pts(points), fill=fill)
+
+    def line(self, points: Sequence[tuple[float, float]], width: float, fill: int = ON) -> None:
+        self.draw.line(self.pts(points), fill=fill, width=self.w(width), joint="curve")
+
+
+def _outline(pen: _Pen) -> None:
+    pen.draw.rounded_rectangle(pen.box(1, 1, 62, 62), radius=pen.p(9), outline=ON,
+                               width=pen.w(2))
+
+
+def _pips(pen: _Pen, n: int) -> None:
+    for x, y in PIPS[n]:
+        pen.disc(x, y, PIP_RADIUS)
+
+
+# --- the special symbols, each inside the die outline ----------------------------
+
+
+def _hut(pen: _Pen) -> None:
+    """Valley, green: Dakota Smith draws a structure; a thatched hut on stilts' ground."""
+    pen.poly([(8, 31), (32, 9), (56, 31)])  # roof
+    pen.line([(32, 9), (32, 4)], 2)  # ridge pole, so the roof reads as thatch not a warning
+    pen.draw.rectangle(pen.box(15, 31, 49, 52), fill=ON)  # walls
+    pen.draw.rectangle(pen.box(27, 38, 37, 52), fill=OFF)  # door
+    pen.draw.rectangle(pen.box(19, 36, 24, 41), fill=OFF)  # window
+    pen.draw.rectangle(pen.box(40, 36, 45, 41), fill=OFF)
+    pen.line([(6, 55), (58, 55)], 2)  # ground
+
+
+def _boat(pen: _Pen) -> None:
+    """Island, green: Navigation, a sailing boat on a wave."""
+    pen.line([(31, 8), (31, 42)], 2)  # mast
+    pen.poly([(34, 9), (34, 38), (54, 38)])  # main sail
+    pen.poly([(28, 15), (28, 38), (13, 38)])  # jib
+    pen.poly([(7, 41), (57, 41), (49, 51), (15, 51)])  # hull
+    wave = [(6 + i * 2, 56 + 2 * math.sin(i * math.pi / 4)) for i in range(27)]
+    pen.line(wave, 1.5)
+
+
+def _lockpick(pen: _Pen) -> None:
+    """Temple, green: the Lockpick, a key that opens a Door space."""
+    pen.disc(18, 32, 11)  # bow
+    pen.disc(18, 32, 5, fill=OFF)
+    pen.draw.rectangle(pen.box(27, 29, 56, 35), fill=ON)  # shaft
+    pen.draw.rectangle(pen.box(44, 35, 48, 44), fill=ON)  # bit
+    pen.draw.rectangle(pen.box(51, 35, 56, 47), fill=ON)
+
+
+def _star_points(cx: float, cy: float, outer: float, inner: float) -> list[tuple[float, float]]:
+    points = []
+    for i in range(10):
+        r = outer if i % 2 == 0 else inner
+        a = -math.pi / 2 + i * math.pi / 5
+        points.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    return points
+
+
+def _penny(pen: _Pen) -> None:
+    """Purple: Penny Papers, any number from 1 to 15: a star with "1-15" under it.
+
+    The star is the series' mark of a free choice; the range is written so that a player
+    who has never seen the dice knows what the face gives.
+    """
+    pen.poly(_star_points(32, 23, 20, 8.5))
+    box = pen.box(8, 45, 56, 59)
+    fitted = fit_text("1-15", box[2] - box[0], box[3] - box[1], CONDENSED_BOLD,
+                      max_size=max(6, pen.p(15)), min_size=5)
+    draw_fitted(pen.draw, box, fitted)
+
+
+def _snake(pen: _Pen) -> None:
+    """Valley, red: the snake, a winding body rising to a head with an eye and a tongue."""
+    # The body tapers from the head to the tail: drawn as discs along a sine, bigger
+    # towards the head, which reads as a snake rather than as a thick squiggle.
+    steps = 40
+    for i in range(steps + 1):
+        t = i / steps
+        x = 9 + 34 * t
+        y = 52 - 26 * t - 9 * math.sin(t * 2.4 * math.pi)
+        pen.disc(x, y, 1.5 + 2.6 * t)
+    hx, hy = 47, 19
+    pen.draw.ellipse(pen.box(hx - 9, hy - 7, hx + 9, hy + 7), fill=ON)  # head
+    pen.disc(hx + 2, hy - 2.5, 2, fill=OFF)  # eye
+    pen.line([(hx + 8, hy + 2), (hx + 12, hy + 2)], 1.5)  # forked tongue
+    pen.line([(hx + 12, hy + 2), (hx + 16, hy - 1)], 1.2)
+    pen.line([(hx + 12, hy + 2), (hx + 16, hy + 5)], 1.2)
+
+
+def _skull(pen: _Pen) -> None:
+    """Island, red: a danger, the skull of Skull Island, over crossed bones."""
+    for a, b in (((10, 44), (54, 58)), ((54, 44), (10, 58))):
+        pen.line([a, b], 4)
+        for x, y in (a, b):
+            pen.disc(x, y, 3.2)
+    pen.draw.ellipse(pen.box(15, 6, 49, 38), fill=ON)  # cranium
+    pen.draw.rounded_rectangle(pen.box(21, 30, 43, 46), radius=pen.p(3), fill=ON)  # jaw
+    pen.draw.ellipse(pen.box(20, 18, 30, 28), fill=OFF)  # eyes
+    pen.draw.ellipse(pen.box(34, 18, 44, 28), fill=OFF)
+    pen.poly([(32, 29), (29, 34), (35, 34)], fill=OFF)  # nose
+    for x in (26, 30, 34, 38):  # teeth
+        pen.line([(x, 39), (x, 45)], 1.2, fill=OFF)
+
+
+def _mummy(pen: _Pen) -> None:
+    """Temple, red: a mummy's head, wrapped in bandages, two eyes in the gap."""
+    pen.draw.rounded_rectangle(pen.box(15, 6, 49, 58), radius=pen.p(13), fill=ON)
+    for y in (13, 20, 40, 47, 54):  # the gaps between bandages, slanting like wrapped cloth
+        pen.line([(14, y + 3), (50, y - 3)], 1.6, fill=OFF)
+    pen.draw.rectangle(pen.box(15, 25, 49, 35), fill=OFF)  # the eye slit
+    for x in (25, 39):  # staring eyes: a lit ring round a dark pupil
+        pen.disc(x, 30, 4.6)
+        pen.disc(x + 0.8, 30.5, 1.8, fill=OFF)
+
+
+_GREEN = {GreenEffect.STRUCTURE: _hut, GreenEffect.BOAT: _boat, GreenEffect.DOOR: _lockpick}
+_HAZARD = {"snake": _snake, "danger": _skull, "mummy": _mummy}
+
+
+def symbol_kind(die: Die, title: Title) -> str:
+    """The name of the symbol on ``die``'s special face in ``title``: "hut", "skull", ..."""
+    if die is Die.GREEN:
+        return {GreenEffect.STRUCTURE: "hut", GreenEffect.BOAT: "boat",
+                GreenEffect.DOOR: "lockpick"}[title.green_effect]
+    if die is Die.PURPLE:
+        return "penny"
+    return {"snake": "snake", "danger": "skull", "mummy": "mummy"}[title.hazard_name]
+
+
+def draw_symbol(image: Image.Image, die: Die, title: Title,
+                box: tuple[int, int, int, int] | None = None) -> None:
+    """Draw ``die``'s special symbol for ``title`` onto ``image``, inside ``box``.
+
+    ``box`` (left, top, right, bottom) should be square; the status screen draws its small
+    icons this way.
+    Without it the symbol fills the image, which must be square.
+    """
+    if box is None:
+        target = image
+    else:
+        left, top, right, bottom = box
+        target = Image.new("1", (right - left, bottom - top), OFF)
+    pen = _Pen(target)
+    if die is Die.GREEN:
+        _GREEN[title.green_effect](pen)
+    elif die is Die.PURPLE:
+        _penny(pen)
+    else:
+        _HAZARD.get(title.hazard_name, _skull)(pen)
+    if box is not None:
+        image.paste(ON, box[:2], target)
+
+
+@lru_cache(maxsize=256)
+def _face(face: Face, die: Die, title: Title, size: int) -> Image.Image:
+    image = Image.new("1", (size, size), OFF)
+    pen = _Pen(image)
+    if face is SPECIAL:
+        draw_symbol(image, die, title)
+    else:
+        _outline(pen)
+        _pips(pen, int(face))
+    return image
+
+
+def draw_face(face: Face, die: Die, title: Title, size: int = 64) -> Image.Image:
+    """One face of ``die`` in ``title``: pips 1 to 6 or the die's special symbol.
+
+    A square ``size`` x ``size`` image in mode "1". The special face has no die outline:
+    the symbol uses the whole square so that it reads from across the table, and the
+    missing outline is a second cue, besides the shape, that this is not a number.
+    """
+    if face is not SPECIAL and face not in PIPS:
+        raise ValueError(f"face {face!r}: expected 1 to 6 or the special face")
+    return _face(face, die, title, size).copy()
+
+
+def draw_blank(size: int = 64) -> Image.Image:
+    """An unlit square, for a die that has not been rolled yet."""
+    return Image.new("1", (size, size), OFF)
+
+
+def _tumble_pips(step: int, die: Die) -> int:
+    # A fixed, cheap mix of (step, die) so that the three dice tumble differently and the
+    # same step always looks the same (the animation is tested against goldens).
+    mixed = (step * 2654435761 + int(die) * 40503 + 7) & 0xFFFFFFFF
+    return (mixed >> 13) % 5 + 1
+
+
+@lru_cache(maxsize=256)
+def _tumble(die: Die, title: Title, step: int, size: int) -> Image.Image:
+    image = Image.new("1", (size, size), OFF)
+    pen = _Pen(image)
+    angle = math.radians((step * 27 + int(die) * 31) % 90)
+    c, s = math.cos(angle), math.sin(angle)
+    half = 20.5  # a side of 41 keeps the rotated die inside the square at every angle
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return (32 + x * c - y * s, 32 + x * s + y * c)
+
+    corners = [at(x, y) for x, y in ((-half, -half), (half, -half), (half, half), (-half, half))]
+    pen.line([*corners, corners[0]], 2)
+    for x, y in PIPS[_tumble_pips(step, die)]:
+        px, py = at((x - 32) * 0.62, (y - 32) * 0.62)
+        pen.disc(px, py, 4)
+    # Motion marks on the trailing side: the die reads as moving, not as a tilted face.
+    for i, dy in enumerate((-12, 0, 12)):
+        length = 4 + 2 * ((step + i) % 3)
+        pen.line([(3, 32 + dy), (3 + length, 32 + dy)], 1.5)
+    return image
+
+
+def draw_tumble_frame(die: Die, title: Title, step: int, size: int = 64) -> Image.Image:
+    """Frame ``step`` of the short roll animation: a tilted die with changing pips.
+
+    Deterministic in (die, step): the look of a tumble, not a random draw.
+    """
+    return _tumble(die, title, step, size).copy()
+
+
+def face_panel(
+    face_img: Image.Image,
+    width: int = 128,
+    height: int = 64,
+    align: str = "center",
+    *,
+    label: str | None = None,
+) -> Image.Image:
+    """``face_img`` placed on a ``width`` x ``height`` panel, with an optional die label.
+
+    ``align`` is "left", "center" or "right". ``label`` (e.g. "GREEN") is written in the
+    widest free margin, rotated to run up the side: the OLEDs are monochrome, so nothing
+    on the screen says which die it is; a player who cannot tell the bezels' colours apart
+    (or a box built without coloured bezels) still knows which die cancels the others.
+    """
+    panel = Image.new("1", (width, height), OFF)
+    fw, fh = face_img.size
+    if align == "left":
+        x = 0
+    elif align == "right":
+        x = width - fw
+    else:
+        x = (width - fw) // 2
+    y = (height - fh) // 2
+    panel.paste(face_img.convert("1"), (x, y))
+    if label:
+        left_gap, right_gap = x, width - x - fw
+        gap_x, gap_w = (0, left_gap) if left_gap >= right_gap else (x + fw, right_gap)
+        _label(panel, label, gap_x, gap_w)
+    return panel
+
+
+def _label(panel: Image.Image, label: str, x: int, w: int) -> None:
+    if w < 6:
+        return
+    # Drawn sideways: a 32-pixel margin fits "PURPLE" sideways at a readable size, not across.
+    strip = Image.new("1", (panel.height, w - 2), OFF)
+    # One size for every die, the size that fits the longest name, so the three panels match.
+    size = fit_text("PURPLE", strip.width - 4, strip.height, CONDENSED_BOLD,
+                    max_size=14, min_size=6).font.size
+    fitted = fit_text(label, strip.width - 4, strip.height, CONDENSED_BOLD,
+                      max_size=int(size), min_size=min(6, int(size)))
+    draw_fitted(ImageDraw.Draw(strip), (0, 0, strip.width, strip.height), fitted)
+    panel.paste(strip.rotate(90, expand=True), (x + 1, 0))
+
+
+@lru_cache(maxsize=128)
+def _die_panel(face: Face | None, die: Die, title: Title, size: tuple[int, int],
+               label: bool) -> Image.Image:
+    width, height = size
+    face_img = draw_blank(height) if face is None else _face(face, die, title, height)
+    return face_panel(face_img, width, height, label=str(die).upper() if label else None)
+
+
+def die_panel(face: Face | None, die: Die, title: Title, *, width: int = 128,
+              height: int = 64, label: bool = True) -> Image.Image:
+    """A whole die panel: the face (blank when ``face`` is None), centred, with the label."""
+    return _die_panel(face, die, title, (width, height), label).copy()

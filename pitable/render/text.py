@@ -1,0 +1,179 @@
+"""Fitting text into a box on a small monochrome screen: shrink first, then elide.
+
+Everything here measures with the font files kept in the package, so a text that fits on
+this machine fits on the Pi. The results are cached: the status screen asks for the same
+few strings (numbers, plays, headers) again and again, and a redraw must stay under a few
+milliseconds on a Pi Zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from PIL import ImageDraw, ImageFont
+
+from pitable.render.fonts import font
+
+ELLIPSIS = "…"
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A text made to fit: what to draw, with which font, and the ink's size and offset."""
+
+    text: str
+    font: ImageFont.FreeTypeFont
+    #: Width and height of the inked pixels.
+    width: int
+    height: int
+    #: Where the ink starts relative to the drawing origin; subtract it to place the ink.
+    left: int
+    top: int
+    #: False when even the smallest size was too wide and the text was elided.
+    whole: bool = True
+
+    def origin(self, x: int, y: int) -> tuple[int, int]:
+        """The drawing origin that puts the ink's top-left corner at ``(x, y)``."""
+        return x - self.left, y - self.top
+
+
+@lru_cache(maxsize=4096)
+def ink_box(text: str, size: int, name: str) -> tuple[int, int, int, int]:
+    """The bounding box of the inked pixels of ``text`` (left, top, right, bottom).
+
+    Measured in mode "1" (no anti-aliasing), which is how every screen of the box draws.
+    """
+    if not text:
+        return (0, 0, 0, 0)
+    left, top, right, bottom = font(size, name).getbbox(text, mode="1")
+    return int(left), int(top), int(right), int(bottom)
+
+
+def measure(text: str, size: int, name: str) -> tuple[int, int]:
+    left, top, right, bottom = ink_box(text, size, name)
+    return right - left, bottom - top
+
+
+def _fitted(text: str, size: int, name: str, whole: bool) -> Fitted:
+    left, top, right, bottom = ink_box(text, size, name)
+    return Fitted(text, font(size, name), right - left, bottom - top, left, top, whole)
+
+
+@lru_cache(maxsize=2048)
+def fit_text(
+    text: str,
+    width: int,
+    height: int,
+    name: str,
+    *,
+    max_size: int = 40,
+    min_size: int = 8,
+) -> Fitted:
+    """The largest size from ``max_size`` down to ``min_size`` at which ``text`` fits.
+
+    Fitting means the inked pixels are at most ``width`` wide and ``height`` tall. When even
+    ``min_size`` is too wide, the text is cut at the end and an ellipsis added until it fits;
+    the result is never wider than ``width`` (an empty text if not even "…" fits), so a
+    caller that places it inside its box never draws off-screen.
+    """
+    if width <= 0 or height <= 0:
+        return _fitted("", min_size, name, whole=not text)
+    # Ink size grows with the font size, so the largest size that fits is found by bisection.
+    lo, hi = min_size, max(min_size, max_size)
+    best: int | None = None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        w, h = measure(text, mid, name)
+        if w <= width and h <= height:
+            best, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    if best is not None:
+        return _fitted(text, best, name, whole=True)
+    # Too big even at the smallest size: the smallest size whose height fits, then elide.
+    size = min_size
+    while size > 1 and measure(text or "Ag", size, name)[1] > height:
+        size -= 1
+    return _fitted(elide(text, width, size, name), size, name, whole=False)
+
+
+def elide(text: str, width: int, size: int, name: str) -> str:
+    """``text`` cut at the end with an ellipsis so that its ink is at most ``width`` wide."""
+    if measure(text, size, name)[0] <= width:
+        return text
+    # Bisection on the number of characters kept: the width grows with the prefix.
+    lo, hi, best = 0, len(text), ""
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        candidate = text[:mid].rstrip() + ELLIPSIS
+        if measure(candidate, size, name)[0] <= width:
+            best, lo = candidate, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+@lru_cache(maxsize=1024)
+def wrap_text(text: str, width: int, size: int, name: str, max_lines: int) -> tuple[str, ...]:
+    """``text`` broken at spaces into at most ``max_lines`` lines each at most ``width`` wide.
+
+    A word longer than the line is elided rather than split; when the text needs more lines
+    than ``max_lines``, the last line ends with an ellipsis.
+    """
+    if max_lines <= 0:
+        return ()
+    lines: list[str] = []
+    current = ""
+    words = text.split()
+    for i, word in enumerate(words):
+        candidate = f"{current} {word}" if current else word
+        if measure(candidate, size, name)[0] <= width:
+            current = candidate
+            continue
+        if current:
+            lines.append(current)
+        current = word
+        if len(lines) == max_lines:
+            # No room for this word: the last full line says that more was cut.
+            rest = " ".join([lines.pop(), *words[i:]])
+            lines.append(elide(rest, width, size, name))
+            return tuple(lines)
+    if current:
+        lines.append(current)
+    return tuple(elide(line, width, size, name) for line in lines)
+
+
+def draw_fitted(
+    draw: ImageDraw.ImageDraw,
+    box: tuple[int, int, int, int],
+    fitted: Fitted,
+    *,
+    fill: int = 1,
+    align: str = "center",
+    valign: str = "center",
+) -> tuple[int, int, int, int]:
+    """Draw ``fitted`` inside ``box`` (left, top, right, bottom; right/bottom exclusive).
+
+    Returns the box of the ink drawn. ``align`` is "left", "center" or "right"; ``valign``
+    is "top", "center" or "bottom".
+    """
+    x0, y0, x1, y1 = box
+    if align == "left":
+        x = x0
+    elif align == "right":
+        x = x1 - fitted.width
+    else:
+        x = x0 + (x1 - x0 - fitted.width) // 2
+    if valign == "top":
+        y = y0
+    elif valign == "bottom":
+        y = y1 - fitted.height
+    else:
+        y = y0 + (y1 - y0 - fitted.height) // 2
+    # Never start before the box: a text one pixel too big (rounding) loses its end, not its
+    # start, and fit_text guarantees it is not wider than the box anyway.
+    x, y = max(x, x0), max(y, y0)
+    if fitted.text:
+        draw.text(fitted.origin(x, y), fitted.text, fill=fill, font=fitted.font)
+    return (x, y, x + fitted.width, y + fitted.height)
