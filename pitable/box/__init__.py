@@ -1,0 +1,1 @@
+"""The box: the controller's event loop, the game session and its persistence."""
