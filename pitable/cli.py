@@ -47,20 +47,19 @@ def build_parser() -> Parser:
     return parser
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """Log lines on stderr as ``pitable: message``; looks up sys.stderr at each write."""
+class _StderrHandler(logging.Handler):
+    """Log lines on stderr as ``pitable: message``, to whatever sys.stderr is at the time."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setFormatter(logging.Formatter("pitable: %(message)s"))
 
-    @property  # type: ignore[override]
-    def stream(self):  # noqa: ANN201
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, value: object) -> None:
-        pass
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:
+            self.handleError(record)
 
 
 def setup_logging(verbose: bool) -> None:

@@ -54,7 +54,7 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "options",
         help="what one or more rolls allow in a title",
@@ -117,10 +117,7 @@ def run_roll(args: argparse.Namespace) -> int:
     source = open_source(args.rng_device, require=args.require_hwrng)
     # Draw every roll before printing any, so that a refused source prints no roll at all.
     rolls = draw_rolls(source, args.count, dice)
-    if args.json:
-        lines = [json.dumps(r.to_json()) for r in rolls]
-    else:
-        lines = [str(r) for r in rolls]
+    lines = [json.dumps(r.to_json()) if args.json else str(r) for r in rolls]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
@@ -142,7 +139,7 @@ def run_fairness(args: argparse.Namespace) -> int:
         }))
         return 0
     print(f"{args.rolls} rolls from {source.name}")
-    header = "die     " + "".join(f"{str(f):>7}" for f in dice.faces) + "     chi2  p-value"
+    header = "die     " + "".join(f"{f!s:>7}" for f in dice.faces) + "     chi2  p-value"
     print(header)
     for d in report:
         counts = "".join(f"{c:>7}" for c in d.counts)

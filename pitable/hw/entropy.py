@@ -15,9 +15,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import io
-import time
 import logging
 import os
+import time
 from collections.abc import Callable
 from typing import BinaryIO, Protocol
 
@@ -75,11 +75,11 @@ class HwrngSource:
         self.bytes_read = 0
 
     @classmethod
-    def from_bytes(cls, data: bytes, **kwargs: float) -> HwrngSource:
+    def from_bytes(cls, data: bytes, *, min_entropy: float = DEFAULT_MIN_ENTROPY) -> HwrngSource:
         """A stand-in device that yields ``data`` and then nothing."""
         stream = io.BytesIO(data)
-        stream.name = "<bytes>"  # type: ignore[attr-defined]
-        return cls(stream, **kwargs)  # type: ignore[arg-type]
+        stream.name = "<bytes>"
+        return cls(stream, min_entropy=min_entropy)
 
     @property
     def name(self) -> str:
@@ -93,6 +93,8 @@ class HwrngSource:
         return out
 
     def _refill(self) -> None:
+        if self.monitor.failure is not None:
+            raise HealthTestFailure(f"{self.path} failed a health test: {self.monitor.failure}")
         block = self._read_block()
         try:
             self.monitor.check(block)

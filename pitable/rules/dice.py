@@ -72,7 +72,7 @@ class DiceSet:
     def check(self, face: object, die: Die | None = None) -> Face:
         if face is SPECIAL or (isinstance(face, int) and not isinstance(face, bool)
                                and face in self.numbers):
-            return face  # type: ignore[return-value]
+            return face
         where = f" on the {die} die" if die is not None else ""
         low, high = min(self.numbers), max(self.numbers)
         raise BadFace(f"face {face!r}{where}: expected {low} to {high} or the special face")

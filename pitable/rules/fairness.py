@@ -27,7 +27,8 @@ def chi2_sf(x: float, df: int) -> float:
             term *= (x / 2) / j
             total += term
         return min(1.0, math.exp(-x / 2) * total)
-    # Odd df: Q = erfc(sqrt(x/2)) + sqrt(2x/pi) exp(-x/2) * sum_{j=1}^{(df-1)/2} x^(j-1)/(3*5*..*(2j-1))
+    # Odd df: Q = erfc(sqrt(x/2))
+    #           + sqrt(2x/pi) exp(-x/2) * sum_{j=1}^{(df-1)/2} x^(j-1) / (1*3*..*(2j-1))
     z = math.sqrt(x)
     total = 0.0
     term = 1.0

@@ -1,0 +1,165 @@
+"""``pitable options``, ``roll`` and ``fairness`` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from pitable.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's own exits (bad arguments, --help)
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_options_human_reading(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "options", "valley", "2,3,5", "*,3,5")
+    assert code == 0
+    assert out.splitlines() == [
+        "2 3 5 -> 2 3 5 7 8 10; plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10",
+        "* 3 5 -> 3 5 8; structure; plays: 3+5 | 8",
+    ]
+
+
+def test_options_json_one_object_a_line_in_order(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "options", "wiraqocha", "2,*,5", "1,1,*", "--json")
+    assert code == 0
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert first["hazard"] is False
+    assert first["numbers"] == list(range(1, 16))
+    assert first["plays"] == [[2, 5, "1-15"], [7, "1-15"]]
+    assert second["hazard"] is True and second["numbers"] == [] and second["plays"] == []
+
+
+def test_options_island_dangers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "options", "skull-island", "3,4,*", "--dangers", "5", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["hazard"] is False and data["numbers"] == [3, 4, 7]
+    assert "plays" not in data
+    code, out, _ = run(capsys, "options", "island", "3,4,*", "--dangers", "4", "--json")
+    assert json.loads(out)["hazard"] is True
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["options", "monopoly", "1,2,3"], "unknown game 'monopoly'"),
+        (["options", "valley", "0,2,3"], "face '0' on the green die"),
+        (["options", "valley", "1,6,3"], "face '6' on the purple die"),
+        (["options", "valley", "1,2,x"], "face 'x' on the red die"),
+        (["options", "valley", "1,2"], "expected three faces"),
+        (["options", "island", "1,2,3", "--dangers", "9"], "--dangers 9"),
+        (["options", "island", "1,2,3", "--dangers", "x"], "--dangers"),
+        (["options", "valley", "1,2,3", "--dangers", "1"], "Skull Island only"),
+        (["roll", "--count", "-1"], "--count"),
+        (["roll", "--count", "many"], "--count"),
+        (["roll", "--dice", "d20"], "unknown dice set"),
+        (["fairness", "--rolls", "0"], "--rolls"),
+        (["bogus"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], words: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert words in err
+    assert "Traceback" not in err
+
+
+def test_roll_count_and_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "roll", "--count", "500", "--json")
+    assert code == 0
+    rolls = [json.loads(line) for line in out.splitlines()]
+    assert len(rolls) == 500
+    for roll in rolls:
+        assert len(roll) == 3 and all(f == "*" or 1 <= f <= 5 for f in roll)
+    code, out, _ = run(capsys, "roll", "--count", "3")
+    assert len(out.splitlines()) == 3
+
+
+def test_roll_from_a_device_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    device = tmp_path / "hwrng"
+    device.write_bytes(os.urandom(4096))
+    code, out, err = run(capsys, "roll", "--rng-device", str(device), "--require-hwrng",
+                         "--count", "10")
+    assert code == 0 and len(out.splitlines()) == 10 and err == ""
+
+
+def test_dead_device_falls_back_and_says_so_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = run(capsys, "roll", "--rng-device", str(tmp_path / "none"), "--count", "5")
+    assert code == 0
+    assert len(out.splitlines()) == 5
+    assert err.count("operating system's generator") == 1
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("content", [None, bytes(4096), b"\x01\x02\x03\x04" * 1024])
+def test_require_hwrng_refuses_with_exit_2_and_no_roll(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes | None
+) -> None:
+    device = tmp_path / "hwrng"
+    if content is not None:
+        device.write_bytes(content)
+    code, out, err = run(capsys, "roll", "--rng-device", str(device), "--require-hwrng")
+    assert code == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1 and str(device) in err
+
+
+def test_fairness_report_and_histogram(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    png = tmp_path / "h.png"
+    code, out, _ = run(capsys, "fairness", "--rolls", "3000", "--png", str(png))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("3000 rolls from ")
+    for die in ("green", "purple", "red"):
+        row = next(line for line in lines if line.startswith(die)).split()
+        assert sum(int(c) for c in row[1:7]) == 3000
+        assert 0.0 <= float(row[8]) <= 1.0
+    with Image.open(png) as image:
+        assert image.size[0] > 600
+    code, out, _ = run(capsys, "fairness", "--rolls", "600", "--json")
+    report = json.loads(out)
+    assert [d["die"] for d in report["dice"]] == ["green", "purple", "red"]
+    assert sum(report["dice"][0]["counts"].values()) == 600
+
+
+def test_unwritable_png_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "fairness", "--rolls", "10", "--png", str(tmp_path / "no" / "h.png"))
+    assert code == 1 and len(err.splitlines()) == 1 and "No such file" in err
+
+
+def test_options_starts_without_hardware_or_drawing_libraries() -> None:
+    probe = (
+        "import sys; from pitable.cli import main; main(['options', 'valley', '2,3,5']);"
+        "heavy = [m for m in ('gpiozero', 'luma', 'serial', 'escpos', 'PIL', 'sqlite3')"
+        " if m in sys.modules]; print(heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[-1] == "[]"
+
+
+def test_no_traceback_from_a_subprocess() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pitable", "options", "valley", "9,9,9"],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr

@@ -1,0 +1,146 @@
+"""What every roll allows, pinned for all 216 rolls of each title.
+
+Three independent checks, in the way python-chess pins its move generator:
+
+- an oracle written straight from the rulebooks' words (assign each die to a space, sum what
+  shares a space), compared with the engine on every roll;
+- perft-style totals worked out by hand below, which a change in the engine cannot meet by
+  accident;
+- golden files with the engine's exact answers, so any change of output is seen in review.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from pitable.rules import PENNY, SPECIAL, Die, GreenEffect, Roll, all_rolls, find_title
+from tests.conftest import GOLDEN, golden_text
+
+TITLES = ["valley", "island", "temple"]
+
+
+def oracle(
+    title: str, roll: Roll, marked: int = 0
+) -> tuple[bool, set[int], set[tuple[object, ...]]]:
+    """(hazard, numbers, plays) from the rulebooks, by brute force over dice-to-space choices."""
+    red_special = roll.red is SPECIAL
+    ignored = title == "island" and red_special and marked >= 5
+    if red_special and not ignored:
+        return True, set(), set()
+    dice = [Die.GREEN, Die.PURPLE] if ignored else [Die.GREEN, Die.PURPLE, Die.RED]
+    values = [roll[d] for d in dice if roll[d] is not SPECIAL]
+    penny = roll.purple is SPECIAL
+    # "The number can be one die, or the sum of any two, or of all three."
+    numbers = {
+        sum(c) for k in range(1, len(values) + 1) for c in itertools.combinations(values, k)
+    }
+    if penny:  # "a number of their choice from 1 to 15", never added to other dice
+        numbers |= set(range(1, 16))
+    plays: set[tuple[object, ...]] = set()
+    if title == "valley":
+        # "Each die result once; impossible to fill more than three spaces": put every
+        # numeric die in one of three spaces, and the spaces used take the sums.
+        for labels in itertools.product(range(3), repeat=len(values)):
+            sums = [sum(v for v, lab in zip(values, labels, strict=True) if lab == s)
+                    for s in range(3) if s in labels]
+            play: list[object] = sorted(sums)
+            if penny:
+                play.append(PENNY)
+            if play:
+                plays.add(tuple(play))
+    return False, numbers, plays
+
+
+def normalised(plays: tuple[tuple[object, ...], ...]) -> set[tuple[object, ...]]:
+    """Plays as the oracle writes them: numbers sorted, Penny Papers last."""
+    out: set[tuple[object, ...]] = set()
+    for play in plays:
+        numbers = sorted(n for n in play if isinstance(n, int))
+        out.add((*numbers, *(n for n in play if n == PENNY)))
+    return out
+
+
+CASES = [(t, 0) for t in TITLES] + [("island", 5), ("island", 4)]
+
+
+@pytest.mark.parametrize(("title", "marked"), CASES)
+def test_every_roll_matches_the_rulebook_oracle(title: str, marked: int) -> None:
+    t = find_title(title)
+    for roll in all_rolls():
+        options = t.options(roll, marked)
+        hazard, numbers, plays = oracle(title, roll, marked)
+        assert options.hazard == hazard, roll
+        assert set(options.numbers) == numbers, roll
+        assert list(options.numbers) == sorted(options.numbers)
+        assert normalised(options.plays) == plays, roll
+        assert len(options.plays) == len(set(options.plays)), f"duplicate play for {roll}"
+
+
+def test_perft_totals_worked_out_by_hand() -> None:
+    rolls = list(all_rolls())
+    assert len(rolls) == 216
+    valley = find_title("valley")
+    opts = [valley.options(r) for r in rolls]
+    # The red special face is 1 roll in 6: 36 hazards.
+    assert sum(o.hazard for o in opts) == 36
+    # Penny Papers without a snake: purple special (1) x green any (6) x red numeric (5).
+    assert sum(o.penny for o in opts) == 30
+    # Dakota Smith without a snake: green special x purple any (6) x red numeric (5).
+    assert sum(o.green is GreenEffect.STRUCTURE for o in opts) == 30
+    # Plays: 125 all-numeric rolls -- 60 with three different values give 5 plays each,
+    # 60 with exactly two equal give 4 (the two mixed pairs coincide), 5 triples give 3:
+    # 555. 50 rolls with two numeric dice give 2 plays each (x+y written apart or summed),
+    # and the 5 rolls with one numeric die and Penny Papers give 1: 660 in all.
+    assert sum(len(o.plays) for o in opts) == 660
+    # Numbers of the 125 all-numeric rolls: each play set's distinct subset sums.
+    island = find_title("island")
+    assert sum(island.options(r).hazard for r in rolls) == 36
+    assert sum(island.options(r, 5).hazard for r in rolls) == 0
+    assert sum(island.options(r, 5).hazard_ignored for r in rolls) == 36
+    temple = find_title("temple")
+    assert sum(temple.options(r).green is GreenEffect.DOOR for r in rolls) == 30
+
+
+def test_the_rulebook_examples() -> None:
+    valley = find_title("valley")
+    # "2, 3 and 5: 2, 3, and/or 5; 7 (2+5); 7 and 3; 8 (3+5); 8 and 2; or 10 (2+3+5)."
+    o = valley.options(Roll.from_str("2,3,5"))
+    assert o.numbers == (2, 3, 5, 7, 8, 10)
+    assert valley.summary(o) == "2 3 5 -> 2 3 5 7 8 10; plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10"
+    # "Dakota Smith, Penny Papers, and a 3: draw a structure, write any number 1-15, use the 3."
+    o = valley.options(Roll.from_str("*,*,3"))
+    assert o.green is GreenEffect.STRUCTURE and o.penny
+    assert o.plays == ((3, PENNY),)
+    for title in ("island", "temple"):
+        o = find_title(title).options(Roll.from_str("2,3,5"))
+        assert o.numbers == (2, 3, 5, 7, 8, 10)
+        assert o.plays == ()
+
+
+def test_hazard_cancels_the_other_dice() -> None:
+    for title in TITLES:
+        o = find_title(title).options(Roll.from_str("*,*,*"))
+        assert o.hazard and o.numbers == () and o.plays == ()
+        assert o.green is None and not o.penny
+
+
+def test_the_island_ignores_dangers_after_the_fifth() -> None:
+    island = find_title("island")
+    o = island.options(Roll.from_str("2,4,*"), 5)
+    assert not o.hazard and o.hazard_ignored
+    assert o.numbers == (2, 4, 6)
+    o = island.options(Roll.from_str("*,4,*"), 5)
+    assert o.numbers == (4,) and o.green is GreenEffect.BOAT
+    assert island.options(Roll.from_str("2,4,*"), 4).hazard
+
+
+@pytest.mark.parametrize(("title", "marked"), CASES[:4])
+def test_golden_answers(title: str, marked: int) -> None:
+    t = find_title(title)
+    lines = [json.dumps(t.options(r, marked).to_json()) for r in all_rolls()]
+    name = f"{title}-{marked}-dangers.jsonl" if title == "island" else f"{title}.jsonl"
+    actual = "\n".join(lines) + "\n"
+    assert actual == golden_text(GOLDEN / "options" / name, actual)
