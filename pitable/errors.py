@@ -58,3 +58,42 @@ class ConfigError(PitableError, ValueError):
 
 class UsageError(PitableError, ValueError):
     """A command-line argument is wrong; the message names it."""
+
+
+# --- game sessions -----------------------------------------------------------
+
+
+class BadScore(RulesError, ValueError):
+    """A score that is not a whole number of stars."""
+
+
+class UnknownMode(RulesError, ValueError):
+    """A game mode other than table or solo."""
+
+
+class GameOver(RulesError):
+    """The rules have ended the game (a solo Valley game after 25 rounds): no more rolls."""
+
+
+class StoreError(PitableError):
+    """The session store cannot do what was asked."""
+
+
+class StoreUnavailable(StoreError, OSError):
+    """The session store cannot be opened, not even as a fresh database."""
+
+
+class StoreDamaged(StoreError):
+    """The session database is damaged or foreign and was not moved aside (recover=False)."""
+
+
+class UnknownGame(StoreError, LookupError):
+    """No game has that id, or no game is in progress."""
+
+
+class GameEnded(StoreError, ValueError):
+    """The game has ended: it takes no more rolls."""
+
+
+class InconsistentRoll(StoreError, ValueError):
+    """A roll recorded with a hazard count that the title's rules do not give."""
