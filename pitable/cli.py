@@ -19,7 +19,7 @@ from pitable import __version__
 from pitable.errors import PitableError
 
 #: The modules that add subcommands, in the order ``pitable --help`` lists them.
-COMMAND_MODULES = ("pitable.commands.dice",)
+COMMAND_MODULES = ("pitable.commands.dice", "pitable.commands.config")
 
 EXIT_USAGE = 2
 
@@ -39,6 +39,13 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"pitable {__version__}")
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="log what the box does, not only warnings"
+    )
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        default=None,
+        help="the box's configuration file (default /etc/pitable/pitable.toml if present,"
+        " else the built-in reference wiring)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
