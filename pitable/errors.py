@@ -97,3 +97,34 @@ class GameEnded(StoreError, ValueError):
 
 class InconsistentRoll(StoreError, ValueError):
     """A roll recorded with a hazard count that the title's rules do not give."""
+
+
+# --- sheets and the printer ------------------------------------------------
+
+
+class SheetError(RulesError):
+    """A generated sheet broke one of its title's invariants."""
+
+
+class BadSeed(SheetError, ValueError):
+    """A sheet seed that is not a whole number in the accepted range."""
+
+
+class BadSide(SheetError, ValueError):
+    """A sheet side other than a or b."""
+
+
+class PrinterError(HardwareError):
+    """The thermal printer failed; the message says why in a few words."""
+
+
+class PrinterOffline(PrinterError):
+    """The printer's port cannot be opened or the printer reports itself offline."""
+
+
+class PaperOut(PrinterError):
+    """The printer reports that it has no paper."""
+
+
+class PrinterTimeout(PrinterError, TimeoutError):
+    """The printer stopped taking data (a write or its busy line timed out)."""
