@@ -1,0 +1,660 @@
+"""The session store: every game and every roll, on SQLite, durable before the faces show.
+
+One file, ``pitable.db``, in the state directory (:func:`default_state_dir`). Each roll is
+one transaction, committed with the WAL synced to disk (``journal_mode=WAL``,
+``synchronous=FULL``) before :meth:`SessionStore.record_roll` returns, so a roll that the
+box has shown survives a power cut. Opening the store after one gives back the same
+current game, its round and its last roll.
+
+The schema is versioned with ``PRAGMA user_version`` and migrated forward one step at a
+time (:data:`MIGRATIONS`). State that cannot be used (not SQLite, damaged, failing
+``PRAGMA integrity_check``, another program's database, or one written by a newer pitable)
+never stops the box: the file is moved aside with a timestamp in its name, nothing is
+deleted, a fresh database is started, and :attr:`SessionStore.recovered` says what happened
+in one line (also logged as a warning on ``pitable.store``) for the status screen.
+
+>>> store = SessionStore.open(tmp)                                     # doctest: +SKIP
+>>> game = store.new_game("valley", "solo")                             # doctest: +SKIP
+>>> store.record_roll(game.id, Roll.from_str("2,3,5"), "os", False, 0)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pitable.errors import (
+    GameEnded,
+    InconsistentRoll,
+    StoreDamaged,
+    StoreError,
+    StoreUnavailable,
+    UnknownGame,
+)
+from pitable.rules.base import find_title
+from pitable.rules.dice import SPECIAL, Face, Roll
+from pitable.rules.session import GameState, Mode, level
+
+log = logging.getLogger("pitable.store")
+
+DB_NAME = "pitable.db"
+
+#: ``PRAGMA application_id`` of a pitable database ("PiTb"): tells ours from another
+#: program's SQLite file that happens to sit at the same path.
+APPLICATION_ID = 0x50695462
+
+#: The schema, one step per version: ``MIGRATIONS[k]`` takes a database from version k to
+#: k + 1. Steps are only ever appended; a released step is never edited.
+MIGRATIONS: tuple[str, ...] = (
+    # 0 -> 1: games and their rolls. Faces are text, "1" to "6" or "*" for the special
+    # face, so that the table reads like `pitable roll` in the sqlite3 shell and either
+    # dice set (1-5 or 2-6) fits.
+    f"""
+    PRAGMA application_id = {APPLICATION_ID};
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        title TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('table', 'solo')),
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        score INTEGER,
+        level TEXT,
+        hazards INTEGER NOT NULL DEFAULT 0 CHECK (hazards >= 0)
+    );
+    CREATE TABLE rolls (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        n INTEGER NOT NULL CHECK (n >= 1),
+        at TEXT NOT NULL,
+        green TEXT NOT NULL,
+        purple TEXT NOT NULL,
+        red TEXT NOT NULL,
+        source TEXT NOT NULL,
+        hazard INTEGER NOT NULL CHECK (hazard IN (0, 1)),
+        hazards_after INTEGER NOT NULL CHECK (hazards_after >= 0)
+    );
+    """,
+    # 1 -> 2: every press reads the last roll of the current game; without an index that
+    # is a scan of the whole history, which grows with every game night. Unique, so that
+    # one round cannot be recorded twice.
+    """
+    CREATE UNIQUE INDEX rolls_game_round ON rolls (game_id, n);
+    CREATE INDEX games_open ON games (ended_at) WHERE ended_at IS NULL;
+    """,
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+# SQLite's result codes for a database that another connection holds: waiting is the
+# answer, never moving the file aside.
+_BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+
+
+def default_state_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the box keeps its state when the configuration names no directory.
+
+    systemd's ``StateDirectory=pitable`` sets ``$STATE_DIRECTORY`` (``/var/lib/pitable``;
+    the first of a colon-separated list); elsewhere the XDG state directory,
+    ``$XDG_STATE_HOME/pitable`` or ``~/.local/state/pitable``.
+    """
+    env = os.environ if environ is None else environ
+    if systemd := env.get("STATE_DIRECTORY", "").split(":")[0]:
+        return Path(systemd)
+    xdg = env.get("XDG_STATE_HOME", "")
+    # The XDG spec says a relative value is invalid and must be ignored.
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "pitable"
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".local" / "state" / "pitable"
+
+
+def database_path(
+    location: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
+) -> Path:
+    """The database file for ``location``: a state directory, or a file ending in ``.db``.
+
+    None (or an empty string, as in a config without ``box.state_dir``) means
+    :func:`default_state_dir`.
+    """
+    if location is None or os.fspath(location) == "":
+        return default_state_dir(environ) / DB_NAME
+    path = Path(location).expanduser()
+    if path.is_dir() or path.suffix.lower() not in (".db", ".sqlite", ".sqlite3"):
+        return path / DB_NAME
+    return path
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game as stored: its title, mode, when it ran, and how it ended."""
+
+    id: int
+    #: The title's key: ``valley``, ``island`` or ``temple``.
+    title: str
+    mode: Mode
+    started_at: datetime
+    ended_at: datetime | None
+    score: int | None
+    #: The adventurer level of a solo game's score; None in table play or without a score.
+    level: str | None
+    #: Hazards marked so far (snakes, dangers up to five, mummies).
+    hazards: int
+    #: Rolls recorded so far: the round of the last roll.
+    rounds: int
+
+    @property
+    def ended(self) -> bool:
+        return self.ended_at is not None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "mode": self.mode.value,
+            "started_at": self.started_at.isoformat(timespec="milliseconds"),
+            "ended_at": self.ended_at.isoformat(timespec="milliseconds") if self.ended_at else None,
+            "score": self.score,
+            "level": self.level,
+            "hazards": self.hazards,
+            "rounds": self.rounds,
+        }
+
+
+@dataclass(frozen=True)
+class RollRecord:
+    """One roll as stored."""
+
+    id: int
+    game_id: int
+    #: The round: 1 for the first roll of the game.
+    n: int
+    at: datetime
+    roll: Roll
+    #: The entropy source's name (``hwrng:/dev/hwrng``, ``os``).
+    source: str
+    #: A hazard to draw, counted; an ignored Island danger shows as a red ``*`` without it.
+    hazard: bool
+    hazards_after: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "n": self.n,
+            "at": self.at.isoformat(timespec="milliseconds"),
+            "faces": self.roll.to_json(),
+            "source": self.source,
+            "hazard": self.hazard,
+            "hazards_after": self.hazards_after,
+        }
+
+
+class _Unusable(Exception):
+    """The database at hand cannot be used; ``kind`` is corrupt or foreign."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _face_text(face: Face) -> str:
+    return str(face)
+
+
+def _face(text: str) -> Face:
+    return SPECIAL if text == "*" else int(text)
+
+
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+_GAME_COLUMNS = (
+    "id, title, mode, started_at, ended_at, score, level, hazards,"
+    " (SELECT COALESCE(MAX(n), 0) FROM rolls WHERE rolls.game_id = games.id)"
+)
+_ROLL_COLUMNS = "id, game_id, n, at, green, purple, red, source, hazard, hazards_after"
+
+
+def _game(row: tuple[Any, ...]) -> Game:
+    gid, title, mode, started, ended, score, lvl, hazards, rounds = row
+    return Game(
+        id=int(gid),
+        title=str(title),
+        mode=Mode(mode),
+        started_at=_time(str(started)),
+        ended_at=_time(str(ended)) if ended is not None else None,
+        score=int(score) if score is not None else None,
+        level=str(lvl) if lvl is not None else None,
+        hazards=int(hazards),
+        rounds=int(rounds),
+    )
+
+
+def _roll_record(row: tuple[Any, ...]) -> RollRecord:
+    rid, gid, n, at, green, purple, red, source, hazard, after = row
+    return RollRecord(
+        id=int(rid),
+        game_id=int(gid),
+        n=int(n),
+        at=_time(str(at)),
+        roll=Roll(_face(str(green)), _face(str(purple)), _face(str(red))),
+        source=str(source),
+        hazard=bool(hazard),
+        hazards_after=int(after),
+    )
+
+
+class SessionStore:
+    """The games and rolls of the box, in one SQLite database. Open with :meth:`open`.
+
+    Safe to share between threads (one lock serialises every call), though the box's one
+    controller thread is the only writer it expects.
+    """
+
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        path: Path,
+        *,
+        recovered: str | None = None,
+        moved_aside: Path | None = None,
+        clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
+        self._db: sqlite3.Connection | None = connection
+        self.path = path
+        #: One line saying that the old database was moved aside and a fresh one started;
+        #: None when the database opened as it was.
+        self.recovered = recovered
+        #: Where the unusable database went, when it was moved aside.
+        self.moved_aside = moved_aside
+        self._clock = clock
+        self._lock = threading.RLock()
+
+    # --- opening ------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        location: str | os.PathLike[str] | None = None,
+        *,
+        recover: bool = True,
+        clock: Callable[[], datetime] = _utc_now,
+        timeout: float = 5.0,
+    ) -> SessionStore:
+        """Open (or create) the store at ``location``: a state directory or a ``.db`` file.
+
+        An unusable database is moved aside and replaced by a fresh one; with
+        ``recover=False`` (for read-only commands such as ``pitable history``, which must
+        not move the box's files) :class:`StoreDamaged` is raised instead. A database that
+        another process holds locked for longer than ``timeout`` seconds raises
+        :class:`StoreError` and is left alone.
+        """
+        path = database_path(location)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(
+                f"cannot create the state directory {path.parent}: {exc.strerror or exc}"
+            ) from None
+        try:
+            db = _open_checked(path, timeout)
+        except _Unusable as bad:
+            if not recover:
+                raise StoreDamaged(f"{path}: {bad.reason}") from None
+            moved = _move_aside(path, bad.kind, clock())
+            message = (
+                f"{path.name} was {'damaged' if bad.kind == 'corrupt' else 'not usable'}"
+                f" ({bad.reason}): moved aside to {moved.name}, started a fresh one"
+            )
+            log.warning("%s (in %s)", message, path.parent)
+            try:
+                db = _open_checked(path, timeout)
+            except _Unusable as again:
+                raise StoreUnavailable(
+                    f"{path}: a fresh database cannot be started either: {again.reason}"
+                ) from None
+            return cls(db, path, recovered=message, moved_aside=moved, clock=clock)
+        return cls(db, path, clock=clock)
+
+    def close(self) -> None:
+        """Close the database; closing twice is harmless."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- games --------------------------------------------------------------
+
+    def new_game(self, title_key: str, mode: Mode | str) -> Game:
+        """Start a game of ``title_key`` (a key or alias) in ``mode`` (table or solo).
+
+        A game still in progress is ended first, without a score: there is at most one
+        current game.
+        """
+        title = find_title(title_key).key
+        game_mode = Mode.from_str(str(mode))
+        now = self._now()
+        with self._write() as db:
+            db.execute("UPDATE games SET ended_at = ? WHERE ended_at IS NULL", (now,))
+            cursor = db.execute(
+                "INSERT INTO games (title, mode, started_at) VALUES (?, ?, ?)",
+                (title, game_mode.value, now),
+            )
+            gid = cursor.lastrowid
+            assert gid is not None
+            return self._game(db, gid)
+
+    def current_game(self) -> Game | None:
+        """The game in progress (the last one started and not ended), if any."""
+        with self._read() as db:
+            row = db.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE ended_at IS NULL"
+                " ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+            return _game(row) if row else None
+
+    def game(self, game_id: int) -> Game:
+        """The game ``game_id``; :class:`UnknownGame` if there is none."""
+        with self._read() as db:
+            return self._game(db, game_id)
+
+    def games(self) -> list[Game]:
+        """Every game, oldest first."""
+        with self._read() as db:
+            rows = db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id").fetchall()
+            return [_game(r) for r in rows]
+
+    def end_game(self, game_id: int, score: int | None = None) -> Game:
+        """End ``game_id``, with its final score if known; a solo game also gets its level.
+
+        Ending an ended game again only replaces the score (a score entered twice on the
+        encoder): the end time stays the first one.
+        """
+        now = self._now()
+        with self._write() as db:
+            game = self._game(db, game_id)
+            lvl = None
+            if score is not None and game.mode is Mode.SOLO:
+                lvl = level(game.title, score, game.hazards).name
+            elif score is not None:
+                level(game.title, score, game.hazards)  # the same check of the score
+            db.execute(
+                "UPDATE games SET ended_at = COALESCE(ended_at, ?), score = ?, level = ?"
+                " WHERE id = ?",
+                (now, score, lvl, game_id),
+            )
+            return self._game(db, game_id)
+
+    def state(self, game_id: int) -> GameState:
+        """The rules' view of ``game_id``: round, hazards marked, last roll."""
+        with self._read() as db:
+            return self._state(db, self._game(db, game_id))
+
+    # --- rolls --------------------------------------------------------------
+
+    def record_roll(
+        self, game_id: int, roll: Roll, source: str, hazard: bool, hazards_after: int
+    ) -> RollRecord:
+        """Record ``roll`` as the next round of ``game_id``, durably, before returning.
+
+        ``hazard`` and ``hazards_after`` are what the controller shows; they are checked
+        against the title's rules (:meth:`GameState.play`) so that the store and the screen
+        cannot disagree: :class:`InconsistentRoll` if they differ, :class:`GameOver` after
+        the last solo round, :class:`GameEnded` once the game was ended.
+        """
+        at = self._now()
+        with self._write() as db:
+            game = self._game(db, game_id)
+            if game.ended:
+                raise GameEnded(f"game {game_id} has ended: start a new game to roll")
+            turn = self._state(db, game).play(roll)
+            if bool(hazard) != turn.hazard or hazards_after != turn.state.hazards:
+                raise InconsistentRoll(
+                    f"roll {roll} in game {game_id}: hazard={bool(hazard)},"
+                    f" hazards_after={hazards_after}, but the rules of {game.title} give"
+                    f" hazard={turn.hazard}, hazards_after={turn.state.hazards}"
+                )
+            cursor = db.execute(
+                "INSERT INTO rolls (game_id, n, at, green, purple, red, source, hazard,"
+                " hazards_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game_id, turn.round, at, *(_face_text(f) for f in roll.faces), source,
+                    int(turn.hazard), turn.state.hazards,
+                ),
+            )
+            if turn.hazard:
+                db.execute(
+                    "UPDATE games SET hazards = ? WHERE id = ?", (turn.state.hazards, game_id)
+                )
+            rid = cursor.lastrowid
+            assert rid is not None
+        return RollRecord(
+            rid, game_id, turn.round, _time(at), roll, source, turn.hazard, turn.state.hazards
+        )
+
+    def rolls(self, game_id: int) -> list[RollRecord]:
+        """Every roll of ``game_id``, first round first; :class:`UnknownGame` if none."""
+        with self._read() as db:
+            self._game(db, game_id)
+            rows = db.execute(
+                f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE game_id = ? ORDER BY n", (game_id,)
+            ).fetchall()
+            return [_roll_record(r) for r in rows]
+
+    def last_roll(self, game_id: int) -> RollRecord | None:
+        """The last roll of ``game_id``, or None before its first."""
+        with self._read() as db:
+            self._game(db, game_id)
+            return self._last_roll(db, game_id)
+
+    # --- internals ----------------------------------------------------------
+
+    def _now(self) -> str:
+        # Stored in UTC; rolls are ordered by round, never by time, because a Pi without a
+        # real-time clock may boot with its clock behind until NTP answers.
+        return self._clock().astimezone(UTC).isoformat(timespec="microseconds")
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise StoreError(f"the session store {self.path} is closed")
+        return self._db
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                yield self._connection()
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: {exc}") from exc
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction: committed (and synced, synchronous=FULL) when the block ends."""
+        with self._lock:
+            db = self._connection()
+            try:
+                # IMMEDIATE takes the write lock now, so the reads inside the block see the
+                # state the write is based on.
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: {exc}") from exc
+
+    def _game(self, db: sqlite3.Connection, game_id: int) -> Game:
+        row = db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise UnknownGame(f"no game {game_id} in {self.path}")
+        return _game(row)
+
+    def _last_roll(self, db: sqlite3.Connection, game_id: int) -> RollRecord | None:
+        row = db.execute(
+            f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE game_id = ? ORDER BY n DESC LIMIT 1",
+            (game_id,),
+        ).fetchone()
+        return _roll_record(row) if row else None
+
+    def _state(self, db: sqlite3.Connection, game: Game) -> GameState:
+        last = self._last_roll(db, game.id)
+        if last is None:
+            return GameState(game.title, game.mode)
+        return GameState(game.title, game.mode, last.n, last.hazards_after, last.roll)
+
+
+# --- opening, checking, migrating, moving aside -------------------------------
+
+
+def _open_checked(path: Path, timeout: float) -> sqlite3.Connection:
+    """A connection to ``path``, checked and migrated; :class:`_Unusable` if it cannot be."""
+    existed = path.exists()
+    try:
+        db = sqlite3.connect(
+            path, timeout=timeout, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.Error as exc:
+        if existed:
+            raise _Unusable("corrupt", f"cannot be opened: {exc}") from None
+        raise StoreUnavailable(f"{path}: cannot be created: {exc}") from None
+    try:
+        _check(db)
+        _configure(db)
+        _migrate(db)
+        _check_schema(db)
+    except _Unusable:
+        db.close()
+        raise
+    except sqlite3.Error as exc:
+        db.close()
+        if getattr(exc, "sqlite_errorcode", None) in _BUSY_CODES:
+            raise StoreError(f"{path} is in use by another process: {exc}") from None
+        raise _Unusable("corrupt", str(exc)) from None
+    return db
+
+
+def _check(db: sqlite3.Connection) -> None:
+    """Is this a sound pitable database of a version this code knows?"""
+    # The first read of the header: a file that is not SQLite fails here (SQLITE_NOTADB).
+    app_id = db.execute("PRAGMA application_id").fetchone()[0]
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    # integrity_check rather than quick_check: it also checks that every index agrees with
+    # its table, and the database of a dice box is small enough to read whole at start-up.
+    problems = [row[0] for row in db.execute("PRAGMA integrity_check")]
+    if problems != ["ok"]:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise _Unusable("corrupt", f"integrity check: {problems[0]}{more}")
+    if app_id == 0 and version == 0:
+        tables = db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
+        if tables:
+            raise _Unusable("foreign", "an SQLite database of another program")
+        return  # empty: a new database, created by the migrations
+    if app_id != APPLICATION_ID:
+        raise _Unusable("foreign", f"an SQLite database of another program (id {app_id:#x})")
+    if version > SCHEMA_VERSION:
+        raise _Unusable(
+            "foreign",
+            f"schema version {version} is newer than this pitable's {SCHEMA_VERSION}",
+        )
+
+
+def _configure(db: sqlite3.Connection) -> None:
+    mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if mode != "wal":
+        # Some filesystems (network mounts) cannot share the WAL index; the rollback
+        # journal with synchronous=FULL is just as durable, only slower.
+        log.warning("the session store runs in %s mode, not WAL", mode)
+    db.execute("PRAGMA synchronous = FULL")
+    db.execute("PRAGMA foreign_keys = ON")
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    for step in range(version, SCHEMA_VERSION):
+        # One transaction per step, the version bump included: a cut power leaves the
+        # database at the old version or the new one, never in between. executescript()
+        # would commit on its own, hence the statements one by one.
+        statements = [s.strip() for s in MIGRATIONS[step].split(";") if s.strip()]
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in statements:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {step + 1}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        log.info("session store migrated to schema version %d", step + 1)
+
+
+def _check_schema(db: sqlite3.Connection) -> None:
+    """The tables hold the columns this code reads (a hand-edited file may not)."""
+    try:
+        db.execute(f"SELECT {_GAME_COLUMNS} FROM games LIMIT 0")
+        db.execute(f"SELECT {_ROLL_COLUMNS} FROM rolls LIMIT 0")
+    except sqlite3.OperationalError as exc:
+        raise _Unusable("foreign", f"unknown schema: {exc}") from None
+
+
+def _move_aside(path: Path, kind: str, when: datetime) -> Path:
+    """Rename ``path`` and its companion files to ``<name>.<kind>-<UTC time>``; never delete.
+
+    The companions keep SQLite's suffixes (``-wal``, ``-shm``, ``-journal``) after the new
+    name, so that opening the moved file with sqlite3 still finds its committed WAL.
+    """
+    stamp = when.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    companions = ("-wal", "-shm", "-journal")
+    for k in range(1, 1000):
+        target = path.with_name(f"{path.name}.{kind}-{stamp}" + (f"-{k}" if k > 1 else ""))
+        # An earlier move in the same second keeps its name: take the next free one.
+        if not any(os.path.lexists(f"{target}{s}") for s in ("", *companions)):
+            break
+    else:
+        raise StoreUnavailable(f"{path}: no free name to move it aside")
+    try:
+        # The companions go first: a leftover -wal beside a fresh database would be
+        # replayed into it, whereas a database without its WAL is only checked again.
+        for suffix in (*companions, ""):
+            source = Path(f"{path}{suffix}")
+            if os.path.lexists(source):
+                os.rename(source, f"{target}{suffix}")
+        _sync_directory(path.parent)
+    except OSError as exc:
+        raise StoreUnavailable(
+            f"{path}: cannot be moved aside to {target.name}: {exc.strerror or exc}"
+        ) from None
+    return target
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make renames in ``directory`` survive a power cut (POSIX; a no-op elsewhere)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
