@@ -55,8 +55,20 @@ def measure(text: str, size: int, name: str) -> tuple[int, int]:
     return right - left, bottom - top
 
 
-def _fitted(text: str, size: int, name: str, whole: bool) -> Fitted:
+#: Capitals, digits, a descender: the ink a line of text may use, for even line spacing.
+LINE_REFERENCE = "Ayg0|"
+
+
+def _height(text: str, size: int, name: str, line: bool) -> int:
+    return measure(LINE_REFERENCE if line else text, size, name)[1]
+
+
+def _fitted(text: str, size: int, name: str, whole: bool, line: bool) -> Fitted:
     left, top, right, bottom = ink_box(text, size, name)
+    if line:
+        # Vertical placement from the reference, so that lines of different texts (with and
+        # without descenders) at one size share a baseline and a height.
+        _, top, _, bottom = ink_box(LINE_REFERENCE, size, name)
     return Fitted(text, font(size, name), right - left, bottom - top, left, top, whole)
 
 
@@ -69,33 +81,36 @@ def fit_text(
     *,
     max_size: int = 40,
     min_size: int = 8,
+    line: bool = False,
 ) -> Fitted:
     """The largest size from ``max_size`` down to ``min_size`` at which ``text`` fits.
 
-    Fitting means the inked pixels are at most ``width`` wide and ``height`` tall. When even
+    Fitting means the inked pixels are at most ``width`` wide and ``height`` tall; with
+    ``line`` the height is that of a whole line of text (capitals and descenders) whatever
+    the text, so that words of a menu or a header come out at one size. When even
     ``min_size`` is too wide, the text is cut at the end and an ellipsis added until it fits;
     the result is never wider than ``width`` (an empty text if not even "…" fits), so a
     caller that places it inside its box never draws off-screen.
     """
     if width <= 0 or height <= 0:
-        return _fitted("", min_size, name, whole=not text)
+        return _fitted("", min_size, name, not text, line)
     # Ink size grows with the font size, so the largest size that fits is found by bisection.
     lo, hi = min_size, max(min_size, max_size)
     best: int | None = None
     while lo <= hi:
         mid = (lo + hi) // 2
-        w, h = measure(text, mid, name)
-        if w <= width and h <= height:
+        w = measure(text, mid, name)[0]
+        if w <= width and _height(text, mid, name, line) <= height:
             best, lo = mid, mid + 1
         else:
             hi = mid - 1
     if best is not None:
-        return _fitted(text, best, name, whole=True)
+        return _fitted(text, best, name, True, line)
     # Too big even at the smallest size: the smallest size whose height fits, then elide.
     size = min_size
-    while size > 1 and measure(text or "Ag", size, name)[1] > height:
+    while size > 1 and _height(text or "Ag", size, name, line) > height:
         size -= 1
-    return _fitted(elide(text, width, size, name), size, name, whole=False)
+    return _fitted(elide(text, width, size, name), size, name, False, line)
 
 
 def elide(text: str, width: int, size: int, name: str) -> str:
@@ -114,34 +129,76 @@ def elide(text: str, width: int, size: int, name: str) -> str:
     return best
 
 
-@lru_cache(maxsize=1024)
 def wrap_text(text: str, width: int, size: int, name: str, max_lines: int) -> tuple[str, ...]:
     """``text`` broken at spaces into at most ``max_lines`` lines each at most ``width`` wide.
 
     A word longer than the line is elided rather than split; when the text needs more lines
     than ``max_lines``, the last line ends with an ellipsis.
     """
-    if max_lines <= 0:
+    return wrap_tokens(tuple(text.split()), " ", width, size, name, max_lines)
+
+
+@lru_cache(maxsize=1024)
+def wrap_tokens(  # noqa: PLR0917 - cached, so positional like its callers' keys
+    tokens: tuple[str, ...], sep: str, width: int, size: int, name: str, max_lines: int
+) -> tuple[str, ...]:
+    """``tokens`` joined by ``sep`` and broken between tokens into lines at most ``width`` wide.
+
+    Used for the Valley's plays, which must never break inside "2+3+5". At most
+    ``max_lines`` lines; a cut is marked with an ellipsis at the end of the last line.
+    """
+    if max_lines <= 0 or width <= 0:
         return ()
     lines: list[str] = []
     current = ""
-    words = text.split()
-    for i, word in enumerate(words):
-        candidate = f"{current} {word}" if current else word
+    for i, token in enumerate(tokens):
+        candidate = f"{current}{sep}{token}" if current else token
         if measure(candidate, size, name)[0] <= width:
             current = candidate
             continue
         if current:
             lines.append(current)
-        current = word
+        current = token
         if len(lines) == max_lines:
-            # No room for this word: the last full line says that more was cut.
-            rest = " ".join([lines.pop(), *words[i:]])
+            # No room for this token: the last full line says that more was cut.
+            rest = sep.join([lines.pop(), *tokens[i:]])
             lines.append(elide(rest, width, size, name))
             return tuple(lines)
     if current:
         lines.append(current)
     return tuple(elide(line, width, size, name) for line in lines)
+
+
+def line_height(size: int, name: str) -> int:
+    """The height of a line of capitals and digits with descenders, for stacking lines."""
+    return measure(LINE_REFERENCE, size, name)[1]
+
+
+@lru_cache(maxsize=1024)
+def fit_tokens(
+    tokens: tuple[str, ...],
+    sep: str,
+    box: tuple[int, int],
+    name: str,
+    *,
+    max_size: int = 16,
+    min_size: int = 8,
+    gap: int = 1,
+) -> tuple[tuple[str, ...], int]:
+    """The largest size at which ``tokens`` wrap into a box of ``box`` = (width, height).
+
+    Returns the lines and the size. At ``min_size`` the lines that do not fit are cut (the
+    last one elided), so the result always fits the box.
+    """
+    width, height = box
+    for size in range(max(max_size, min_size), min_size - 1, -1):
+        step = line_height(size, name) + gap
+        max_lines = max(1, (height + gap) // step)
+        lines = wrap_tokens(tokens, sep, width, size, name, max_lines)
+        # wrap_tokens marks a cut with an ellipsis at the end of a line, and only then.
+        if size == min_size or not any(line.endswith(ELLIPSIS) for line in lines):
+            return lines, size
+    return (), min_size
 
 
 def draw_fitted(
