@@ -10,10 +10,8 @@ key and says what was expected::
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-import textwrap
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -349,6 +347,10 @@ def _show(value: object) -> str:
 
 
 def _unknown(key: str, name: str, known: Iterable[str], what: str = "key") -> ConfigError:
+    # Imported here, like textwrap below: only a wrong file or `config show` needs them, and
+    # every command imports this module.
+    import difflib
+
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     hint = f", did you mean {close[0]!r}?" if close else ""
     return ConfigError(f"{key}: unknown {what}{hint}")
@@ -975,6 +977,8 @@ def _toml_string(text: str) -> str:
 
 
 def _comment(text: str) -> list[str]:
+    import textwrap
+
     lines = []
     for paragraph in text.splitlines():
         lines += textwrap.wrap(paragraph, 86) or [""]
