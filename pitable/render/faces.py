@@ -106,11 +106,11 @@ def _boat(pen: _Pen) -> None:
 
 def _lockpick(pen: _Pen) -> None:
     """Temple, green: the Lockpick, a key that opens a Door space."""
-    pen.disc(18, 32, 11)  # bow
-    pen.disc(18, 32, 5, fill=OFF)
-    pen.draw.rectangle(pen.box(27, 29, 56, 35), fill=ON)  # shaft
-    pen.draw.rectangle(pen.box(44, 35, 48, 44), fill=ON)  # bit
-    pen.draw.rectangle(pen.box(51, 35, 56, 47), fill=ON)
+    pen.disc(17, 30, 13)  # bow
+    pen.disc(17, 30, 6, fill=OFF)
+    pen.draw.rectangle(pen.box(28, 26, 59, 34), fill=ON)  # shaft
+    pen.draw.rectangle(pen.box(42, 34, 47, 45), fill=ON)  # bit
+    pen.draw.rectangle(pen.box(52, 34, 59, 49), fill=ON)
 
 
 def _star_points(cx: float, cy: float, outer: float, inner: float) -> list[tuple[float, float]]:
@@ -144,7 +144,7 @@ def _snake(pen: _Pen) -> None:
         t = i / steps
         x = 9 + 34 * t
         y = 52 - 26 * t - 9 * math.sin(t * 2.4 * math.pi)
-        pen.disc(x, y, 1.5 + 2.6 * t)
+        pen.disc(x, y, 2 + 3 * t)
     hx, hy = 47, 19
     pen.draw.ellipse(pen.box(hx - 9, hy - 7, hx + 9, hy + 7), fill=ON)  # head
     pen.disc(hx + 2, hy - 2.5, 2, fill=OFF)  # eye
