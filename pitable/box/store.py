@@ -97,6 +97,9 @@ SCHEMA_VERSION = len(MIGRATIONS)
 # answer, never moving the file aside.
 _BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 
+#: The files SQLite keeps beside a database, which belong to it.
+_COMPANIONS = ("-wal", "-shm", "-journal")
+
 
 def default_state_dir(environ: Mapping[str, str] | None = None) -> Path:
     """Where the box keeps its state when the configuration names no directory.
@@ -199,6 +202,9 @@ class _Unusable(Exception):
     """The database at hand cannot be used; ``kind`` is corrupt or foreign."""
 
     def __init__(self, kind: str, reason: str) -> None:
+        # One line, and short: it ends up on a 128x64 status screen and in the journal.
+        reason = " ".join(reason.split())
+        reason = reason if len(reason) <= 120 else reason[:119] + "…"
         super().__init__(reason)
         self.kind = kind
         self.reason = reason
@@ -528,29 +534,48 @@ class SessionStore:
 
 def _open_checked(path: Path, timeout: float) -> sqlite3.Connection:
     """A connection to ``path``, checked and migrated; :class:`_Unusable` if it cannot be."""
-    existed = path.exists()
+    if os.path.lexists(path):
+        # Checked on a read-only connection first: when it closes, a read-write one would
+        # checkpoint the WAL into a damaged file and delete the -wal and -shm files, and a
+        # damaged or foreign database must be moved aside as it was found. Without
+        # companion files there is no WAL to read nor a writer to wait for, and
+        # "immutable" keeps SQLite from creating -wal and -shm files beside it.
+        alone = not any(os.path.lexists(f"{path}{s}") for s in _COMPANIONS)
+        uri = f"{path.absolute().as_uri()}?mode=ro" + ("&immutable=1" if alone else "")
+        with _translated(path, "cannot be read"):
+            checker = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+            try:
+                _check(checker)
+            finally:
+                checker.close()
     try:
-        db = sqlite3.connect(
-            path, timeout=timeout, isolation_level=None, check_same_thread=False
-        )
+        db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
-        if existed:
-            raise _Unusable("corrupt", f"cannot be opened: {exc}") from None
-        raise StoreUnavailable(f"{path}: cannot be created: {exc}") from None
+        raise StoreUnavailable(f"{path}: cannot be opened for writing: {exc}") from None
     try:
-        _check(db)
-        _configure(db)
-        _migrate(db)
-        _check_schema(db)
-    except _Unusable:
+        with _translated(path, "cannot be written"):
+            _configure(db)
+            _migrate(db)
+            _check_schema(db)
+    except BaseException:
         db.close()
         raise
+    return db
+
+
+@contextlib.contextmanager
+def _translated(path: Path, doing: str) -> Iterator[None]:
+    """SQLite's errors while opening: busy is the caller's problem, anything else damage."""
+    try:
+        yield
     except sqlite3.Error as exc:
-        db.close()
         if getattr(exc, "sqlite_errorcode", None) in _BUSY_CODES:
             raise StoreError(f"{path} is in use by another process: {exc}") from None
         raise _Unusable("corrupt", str(exc)) from None
-    return db
+    except MemoryError:
+        # SQLite answers some damaged records (a length field of gigabytes) with NOMEM,
+        # which Python raises as MemoryError; the database of a dice box is a few MB.
+        raise _Unusable("corrupt", "a damaged record (out of memory reading it)") from None
 
 
 def _check(db: sqlite3.Connection) -> None:
@@ -562,8 +587,12 @@ def _check(db: sqlite3.Connection) -> None:
     # its table, and the database of a dice box is small enough to read whole at start-up.
     problems = [row[0] for row in db.execute("PRAGMA integrity_check")]
     if problems != ["ok"]:
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise _Unusable("corrupt", f"integrity check: {problems[0]}{more}")
+        lines = [
+            line.strip() for p in problems for line in str(p).splitlines()
+            if line.strip() and not line.startswith("***")
+        ] or ["failed"]
+        more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+        raise _Unusable("corrupt", f"integrity check: {lines[0]}{more}")
     if app_id == 0 and version == 0:
         tables = db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
         if tables:
@@ -623,18 +652,17 @@ def _move_aside(path: Path, kind: str, when: datetime) -> Path:
     name, so that opening the moved file with sqlite3 still finds its committed WAL.
     """
     stamp = when.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    companions = ("-wal", "-shm", "-journal")
     for k in range(1, 1000):
         target = path.with_name(f"{path.name}.{kind}-{stamp}" + (f"-{k}" if k > 1 else ""))
         # An earlier move in the same second keeps its name: take the next free one.
-        if not any(os.path.lexists(f"{target}{s}") for s in ("", *companions)):
+        if not any(os.path.lexists(f"{target}{s}") for s in ("", *_COMPANIONS)):
             break
     else:
         raise StoreUnavailable(f"{path}: no free name to move it aside")
     try:
         # The companions go first: a leftover -wal beside a fresh database would be
         # replayed into it, whereas a database without its WAL is only checked again.
-        for suffix in (*companions, ""):
+        for suffix in (*_COMPANIONS, ""):
             source = Path(f"{path}{suffix}")
             if os.path.lexists(source):
                 os.rename(source, f"{target}{suffix}")
