@@ -59,16 +59,30 @@ def measure(text: str, size: int, name: str) -> tuple[int, int]:
 LINE_REFERENCE = "Ayg0|"
 
 
+def _vertical(text: str, size: int, name: str, line: bool) -> tuple[int, int]:
+    """The top and bottom of the ink, or with ``line`` of a whole line of text.
+
+    A line's box is the reference's, so that texts with and without descenders at one
+    size share a baseline and a height; a glyph that reaches beyond it ("k", "(") widens
+    it, so the ink still never leaves the box.
+    """
+    _, top, _, bottom = ink_box(text, size, name)
+    if not line:
+        return top, bottom
+    _, ref_top, _, ref_bottom = ink_box(LINE_REFERENCE, size, name)
+    if not text:
+        return ref_top, ref_bottom
+    return min(top, ref_top), max(bottom, ref_bottom)
+
+
 def _height(text: str, size: int, name: str, line: bool) -> int:
-    return measure(LINE_REFERENCE if line else text, size, name)[1]
+    top, bottom = _vertical(text, size, name, line)
+    return bottom - top
 
 
 def _fitted(text: str, size: int, name: str, whole: bool, line: bool) -> Fitted:
-    left, top, right, bottom = ink_box(text, size, name)
-    if line:
-        # Vertical placement from the reference, so that lines of different texts (with and
-        # without descenders) at one size share a baseline and a height.
-        _, top, _, bottom = ink_box(LINE_REFERENCE, size, name)
+    left, _, right, _ = ink_box(text, size, name)
+    top, bottom = _vertical(text, size, name, line)
     return Fitted(text, font(size, name), right - left, bottom - top, left, top, whole)
 
 
@@ -89,8 +103,9 @@ def fit_text(
     ``line`` the height is that of a whole line of text (capitals and descenders) whatever
     the text, so that words of a menu or a header come out at one size. When even
     ``min_size`` is too wide, the text is cut at the end and an ellipsis added until it fits;
-    the result is never wider than ``width`` (an empty text if not even "…" fits), so a
-    caller that places it inside its box never draws off-screen.
+    the result is never wider than ``width`` nor taller than ``height`` (an empty text if
+    not even "…" fits, or if ``height`` is less than a line at ``min_size``), so a caller
+    that places it inside its box never draws outside it.
     """
     if width <= 0 or height <= 0:
         return _fitted("", min_size, name, not text, line)
@@ -106,11 +121,12 @@ def fit_text(
             hi = mid - 1
     if best is not None:
         return _fitted(text, best, name, True, line)
-    # Too big even at the smallest size: the smallest size whose height fits, then elide.
-    size = min_size
-    while size > 1 and _height(text or "Ag", size, name, line) > height:
-        size -= 1
-    return _fitted(elide(text, width, size, name), size, name, False, line)
+    if _height(text, min_size, name, line) > height:
+        # Not even one line fits: nothing is drawn, rather than a text below the smallest
+        # readable size or one that spills out of its box.
+        return _fitted("", min_size, name, not text, line)
+    # Too wide even at the smallest size: cut it and say so with an ellipsis.
+    return _fitted(elide(text, width, min_size, name), min_size, name, False, line)
 
 
 def elide(text: str, width: int, size: int, name: str) -> str:

@@ -1,0 +1,331 @@
+"""The status screen and the text fitting under it: goldens per title, and behaviour.
+
+Regenerate the goldens deliberately, after looking at the new images:
+    PITABLE_REGEN_GOLDENS=1 .venv/bin/pytest tests/test_render_status.py
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image, ImageChops, ImageDraw
+
+from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR
+from pitable.render.status import (
+    HEADER_H,
+    MenuView,
+    StatusView,
+    draw_status,
+    hazards_text,
+    round_text,
+)
+from pitable.render.text import (
+    ELLIPSIS,
+    draw_fitted,
+    fit_text,
+    fit_tokens,
+    wrap_text,
+)
+from pitable.rules import Roll, Title, all_titles, find_title
+
+GOLDEN = Path(__file__).parent / "golden" / "render"
+REGEN = os.environ.get("PITABLE_REGEN_GOLDENS") == "1"
+TITLES = all_titles()
+MENU = MenuView("Menu", ("Roll", "Choose title", "Table or solo", "New game", "Print sheet",
+                         "Quit"), 3)
+
+
+def assert_golden(image: Image.Image, name: str) -> None:
+    """``image`` must equal tests/golden/render/``name``.png pixel for pixel.
+
+    A missing golden fails: creating one is a deliberate step (PITABLE_REGEN_GOLDENS=1),
+    taken after looking at the image, never a side effect of a test run.
+    """
+    path = GOLDEN / f"{name}.png"
+    if REGEN:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        image.save(path)
+        return
+    if not path.exists():
+        pytest.fail(f"missing golden {path}: look at the image, then create it with "
+                    f"PITABLE_REGEN_GOLDENS=1 .venv/bin/pytest {Path(__file__).name}")
+    with Image.open(path) as stored:
+        expected = stored.copy()
+    assert (expected.mode, expected.size) == (image.mode, image.size)
+    box = ImageChops.difference(expected.convert("L"), image.convert("L")).getbbox()
+    if box is not None:
+        failed = Path(tempfile.gettempdir()) / "pitable-golden-failures" / f"{name}.png"
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        image.save(failed)
+        pytest.fail(f"{name} differs from its golden inside {box}; this run's image: {failed}")
+
+
+def lit(image: Image.Image) -> int:
+    return image.convert("L").histogram()[255]
+
+
+def rolled(title: Title, roll: str, *, marked: int = 0, **kwargs: object) -> StatusView:
+    """The screen after ``roll``, with ``marked`` hazards on the sheet before it."""
+    return StatusView(title, options=title.options(Roll.from_str(roll), marked),
+                      **kwargs)  # type: ignore[arg-type]
+
+
+def screens(title: Title) -> dict[str, tuple[StatusView, tuple[int, int]]]:
+    """The screens pinned by goldens for one title."""
+    narrow, wide = (128, 64), (256, 64)
+    solo = {"solo": True, "round": 7, "round_limit": 25, "hazards": 2}
+    return {
+        "idle": (StatusView(title), narrow),
+        "plain": (rolled(title, "2,3,5"), narrow),
+        "green-penny": (rolled(title, "*,*,4"), narrow),
+        "hazard-blink-on": (rolled(title, "1,4,*", blink_on=True), narrow),
+        "hazard-blink-off": (rolled(title, "1,4,*", blink_on=False), narrow),
+        "solo": (rolled(title, "*,1,3", **solo), narrow),
+        "notice": (rolled(title, "5,5,4", notices=("red die display not answering",
+                                                    "hwrng failed: OS generator")), narrow),
+        "message": (rolled(title, "1,1,2", message="Printing sheet seed 1234"), narrow),
+        "menu": (StatusView(title, menu=MENU), narrow),
+        "wide-plain": (rolled(title, "*,3,5"), wide),
+        "wide-hazard": (rolled(title, "2,2,*", solo=True, round=3, round_limit=25), wide),
+        "wide-solo": (rolled(title, "4,*,2", **solo), wide),
+    }
+
+
+CASES = [(t, name) for t in TITLES for name in screens(t)]
+
+
+@pytest.mark.parametrize(("title", "name"), CASES, ids=[f"{t.key}-{n}" for t, n in CASES])
+def test_status_screen_matches_its_golden(title: Title, name: str) -> None:
+    view, size = screens(title)[name]
+    image = draw_status(view, size)
+    assert (image.mode, image.size) == ("1", size)
+    assert_golden(image, f"status/{title.key}-{name}")
+
+
+def test_the_island_with_five_dangers_marked_matches_its_golden() -> None:
+    island = find_title("island")
+    assert_golden(draw_status(rolled(island, "*,3,*", marked=5)), "status/island-ignored")
+
+
+# --- the hazard alarm ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("title", TITLES, ids=lambda t: t.key)
+def test_a_hazard_lights_most_of_the_screen_on_the_blink(title: Title) -> None:
+    on = draw_status(rolled(title, "3,3,*", blink_on=True))
+    off = draw_status(rolled(title, "3,3,*", blink_on=False))
+    pixels = 128 * 64
+    assert lit(on) > 0.7 * pixels
+    assert lit(off) < 0.3 * pixels
+    # The two phases are exact negatives: the words stay put, only the light flips.
+    assert ImageChops.invert(off.convert("L")).tobytes() == on.convert("L").tobytes()
+
+
+def test_a_plain_roll_does_not_blink() -> None:
+    valley = TITLES[0]
+    on = draw_status(rolled(valley, "2,3,5", blink_on=True))
+    off = draw_status(rolled(valley, "2,3,5", blink_on=False))
+    assert on.tobytes() == off.tobytes()
+    assert lit(on) < 0.3 * 128 * 64
+
+
+def test_the_hazard_word_is_big() -> None:
+    # The hazard word alone (no header, no sub-line) spans most of the width.
+    valley = TITLES[0]
+    with_word = draw_status(rolled(valley, "3,3,*", blink_on=False))
+    body = with_word.crop((0, HEADER_H + 3, 128, 52))
+    box = body.getbbox()
+    assert box is not None
+    assert box[2] - box[0] > 100 and box[3] - box[1] > 20
+
+
+# --- what the screen shows -----------------------------------------------------------
+
+
+def test_the_numbers_appear() -> None:
+    valley = TITLES[0]
+    view = rolled(valley, "2,3,5")
+    assert view.options is not None
+    without = dataclasses.replace(view, options=dataclasses.replace(view.options, numbers=()))
+    body = (0, HEADER_H + 3, 128, 40)
+    assert draw_status(view).crop(body).tobytes() != draw_status(without).crop(body).tobytes()
+    other = rolled(valley, "1,1,1")
+    assert draw_status(view).crop(body).tobytes() != draw_status(other).crop(body).tobytes()
+
+
+def test_the_valleys_plays_appear_under_the_numbers() -> None:
+    valley = TITLES[0]
+    view = rolled(valley, "2,3,5")
+    assert view.options is not None
+    without = dataclasses.replace(view, options=dataclasses.replace(view.options, plays=()))
+    lower = (0, 44, 128, 64)
+    assert draw_status(view).crop(lower).tobytes() != draw_status(without).crop(lower).tobytes()
+
+
+@pytest.mark.parametrize("title", TITLES, ids=lambda t: t.key)
+def test_the_green_face_and_penny_papers_are_shown(title: Title) -> None:
+    view = rolled(title, "*,*,4")
+    assert view.options is not None
+    plain = dataclasses.replace(view.options, green=None, penny=False)
+    no_green = dataclasses.replace(view.options, green=None)
+    images = {
+        draw_status(dataclasses.replace(view, options=o)).tobytes()
+        for o in (view.options, plain, no_green)
+    }
+    assert len(images) == 3
+
+
+def test_the_header_shows_the_round_and_the_hazards() -> None:
+    valley = TITLES[0]
+    base = rolled(valley, "2,3,5", solo=True, round=7, round_limit=25, hazards=2)
+    header = (0, 0, 128, HEADER_H + 1)
+    for changed in (dataclasses.replace(base, round=8), dataclasses.replace(base, hazards=3)):
+        a, b = draw_status(base), draw_status(changed)
+        assert a.crop(header).tobytes() != b.crop(header).tobytes()
+        # Only the header changed.
+        assert a.crop((0, HEADER_H + 2, 128, 64)).tobytes() == \
+            b.crop((0, HEADER_H + 2, 128, 64)).tobytes()
+
+
+def test_round_and_hazard_words() -> None:
+    valley, island, temple = (find_title(k) for k in ("valley", "island", "temple"))
+    assert round_text(StatusView(valley, solo=True, round=7, round_limit=25)) == "R 7/25"
+    assert round_text(StatusView(valley)) == ""
+    assert hazards_text(StatusView(valley, hazards=1)) == "1 snake"
+    assert hazards_text(StatusView(temple, hazards=2)) == "2 mummies"
+    assert hazards_text(StatusView(island, hazards=3)) == "danger 3/5"
+
+
+def test_a_notice_is_shown_at_the_bottom() -> None:
+    valley = TITLES[0]
+    quiet = draw_status(rolled(valley, "2,3,5"))
+    noisy = draw_status(rolled(valley, "2,3,5", notices=("red die display not answering",)))
+    footer = (0, 55, 128, 64)
+    assert quiet.crop(footer).tobytes() != noisy.crop(footer).tobytes()
+    # The "!" marker: a lit block at the left edge of the footer.
+    marker = noisy.crop((0, 56, 6, 63))
+    assert lit(marker) > 0.6 * 6 * 7
+
+
+def test_the_reading_is_computed_when_not_given() -> None:
+    temple = find_title("temple")
+    view = rolled(temple, "*,2,3", solo=True)
+    assert view.options is not None
+    given_reading = dataclasses.replace(view, reading=temple.reading(view.options, solo=True))
+    for size in ((128, 64), (256, 64)):
+        assert draw_status(view, size).tobytes() == draw_status(given_reading, size).tobytes()
+
+
+def test_the_wide_screen_shows_the_titles_words_on_the_right() -> None:
+    valley = TITLES[0]
+    image = draw_status(rolled(valley, "*,3,5"), (256, 64))
+    assert image.size == (256, 64)
+    assert lit(image.crop((132, HEADER_H + 3, 256, 64))) > 100
+
+
+def test_a_returned_screen_is_a_copy() -> None:
+    view = rolled(TITLES[1], "2,3,5")
+    first = draw_status(view)
+    first.paste(1, (0, 0, 128, 64))
+    assert draw_status(view).tobytes() != first.tobytes()
+
+
+# --- the menu -------------------------------------------------------------------------
+
+
+def inverted_rows(image: Image.Image) -> list[int]:
+    """Rows whose first three pixels are lit: only the selected item's bar reaches there.
+
+    The items' text starts three pixels in, so the left edge is dark on every other row.
+    """
+    return [y for y in range(HEADER_H + 3, image.height)
+            if lit(image.crop((0, y, 3, y + 1))) == 3]
+
+
+def test_the_selected_menu_item_is_inverted_and_moves_with_the_cursor() -> None:
+    valley = TITLES[0]
+    bars = []
+    for selected in range(len(MENU.items)):
+        menu = dataclasses.replace(MENU, selected=selected)
+        rows = inverted_rows(draw_status(StatusView(valley, menu=menu)))
+        assert 8 <= len(rows) <= 12, selected  # one item's bar, no more
+        assert rows == list(range(rows[0], rows[0] + len(rows)))
+        bars.append(rows[0])
+    # The cursor goes down the screen, then the list scrolls and the bar stays on screen.
+    assert bars[1] > bars[0]
+    assert len(set(bars)) > 1
+
+
+def test_every_item_can_be_selected_and_seen() -> None:
+    valley = TITLES[0]
+    long = MenuView("Choose", tuple(f"Item {i}" for i in range(20)), 0)
+    seen = set()
+    for selected in range(20):
+        image = draw_status(StatusView(valley, menu=dataclasses.replace(long, selected=selected)))
+        seen.add(image.tobytes())
+        assert inverted_rows(image)
+    assert len(seen) == 20
+
+
+# --- fitting text ------------------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=60),
+    width=st.integers(1, 256),
+    height=st.integers(1, 64),
+    name=st.sampled_from([REGULAR, BOLD, CONDENSED_BOLD]),
+    line=st.booleans(),
+)
+def test_fitted_text_never_leaves_its_box(text: str, width: int, height: int, name: str,
+                                          line: bool) -> None:
+    fitted = fit_text(text, width, height, name, max_size=40, min_size=8, line=line)
+    assert fitted.width <= width
+    # Draw it in a box in the middle of a bigger canvas: no ink outside the box.
+    canvas = Image.new("1", (width + 80, height + 80), 0)
+    box = (40, 40, 40 + width, 40 + height)
+    draw_fitted(ImageDraw.Draw(canvas), box, fitted)
+    ink = canvas.getbbox()
+    if ink is not None:
+        assert box[0] <= ink[0] and ink[2] <= box[2], (ink, box)
+        assert box[1] <= ink[1] and ink[3] <= box[3], (ink, box)
+
+
+def test_text_shrinks_before_it_is_cut() -> None:
+    big = fit_text("2 3 5", 120, 40, BOLD)
+    small = fit_text("2 3 5 7 8 10 12 13", 120, 40, BOLD)
+    assert big.whole and small.whole
+    assert big.font.size > small.font.size
+    assert big.width <= 120 and small.width <= 120
+
+
+def test_text_too_long_even_when_small_is_elided() -> None:
+    fitted = fit_text("red die display not answering since the last roll", 60, 10, REGULAR,
+                      max_size=9, min_size=8)
+    assert not fitted.whole
+    assert fitted.text.endswith(ELLIPSIS)
+    assert fitted.width <= 60
+    assert fit_text("anything", 0, 10, REGULAR).text == ""
+
+
+def test_wrapping_keeps_words_and_marks_a_cut() -> None:
+    lines = wrap_text("Draw a snake in any empty space of another player's sheet", 80, 9,
+                      REGULAR, 2)
+    assert len(lines) == 2
+    assert lines[-1].endswith(ELLIPSIS)
+    assert all(fit_text(line, 80, 20, REGULAR, max_size=9, min_size=9).whole for line in lines)
+
+
+def test_plays_wrap_between_plays_never_inside_one() -> None:
+    tokens = ("2+3+5", "5+5", "7+3", "8+2", "10")
+    lines, size = fit_tokens(tokens, "  ", (60, 22), REGULAR, max_size=9, min_size=8)
+    assert len(lines) == 2
+    assert [t for line in lines for t in line.split()] == list(tokens)
+    assert size in (8, 9)
