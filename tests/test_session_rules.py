@@ -41,7 +41,7 @@ def test_every_threshold_of_the_rulebooks(title: str, score: int, name: str) -> 
 
 
 @pytest.mark.parametrize(
-    ("title", "score", "needed", "next_name"),
+    ("title", "score", "needed", "next_level"),
     [
         ("valley", 0, 90, "Pathfinder"),
         ("valley", 100, 10, "Voyager"),
@@ -51,16 +51,16 @@ def test_every_threshold_of_the_rulebooks(title: str, score: int, name: str) -> 
     ],
 )
 def test_stars_needed_for_the_next_level(
-    title: str, score: int, needed: int, next_name: str
+    title: str, score: int, needed: int, next_level: str
 ) -> None:
     result = level(title, score)
-    assert (result.stars_needed, result.next_name) == (needed, next_name)
+    assert (result.stars_needed, result.next_level) == (needed, next_level)
 
 
 @pytest.mark.parametrize("title", ["valley", "island", "temple"])
 def test_explorer_is_the_top(title: str) -> None:
     result = level(title, 500)
-    assert (result.name, result.rank, result.next_name, result.stars_needed) == (
+    assert (result.name, result.rank, result.next_level, result.stars_needed) == (
         "Explorer", 3, None, None
     )
 
@@ -121,7 +121,7 @@ def test_bad_hazard_counts_and_titles() -> None:
 
 def test_level_json() -> None:
     assert level("valley", 112, 5).to_json() == {
-        "game": "valley", "score": 112, "hazards": 5, "level": "Explorer", "next": None,
+        "game": "valley", "score": 112, "hazards": 5, "level": "Explorer", "next_level": None,
         "stars_needed": None,
         "thresholds": {"Pathfinder": 70, "Voyager": 90, "Explorer": 110},
     }
@@ -157,7 +157,7 @@ def test_the_stars_needed_reach_exactly_the_next_level(
         return
     assert result.stars_needed > 0
     assert level(title, score + result.stars_needed - 1, hazards).name == result.name
-    assert level(title, score + result.stars_needed, hazards).name == result.next_name
+    assert level(title, score + result.stars_needed, hazards).name == result.next_level
     assert result.name == LEVELS[result.rank]
 
 

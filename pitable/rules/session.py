@@ -118,7 +118,7 @@ class LevelResult:
     #: 0 (Tourist) to 3 (Explorer).
     rank: int
     #: The level above, or None at Explorer.
-    next_name: str | None
+    next_level: str | None
     #: Stars the score lacked for the next level; None at Explorer.
     stars_needed: int | None
     #: The least score of Pathfinder, Voyager and Explorer, hazards taken into account.
@@ -130,7 +130,7 @@ class LevelResult:
             "score": self.score,
             "hazards": self.hazards,
             "level": self.name,
-            "next": self.next_name,
+            "next_level": self.next_level,
             "stars_needed": self.stars_needed,
             "thresholds": dict(zip(LEVELS[1:], self.thresholds, strict=True)),
         }
