@@ -84,7 +84,7 @@ def _pips(pen: _Pen, n: int) -> None:
 
 
 def _hut(pen: _Pen) -> None:
-    """Valley, green: Dakota Smith draws a structure; a thatched hut on stilts' ground."""
+    """Valley, green: Dakota Smith draws a structure: a hut with a pitched roof."""
     pen.poly([(8, 31), (32, 9), (56, 31)])  # roof
     pen.line([(32, 9), (32, 4)], 2)  # ridge pole, so the roof reads as thatch not a warning
     pen.draw.rectangle(pen.box(15, 31, 49, 52), fill=ON)  # walls
