@@ -159,7 +159,8 @@ class Sheet:
     #: Valley: the spaces beside the clouds, each drawn with a cloud above it.
     clouds: frozenset[Cell]
     tallies: tuple[Tally, ...]
-    #: The score lines, last of all the total.
+    #: The score lines, last of all the total; short words, as each shares its box with a
+    #: number (Ranges: mountain ranges; Sequence: the longest sequence).
     score_boxes: tuple[str, ...]
     #: One line per die: what its special face does in this title.
     reminders: tuple[str, ...]
@@ -190,10 +191,7 @@ class Sheet:
     def cells(self, *kinds: Kind) -> list[Cell]:
         """Every position holding one of ``kinds``, row by row."""
         return [
-            (r, c)
-            for r, row in enumerate(self.grid)
-            for c, kind in enumerate(row)
-            if kind in kinds
+            (r, c) for r, row in enumerate(self.grid) for c, kind in enumerate(row) if kind in kinds
         ]
 
     @property
@@ -340,7 +338,7 @@ def _valley(seed: int, side: Side) -> Sheet:
             "Full grid",
             "Jungles",
             "Towns",
-            "Mountains",
+            "Ranges",
             "Pyramids",
             "Structures",
             "Snakes",
@@ -358,9 +356,7 @@ def _lake(rng: Pcg32, spaces: set[Cell], clouds: frozenset[Cell]) -> set[Cell]:
         lake = {rng.pick(inner)}
         while len(lake) < size:
             shore = sorted(
-                {n for cell in lake for n in _sides(cell) if n in spaces}
-                - lake
-                - clouds
+                {n for cell in lake for n in _sides(cell) if n in spaces} - lake - clouds
             )
             if not shore:
                 break
@@ -382,9 +378,7 @@ def _island(seed: int, side: Side) -> Sheet:
         peaks = _mountains(rng, land, mountains)
         if peaks is None:
             continue
-        kinds = {
-            (r, c): Kind.SEA for r in range(ISLAND_SIZE) for c in range(ISLAND_SIZE)
-        }
+        kinds = {(r, c): Kind.SEA for r in range(ISLAND_SIZE) for c in range(ISLAND_SIZE)}
         kinds.update(dict.fromkeys(land, Kind.SPACE))
         kinds.update(dict.fromkeys(peaks, Kind.MOUNTAIN))
         spaces = land - peaks
@@ -429,9 +423,7 @@ def _mountains(rng: Pcg32, land: set[Cell], count: int) -> set[Cell] | None:
     candidates = inland if len(inland) >= count else sorted(land)
     peaks: set[Cell] = set()
     while len(peaks) < count:
-        ridge = sorted(
-            {n for p in peaks for n in neighbours(p) if n in candidates} - peaks
-        )
+        ridge = sorted({n for p in peaks for n in neighbours(p) if n in candidates} - peaks)
         # Mostly extend a range; now and then start a new one.
         if ridge and not rng.chance(1, 4):
             peaks.add(rng.pick(ridge))
@@ -468,7 +460,7 @@ def _temple(seed: int, side: Side) -> Sheet:
             starts=frozenset(spaces - doors),
             clouds=frozenset(),
             tallies=(),
-            score_boxes=("Longest sequence", "Groups", "Mummies", "Total"),
+            score_boxes=("Sequence", "Groups", "Mummies", "Total"),
             reminders=REMINDERS["temple"],
         )
     raise SheetError("no temple found")  # pragma: no cover - never reached
@@ -598,8 +590,9 @@ def _check_island(sheet: Sheet, count: int) -> str | None:
         return f"{mountains} mountains, expected 8 to 10"
     if not connected(set(sheet.cells(Kind.SPACE, Kind.MOUNTAIN))):
         return "the island is not one piece"
-    coast = {s for s in sheet.cells(Kind.SPACE) if any(sheet.kind(n) is Kind.SEA for n in
-                                                        neighbours(s))}
+    coast = {
+        s for s in sheet.cells(Kind.SPACE) if any(sheet.kind(n) is Kind.SEA for n in neighbours(s))
+    }
     if sheet.starts != coast:
         return "the first number must go on an island space beside the sea"
     return None
