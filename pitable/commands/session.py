@@ -1,0 +1,153 @@
+"""``pitable history`` and ``pitable level``: the saved games and the solo levels.
+
+``history`` reads the box's session store and never changes it: a missing store is not
+created, and a damaged one is reported, not moved aside (that is the box's job when it
+starts). ``level`` is pure rules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from pitable.errors import UnknownGame, UsageError
+from pitable.rules import SPECIAL, find_title
+
+STARS_HELP = "a whole number of stars, negative if snakes or dangers cost more than you won"
+
+
+def stars(text: str) -> int:
+    """An argparse type: a whole number, negative allowed (a sheet can end below zero)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of stars") from None
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value}: expected 0 or more")
+    return value
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "history",
+        help="the rolls of a saved game",
+        description="List the rolls of a game saved by the box: the game in progress, or"
+        " the game ID.",
+    )
+    p.add_argument("--game", type=count, metavar="ID", help="a game's id (default: current)")
+    p.add_argument("--json", action="store_true", help="one JSON object a line, per roll")
+    p.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="the box's state directory (default: $STATE_DIRECTORY, else"
+        " $XDG_STATE_HOME/pitable or ~/.local/state/pitable)",
+    )
+    p.set_defaults(run=run_history)
+
+    p = sub.add_parser(
+        "level",
+        help="the adventurer level of a solo score",
+        description="The adventurer level a solo SCORE earns in GAME, and the stars that"
+        " the next level takes.",
+    )
+    p.add_argument("game", metavar="GAME", help="valley, island or temple")
+    p.add_argument("score", metavar="SCORE", type=stars, help=STARS_HELP)
+    p.add_argument(
+        "--snakes",
+        type=count,
+        default=None,
+        metavar="N",
+        help="the Valley: snakes placed in the game, escaped ones included; each lowers"
+        " every level by 4 stars",
+    )
+    p.add_argument("--json", action="store_true", help="the answer as one JSON object")
+    p.set_defaults(run=run_level)
+
+
+def run_history(args: argparse.Namespace) -> int:
+    # Imported here: the store pulls in sqlite3, which `pitable options` does not need.
+    from pitable.box.store import SessionStore, database_path
+
+    path = database_path(args.state_dir)
+    if not path.exists():
+        raise UnknownGame(f"no saved games: {path} does not exist")
+    with SessionStore.open(path, recover=False) as store:
+        if args.game is not None:
+            game = store.game(args.game)
+        else:
+            current = store.current_game()
+            if current is None:
+                games = store.games()
+                hint = f" (the last was game {games[-1].id}: use --game)" if games else ""
+                raise UnknownGame(f"no game in progress in {path}{hint}")
+            game = current
+        records = store.rolls(game.id)
+        limit = store.state(game.id).round_limit
+
+    if args.json:
+        for record in records:
+            print(json.dumps(record.to_json()))
+        return 0
+    title = find_title(game.title)
+    hazards = f"{game.hazards} {title.hazard_name}{'' if game.hazards == 1 else 's'}"
+    rounds = f"round {game.rounds}" + (f" of {limit}" if limit else "")
+    started = game.started_at.astimezone().strftime("%Y-%m-%d %H:%M")
+    end = ""
+    if game.ended_at is not None:
+        end = ", ended"
+        if game.score is not None:
+            end += f": {game.score} stars" + (f", {game.level}" if game.level else "")
+    print(f"game {game.id}: {title.name}, {game.mode}, started {started}, {rounds},"
+          f" {hazards}{end}")
+    if not records:
+        print("no rolls yet")
+    for record in records:
+        note = ""
+        if record.hazard:
+            note = f"  {title.hazard_name} ({record.hazards_after})"
+        elif record.roll.red is SPECIAL:
+            note = f"  {title.hazard_name} ignored ({record.hazards_after} marked)"
+        at = record.at.astimezone().strftime("%H:%M:%S")
+        print(f"{record.n:>4}  {at}  {record.roll}  {record.source}{note}")
+    return 0
+
+
+def run_level(args: argparse.Namespace) -> int:
+    from pitable.rules.session import LEVELS, level, session_rules
+
+    title = find_title(args.game)
+    if args.snakes is not None and session_rules(title.key).discount_per_hazard == 0:
+        raise UsageError(
+            f"--snakes: only The Valley of Wiraqocha lowers its levels by snakes, not"
+            f" {title.name}"
+        )
+    snakes = args.snakes or 0
+    result = level(title.key, args.score, snakes)
+    if args.json:
+        data: dict[str, Any] = result.to_json()
+        if title.key == "valley":
+            data["snakes"] = data.pop("hazards")
+        else:
+            del data["hazards"]
+        print(json.dumps(data))
+        return 0
+    with_snakes = f" with {snakes} snake{'' if snakes == 1 else 's'}" if snakes else ""
+    if result.next_level is None:
+        answer = f"{result.name}, the highest level"
+    else:
+        answer = f"{result.name}; {result.stars_needed} more for {result.next_level}"
+    print(f"{title.name}, {args.score} stars{with_snakes}: {answer}")
+    bounds = ", ".join(
+        f"{name} {low}+" for name, low in zip(LEVELS[1:], result.thresholds, strict=True)
+    )
+    print(f"levels{with_snakes}: Tourist below {result.thresholds[0]}, {bounds}")
+    return 0
