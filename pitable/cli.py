@@ -19,7 +19,12 @@ from pitable import __version__
 from pitable.errors import PitableError
 
 #: The modules that add subcommands, in the order ``pitable --help`` lists them.
-COMMAND_MODULES = ("pitable.commands.dice", "pitable.commands.config", "pitable.commands.session")
+COMMAND_MODULES = (
+    "pitable.commands.dice",
+    "pitable.commands.box",
+    "pitable.commands.config",
+    "pitable.commands.session",
+)
 
 EXIT_USAGE = 2
 

@@ -216,6 +216,29 @@ class DrbgSource:
         return out
 
 
+class SeededSource:
+    """Reproducible bytes from a seed, for the simulator's demonstrations and the tests.
+
+    Never used by the box on its own: ``pitable sim --seed N`` asks for it by name.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._drbg = HmacDrbg(seed.to_bytes(16, "big", signed=True), b"", b"pitable seed")
+        self._buffer = bytearray()
+
+    @property
+    def name(self) -> str:
+        return f"seed:{self.seed}"
+
+    def read(self, n: int) -> bytes:
+        while len(self._buffer) < n:
+            self._buffer += self._drbg.generate(1024)
+        out = bytes(self._buffer[:n])
+        del self._buffer[:n]
+        return out
+
+
 class FallbackSource:
     """Rolls from ``primary`` while it works, then from the OS generator for good.
 

@@ -1,0 +1,422 @@
+"""The simulator: the whole box on fakes, driven by a script or by the keyboard.
+
+Inputs go through gpiozero's mock pins exactly as a finger on the button would drive them;
+outputs are read back from the fake panels' display RAM and the LED pins. Time is a
+:class:`FakeClock` in scripted runs (a script of a hundred presses takes no time) and the
+real clock in the live terminal.
+
+The faceplate GIF is written with Pillow rather than luma.emulator's ``gifanim``: the
+emulator needs pygame for every device and gives each frame the same length, while these
+frames carry the simulated time between them.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from pitable.box.wiring import BuiltBox, build_box
+from pitable.config import Config
+from pitable.errors import UsageError
+from pitable.render.fonts import BOLD, font
+
+log = logging.getLogger("pitable.sim")
+
+
+class FakeClock:
+    """A clock that moves only when told to."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+DIE_COLOURS = {"green": (40, 170, 80), "purple": (150, 80, 200), "red": (220, 50, 50)}
+PIXEL_ON = (235, 245, 255)
+PIXEL_OFF = (8, 10, 14)
+BACKGROUND = (38, 36, 34)
+
+#: One step of a script: press, hold, push, turn+N, turn-N, waitMS, unplug:NAME, replug:NAME.
+STEP = re.compile(r"^(press|hold|push|turn([+-]\d+)|wait(\d+)|(unplug|replug):(\w+))$")
+
+
+@dataclass
+class Frame:
+    image: Image.Image
+    at: float
+
+
+@dataclass
+class Simulator:
+    """A box on fakes with a script runner, a recorder and a faceplate."""
+
+    config: Config
+    entropy: Any = None
+    store: Any = None
+    printer: Any = None
+    clock: Callable[[], float] | None = None
+    scale: int = 2
+    frames: list[Frame] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.fake_clock = self.clock if isinstance(self.clock, FakeClock) else None
+        if self.clock is None:
+            self.fake_clock = FakeClock()
+            self.clock = self.fake_clock
+        self.built: BuiltBox = build_box(
+            self.config, simulated=True, clock=self.clock, entropy=self.entropy,
+            store=self.store, printer=self.printer,
+        )
+        assert self.built.fakes is not None
+        self.fakes = self.built.fakes
+        self.box = self.built.box
+        self.recording = False
+        self._last_key: bytes | None = None
+
+    # --- inputs, as a finger drives the pins ----------------------------------------
+
+    def _pin(self, number: int) -> Any:
+        return self.fakes.pin(number)
+
+    def button_down(self) -> None:
+        self._pin(self.config.button.pin).drive_low()
+
+    def button_up(self) -> None:
+        self._pin(self.config.button.pin).drive_high()
+
+    def press(self, length: float = 0.12) -> None:
+        self.button_down()
+        self.advance(length)
+        self.button_up()
+        self.settle()
+
+    def hold(self) -> None:
+        self.button_down()
+        self.advance(self.config.box.hold_s + 0.1)
+        self.button_up()
+        self.settle()
+
+    def push(self) -> None:
+        self._need_encoder()
+        pin = self._pin(self.config.encoder.push)
+        pin.drive_low()
+        self.advance(0.08)
+        pin.drive_high()
+        self.settle()
+
+    def turn(self, steps: int) -> None:
+        """Turn the encoder ``steps`` detents, clockwise when positive, through its pins."""
+        self._need_encoder()
+        a, b = self._pin(self.config.encoder.a), self._pin(self.config.encoder.b)
+        first, second = (a, b) if steps > 0 else (b, a)
+        for _ in range(abs(steps)):
+            for action in (first.drive_low, second.drive_low, first.drive_high,
+                           second.drive_high):
+                action()
+                self.advance(0.005)
+        self.settle()
+
+    def _need_encoder(self) -> None:
+        if not self.config.encoder.enabled:
+            raise UsageError("this config has no rotary encoder (encoder.enabled = false)")
+
+    def unplug(self, name: str) -> None:
+        self._need_panel(name)
+        self.fakes.unplug(name)
+        self.settle()
+
+    def replug(self, name: str) -> None:
+        self._need_panel(name)
+        self.fakes.replug(name)
+        self.settle()
+
+    def _need_panel(self, name: str) -> None:
+        if name not in self.fakes.where:
+            known = ", ".join(self.fakes.where)
+            raise UsageError(f"no I2C display called {name!r}: expected one of {known}")
+
+    # --- time -----------------------------------------------------------------------
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of box time pass, handling each deadline at its moment."""
+        assert self.fake_clock is not None, "advance() needs the simulator's fake clock"
+        end = self.fake_clock.now + seconds
+        while True:
+            deadline = self.box.step()
+            self._capture()
+            if deadline is None or deadline > end:
+                break
+            self.fake_clock.now = max(self.fake_clock.now, deadline)
+        self.fake_clock.now = end
+        self.box.step()
+        self._capture()
+
+    def settle(self) -> None:
+        """Let the box finish what it is doing: the tumble, a blink phase."""
+        self.advance(max(0.3, self.config.box.tumble_ms / 1000 + 0.15))
+
+    def run_script(self, script: str) -> None:
+        for step in parse_script(script):
+            self.do(step)
+
+    def do(self, step: str) -> None:
+        match = STEP.match(step)
+        assert match is not None
+        if step == "press":
+            self.press()
+        elif step == "hold":
+            self.hold()
+        elif step == "push":
+            self.push()
+        elif match.group(2):
+            self.turn(int(match.group(2)))
+        elif match.group(3):
+            self.advance(int(match.group(3)) / 1000)
+        elif match.group(4) == "unplug":
+            self.unplug(match.group(5))
+        else:
+            self.replug(match.group(5))
+
+    # --- outputs ----------------------------------------------------------------------
+
+    def panel(self, name: str) -> Image.Image:
+        """What the named panel shows now, decoded from the bytes sent to it."""
+        return self.fakes.image(name)
+
+    def led_states(self) -> tuple[bool, ...]:
+        return self.built.leds.states() if self.built.leds is not None else ()
+
+    def faceplate(self) -> Image.Image:
+        return draw_faceplate(self._panels(), self.led_states(), self.scale)
+
+    def _panels(self) -> dict[str, Image.Image]:
+        return {name: self.panel(name) for name in self.fakes.panels}
+
+    def _capture(self) -> None:
+        if not self.recording:
+            return
+        panels = self._panels()
+        leds = self.led_states()
+        key = b"".join(p.tobytes() for p in panels.values()) + bytes(leds)
+        if key == self._last_key:
+            return
+        self._last_key = key
+        self.frames.append(Frame(draw_faceplate(panels, leds, self.scale), self.clock()))  # type: ignore[misc]
+
+    def start_recording(self) -> None:
+        self.recording = True
+        self._capture()
+
+    def save_gif(self, path: str | Path) -> None:
+        if not self.frames:
+            self.frames.append(Frame(self.faceplate(), self.clock()))  # type: ignore[misc]
+        images = [f.image.convert("P", palette=Image.Palette.ADAPTIVE, colors=64)
+                  for f in self.frames]
+        ends = [f.at for f in self.frames[1:]] + [self.frames[-1].at + 1.5]
+        durations = [max(20, round((end - f.at) * 1000)) for f, end in
+                     zip(self.frames, ends, strict=True)]
+        images[0].save(path, save_all=True, append_images=images[1:], duration=durations,
+                       loop=0, optimize=False)
+
+    def close(self) -> None:
+        self.built.close()
+
+
+def parse_script(script: str) -> list[str]:
+    """The steps of ``--script``; one clear error naming the first bad step."""
+    steps = [s.strip().lower() for s in script.split(",") if s.strip()]
+    if not steps:
+        raise UsageError("--script is empty: give steps such as press,press,hold,turn+1,push")
+    for step in steps:
+        if not STEP.match(step):
+            raise UsageError(
+                f"--script step {step!r}: expected press, hold, push, turn+N, turn-N, waitMS,"
+                " unplug:NAME or replug:NAME"
+            )
+    return steps
+
+
+# --- the faceplate ---------------------------------------------------------------------
+
+
+def _lit(panel: Image.Image, scale: int, frame: tuple[int, int, int] | None) -> Image.Image:
+    mono = panel.convert("1")
+    rgb = Image.new("RGB", mono.size, PIXEL_OFF)
+    rgb.paste(Image.new("RGB", mono.size, PIXEL_ON), mask=mono)
+    rgb = rgb.resize((mono.width * scale, mono.height * scale), Image.Resampling.NEAREST)
+    border = 3 * scale
+    framed = Image.new("RGB", (rgb.width + 2 * border, rgb.height + 2 * border),
+                       frame or (90, 90, 90))
+    framed.paste(rgb, (border, border))
+    return framed
+
+
+def draw_faceplate(
+    panels: dict[str, Image.Image], leds: tuple[bool, ...], scale: int = 2
+) -> Image.Image:
+    """The box seen from above: the three dice, the status screen, the round LEDs."""
+    gap = 8 * scale
+    dice = [_lit(panels[n], scale, DIE_COLOURS[n]) for n in ("green", "purple", "red")
+            if n in panels]
+    status = _lit(panels["status"], scale, None) if "status" in panels else None
+    row_w = sum(d.width for d in dice) + gap * max(0, len(dice) - 1)
+    width = max(row_w, status.width if status else 0) + 2 * gap
+    dice_h = max((d.height for d in dice), default=0)
+    status_h = status.height if status else 0
+    led_r = 5 * scale
+    height = gap + dice_h + gap + status_h + gap + 2 * led_r + gap
+    plate = Image.new("RGB", (width, height), BACKGROUND)
+    x = (width - row_w) // 2
+    for d in dice:
+        plate.paste(d, (x, gap))
+        x += d.width + gap
+    y = gap + dice_h + gap
+    if status is not None:
+        plate.paste(status, ((width - status.width) // 2, y))
+    y += status_h + gap
+    draw = ImageDraw.Draw(plate)
+    if leds:
+        pitch = 4 * led_r
+        x0 = (width - pitch * (len(leds) - 1)) // 2
+        for i, on in enumerate(leds):
+            cx, cy = x0 + i * pitch, y + led_r
+            draw.ellipse((cx - led_r, cy - led_r, cx + led_r, cy + led_r),
+                         fill=(255, 170, 30) if on else (70, 55, 30), outline=(20, 20, 20))
+    draw.text((gap, y), "pitable", fill=(150, 140, 130), font=font(7 * scale, BOLD))
+    return plate
+
+
+# --- the live terminal ---------------------------------------------------------------------
+
+
+def half_blocks(image: Image.Image) -> list[str]:
+    """A 1-bit image as lines of half-block characters, two pixel rows a line."""
+    mono = image.convert("1")
+    w, h = mono.size
+    px = mono.load()
+    lines = []
+    for y in range(0, h, 2):
+        chars = []
+        for x in range(w):
+            top = px[x, y] != 0  # type: ignore[index]
+            bottom = y + 1 < h and px[x, y + 1] != 0  # type: ignore[index]
+            chars.append("█" if top and bottom else "▀" if top else "▄" if bottom else " ")
+        lines.append("".join(chars))
+    return lines
+
+
+def terminal_screen(panels: dict[str, Image.Image], leds: tuple[bool, ...]) -> str:
+    """The faceplate for a terminal: the dice at half size in a row, the status screen whole."""
+    dice = []
+    for name in ("green", "purple", "red"):
+        if name in panels:
+            small = panels[name].convert("L").reduce(2).point(lambda v: 255 if v > 96 else 0)
+            dice.append(half_blocks(small))
+    out = []
+    if dice:
+        out.append("   ".join(f"{n.upper():<{len(d[0])}}" for n, d in
+                              zip(("green", "purple", "red"), dice, strict=False)))
+        for row in zip(*dice, strict=True):
+            out.append(" | ".join(row))
+    if "status" in panels:
+        out.append("")
+        out.extend(half_blocks(panels["status"]))
+    if leds:
+        out.append("")
+        out.append("  ".join("●" if on else "○" for on in leds))
+    out.append("")
+    out.append("space: roll   h: hold (menu)   ←/→: turn   enter: push   q: quit")
+    return "\n".join(out)
+
+
+def live(sim: Simulator, *, stdin: Any = None, stdout: Any = None) -> None:
+    """Run the box in the terminal with the real clock until the player presses q."""
+    import os
+    import select
+    import termios
+    import time
+    import tty
+
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    if not stdin.isatty():
+        raise UsageError("the live simulator needs a terminal; use --script for a headless run")
+    fd = stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    box = sim.box
+    release_at: float | None = None
+    last = ""
+
+    def draw() -> None:
+        nonlocal last
+        screen = terminal_screen(sim._panels(), sim.led_states())
+        if screen != last:
+            stdout.write("\x1b[H\x1b[2J" + screen + "\n")
+            stdout.flush()
+            last = screen
+
+    try:
+        tty.setcbreak(fd)
+        stdout.write("\x1b[?25l")
+        while True:
+            deadline = box.step()
+            draw()
+            now = time.monotonic()
+            waits = [0.5]
+            if deadline is not None:
+                waits.append(deadline - now)
+            if release_at is not None:
+                waits.append(release_at - now)
+            ready, _, _ = select.select([fd], [], [], max(0.0, min(waits)))
+            if release_at is not None and time.monotonic() >= release_at:
+                sim.button_up()
+                release_at = None
+            if not ready:
+                continue
+            key = os.read(fd, 8)
+            if key in (b"q", b"Q", b"\x03"):
+                break
+            if key == b" " and release_at is None:
+                sim.button_down()
+                release_at = time.monotonic() + 0.1
+            elif key in (b"h", b"H") and release_at is None:
+                sim.button_down()
+                release_at = time.monotonic() + sim.config.box.hold_s + 0.1
+            elif key in (b"\x1b[C", b"\x1b[A") and sim.config.encoder.enabled:
+                _turn_now(sim, +1)
+            elif key in (b"\x1b[D", b"\x1b[B") and sim.config.encoder.enabled:
+                _turn_now(sim, -1)
+            elif key in (b"\r", b"\n") and sim.config.encoder.enabled:
+                pin = sim.fakes.pin(sim.config.encoder.push)
+                pin.drive_low()
+                pin.drive_high()
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        stdout.write("\x1b[?25h\n")
+        stdout.flush()
+
+
+def _turn_now(sim: Simulator, steps: int) -> None:
+    a, b = sim.fakes.pin(sim.config.encoder.a), sim.fakes.pin(sim.config.encoder.b)
+    first, second = (a, b) if steps > 0 else (b, a)
+    first.drive_low()
+    second.drive_low()
+    first.drive_high()
+    second.drive_high()
+
+
+def frames_of(sim: Simulator) -> Iterator[Image.Image]:
+    for frame in sim.frames:
+        yield frame.image

@@ -1,0 +1,129 @@
+"""``pitable run`` (the box on its parts) and ``pitable sim`` (the same box on fakes)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from pitable.errors import UsageError
+
+log = logging.getLogger("pitable.box")
+
+GIF_SUFFIXES = (".gif",)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the box on its real parts, from the config",
+        description="Run the dice box: the parts named in the config (--config, default"
+        " /etc/pitable/pitable.toml), until stopped.",
+    )
+    p.add_argument("--state-dir", metavar="DIR", help="where the games are kept")
+    p.set_defaults(run=run_box)
+
+    p = sub.add_parser(
+        "sim",
+        help="run the whole box on fakes: live in the terminal, or from a script",
+        description="The box on fakes of every part. Without --script: live in this"
+        " terminal (space rolls, h holds, arrows turn the encoder, enter pushes, q quits)."
+        " With --script: headless, e.g. --script press,press,hold,turn+1,push.",
+    )
+    p.add_argument("--script", metavar="STEPS",
+                   help="comma-separated: press, hold, push, turn+N, turn-N, waitMS,"
+                   " unplug:NAME, replug:NAME")
+    p.add_argument("--record", metavar="FILE.gif", help="write the faceplate as an animated GIF")
+    p.add_argument("--png", metavar="FILE.png", help="write the last frame of the faceplate")
+    p.add_argument("--game", metavar="GAME", help="the title to start with (default: config)")
+    p.add_argument("--solo", action="store_true", help="start a solo game")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="roll reproducible dice from seed N instead of the hardware generator")
+    p.add_argument("--state-dir", metavar="DIR",
+                   help="keep the games in DIR, as the box does (default: not kept)")
+    p.add_argument("--scale", type=int, default=2, choices=(1, 2, 3, 4),
+                   help="pixels per OLED pixel in the pictures (2)")
+    p.set_defaults(run=run_sim)
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from pitable.config import load_default_or
+
+    return load_default_or(getattr(args, "config", None)).config
+
+
+def _store(state_dir: str | None, config: Any) -> Any:
+    from pitable.box.store import SessionStore
+
+    return SessionStore.open(state_dir or config.box.state_dir or None)
+
+
+def run_box(args: argparse.Namespace) -> int:
+    from pitable.box.wiring import build_box
+
+    config = _config(args)
+    store = _store(args.state_dir, config)
+    built = build_box(config, store=store)
+    stop = built.box.stop
+    signal.signal(signal.SIGTERM, lambda *_: stop())
+    log.warning("pitable is running: %s", built.box.game.state.title)
+    try:
+        built.box.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        built.close()
+    return 0
+
+
+def run_sim(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from pitable.box.sim import Simulator, live, parse_script
+    from pitable.hw.entropy import SeededSource
+    from pitable.rules import find_title
+
+    for option, suffix in (("--record", ".gif"), ("--png", ".png")):
+        value = getattr(args, option[2:])
+        if value and Path(value).suffix.lower() != suffix:
+            raise UsageError(f"{option} {value}: expected a file name ending in {suffix}")
+    steps = parse_script(args.script) if args.script is not None else None
+    config = _config(args)
+    box_settings = config.box
+    if args.game:
+        box_settings = dataclasses.replace(box_settings, title=find_title(args.game).key)
+    if args.solo:
+        box_settings = dataclasses.replace(box_settings, mode="solo")
+    config = dataclasses.replace(config, box=box_settings)
+    entropy = SeededSource(args.seed) if args.seed is not None else None
+    store = _store(args.state_dir, config) if args.state_dir else None
+    if steps is None:
+        import time
+
+        sim = Simulator(config, entropy=entropy, store=store, clock=time.monotonic,
+                        scale=args.scale)
+        try:
+            live(sim)
+        finally:
+            sim.close()
+        return 0
+    sim = Simulator(config, entropy=entropy, store=store, scale=args.scale)
+    if args.record:
+        sim.start_recording()
+    try:
+        for step in steps:
+            sim.do(step)
+        sim.advance(1.0)
+        if args.record:
+            sim.save_gif(args.record)
+        if args.png:
+            sim.faceplate().save(args.png)
+        state = sim.box.game.state
+        print(f"{find_title(state.title).name}, {state.mode}: {state.rounds} rolls,"
+              f" {state.hazards} {find_title(state.title).hazard_name}s", file=sys.stdout)
+    finally:
+        sim.close()
+    return 0

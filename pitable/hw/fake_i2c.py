@@ -1,0 +1,212 @@
+"""A fake I2C bus with OLED controllers on it, for the simulator and the tests.
+
+It stands where ``smbus2.SMBus`` stands: luma's own ``i2c`` interface writes to it, the real
+luma.oled drivers drive it, and each attached panel decodes the command and data bytes the
+way an SSD1306 or SH1106 does, into its display RAM. What a panel shows is therefore what
+the real panel would show after the same bytes, partial updates included. Every transfer is
+counted so that the benchmark can turn bytes into bus time, and a panel can be unplugged
+(its writes fail with EIO, as smbus2 reports a missing device) and plugged back.
+"""
+
+from __future__ import annotations
+
+import errno
+import threading
+from dataclasses import dataclass, field
+
+from PIL import Image
+
+#: Commands followed by parameter bytes, per controller.
+_SSD1306_PARAMS = {
+    0x20: 1, 0x21: 2, 0x22: 2, 0x26: 6, 0x27: 6, 0x29: 5, 0x2A: 5, 0x81: 1, 0x8D: 1,
+    0xA3: 2, 0xA8: 1, 0xD3: 1, 0xD5: 1, 0xD9: 1, 0xDA: 1, 0xDB: 1,
+}
+_SH1106_PARAMS = {0x81: 1, 0x8D: 1, 0xA8: 1, 0xAD: 1, 0xD3: 1, 0xD5: 1, 0xD9: 1, 0xDA: 1, 0xDB: 1}
+
+
+@dataclass
+class FakeOled:
+    """The display RAM and addressing state of one SSD1306-family or SH1106 controller."""
+
+    kind: str = "ssd1306"  # "ssd1306" (also SSD1309) or "sh1106"
+    width: int = 128
+    height: int = 64
+    ram_columns: int = field(init=False)
+    column_offset: int = field(init=False)
+    ram: list[bytearray] = field(init=False)
+    on: bool = False
+    inverted: bool = False
+    contrast: int = 0x7F
+    _mode: int = 2  # page addressing after reset
+    _col: int = 0
+    _page: int = 0
+    _col_window: tuple[int, int] = (0, 127)
+    _page_window: tuple[int, int] = (0, 7)
+    _pending: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.ram_columns = 132 if self.kind == "sh1106" else 128
+        # luma addresses a 128-column panel from RAM column 2 on the SH1106.
+        self.column_offset = 2 if self.kind == "sh1106" else 0
+        self.ram = [bytearray(self.ram_columns) for _ in range(self.height // 8)]
+        self._col_window = (0, self.ram_columns - 1)
+        self._page_window = (0, self.height // 8 - 1)
+
+    # --- the two kinds of transfer ----------------------------------------------
+
+    def commands(self, data: list[int]) -> None:
+        params = _SH1106_PARAMS if self.kind == "sh1106" else _SSD1306_PARAMS
+        for byte in data:
+            if self._pending:
+                self._pending.append(byte)
+            elif byte in params:
+                self._pending = [byte]
+            else:
+                self._single(byte)
+                continue
+            opcode = self._pending[0]
+            if len(self._pending) == params[opcode] + 1:
+                self._with_params(opcode, self._pending[1:])
+                self._pending = []
+
+    def write(self, data: list[int]) -> None:
+        pages = len(self.ram)
+        for byte in data:
+            if 0 <= self._page < pages and 0 <= self._col < self.ram_columns:
+                self.ram[self._page][self._col] = byte
+            if self.kind == "ssd1306" and self._mode == 0:
+                if self._col >= self._col_window[1]:
+                    self._col = self._col_window[0]
+                    self._page = (
+                        self._page_window[0] if self._page >= self._page_window[1]
+                        else self._page + 1
+                    )
+                else:
+                    self._col += 1
+            else:
+                self._col += 1
+
+    # --- decoding ------------------------------------------------------------------
+
+    def _single(self, byte: int) -> None:
+        if byte == 0xAE:
+            self.on = False
+        elif byte == 0xAF:
+            self.on = True
+        elif byte == 0xA6:
+            self.inverted = False
+        elif byte == 0xA7:
+            self.inverted = True
+        elif 0xB0 <= byte <= 0xB7:
+            self._page = byte & 0x07
+        elif byte <= 0x0F:
+            self._col = (self._col & 0xF0) | byte
+        elif 0x10 <= byte <= 0x1F:
+            self._col = (self._col & 0x0F) | ((byte & 0x0F) << 4)
+
+    def _with_params(self, opcode: int, args: list[int]) -> None:
+        if opcode == 0x20:
+            self._mode = args[0] & 0x03
+        elif opcode == 0x21:
+            self._col_window = (args[0], args[1])
+            self._col = args[0]
+        elif opcode == 0x22:
+            self._page_window = (args[0], args[1])
+            self._page = args[0]
+        elif opcode == 0x81:
+            self.contrast = args[0]
+
+    # --- what the panel shows ----------------------------------------------------
+
+    def image(self) -> Image.Image:
+        """The panel as a viewer sees it: black when off, RAM bits otherwise."""
+        image = Image.new("1", (self.width, self.height))
+        if not self.on:
+            return image
+        raw = bytearray()
+        for page in self.ram:
+            raw += page[self.column_offset : self.column_offset + self.width]
+        # Each RAM page is a row of column bytes (bit 0 on top): build the page strip on its
+        # side and turn it upright, the inverse of the driver's packing.
+        strips = []
+        for p in range(len(self.ram)):
+            column_bytes = bytes(raw[p * self.width : (p + 1) * self.width])
+            side = Image.frombytes("1", (8, self.width), column_bytes)
+            strips.append(side.transpose(Image.Transpose.ROTATE_90))
+        for p, strip in enumerate(strips):
+            image.paste(strip, (0, p * 8))
+        if self.inverted:
+            image = image.point(lambda v: 255 - v)
+        return image
+
+
+@dataclass
+class Transfer:
+    address: int
+    control: int
+    length: int
+
+
+class FakeBus:
+    """One I2C bus (``/dev/i2c-N``): what smbus2.SMBus offers luma, and nothing more."""
+
+    def __init__(self, number: int, clock_hz: int = 400_000) -> None:
+        self.number = number
+        self.clock_hz = clock_hz
+        self.devices: dict[int, FakeOled] = {}
+        self.unplugged: set[int] = set()
+        self.transfers: list[Transfer] = []
+        self._lock = threading.Lock()
+
+    def attach(self, address: int, oled: FakeOled) -> FakeOled:
+        self.devices[address] = oled
+        return oled
+
+    def unplug(self, address: int) -> None:
+        self.unplugged.add(address)
+
+    def replug(self, address: int) -> None:
+        """Plug the panel back: it comes back powered down with its RAM lost, as after a cut."""
+        self.unplugged.discard(address)
+        old = self.devices[address]
+        self.devices[address] = FakeOled(old.kind, old.width, old.height)
+
+    def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+        with self._lock:
+            if address in self.unplugged or address not in self.devices:
+                raise OSError(errno.EREMOTEIO, "Remote I/O error")
+            self.transfers.append(Transfer(address, register, len(data)))
+            device = self.devices[address]
+            if register == 0x00:
+                device.commands(list(data))
+            elif register == 0x40:
+                device.write(list(data))
+
+    def close(self) -> None:
+        pass
+
+    # --- accounting ----------------------------------------------------------------
+
+    def wire_bits(self, since: int = 0) -> int:
+        """Clock cycles on the wire: per transfer a start, the address, the control byte and
+        the data, each byte with its acknowledge bit, then a stop."""
+        return sum(1 + 9 * (2 + t.length) + 1 for t in self.transfers[since:])
+
+    def wire_bytes(self, since: int = 0) -> int:
+        return sum(2 + t.length for t in self.transfers[since:])
+
+    def bus_seconds(self, since: int = 0) -> float:
+        return self.wire_bits(since) / self.clock_hz
+
+
+class FakeI2C:
+    """All the buses of a fake Pi, created on first use: ``FakeI2C().bus`` is a bus factory."""
+
+    def __init__(self, clock_hz: int = 400_000) -> None:
+        self.clock_hz = clock_hz
+        self.buses: dict[int, FakeBus] = {}
+
+    def bus(self, number: int) -> FakeBus:
+        if number not in self.buses:
+            self.buses[number] = FakeBus(number, self.clock_hz)
+        return self.buses[number]

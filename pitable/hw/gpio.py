@@ -1,0 +1,152 @@
+"""The GPIO parts, on gpiozero: the ROLL button, the rotary encoder, the round LEDs.
+
+gpiozero calls its callbacks on its own threads; here they only turn an edge into an event
+and hand it to ``emit`` (the controller puts it on its queue). The controller decides what a
+press or a hold means, with its own clock, so that the same logic runs on the Pi, in the
+simulator and in the tests. gpiozero is imported only when the parts are built.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pitable.errors import HardwareError
+
+
+class GpioError(HardwareError):
+    """A pin could not be claimed or the pin library could not be loaded."""
+
+
+@dataclass(frozen=True)
+class Edge:
+    """An input changed: ``kind`` is "down" or "up" (ROLL button), "turn" or "push"."""
+
+    kind: str
+    at: float
+    steps: int = 0
+
+
+def pin_factory(name: str) -> Any:
+    """gpiozero's pin factory by name ("" = gpiozero's own choice, "mock" = MockFactory)."""
+    if not name:
+        return None
+    if name == "mock":
+        from gpiozero.pins.mock import MockFactory
+
+        return MockFactory()
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="gpiozero_pin_factories"):
+        if ep.name == name:
+            try:
+                return ep.load()()
+            except Exception as exc:
+                raise GpioError(f"gpiozero pin factory {name!r} cannot start: {exc}") from exc
+    raise GpioError(f"gpiozero has no pin factory {name!r}")
+
+
+class Controls:
+    """The inputs: the ROLL button and, when fitted, a rotary encoder with a push switch.
+
+    Debouncing is done here as well as by the pin library: gpiozero's mock pins (and some
+    factories) ignore ``bounce_time``, and a dice box must not roll twice on one press.
+    """
+
+    def __init__(
+        self,
+        emit: Callable[[Edge], None],
+        *,
+        button: int = 17,
+        pull_up: bool = True,
+        bounce_s: float = 0.02,
+        encoder: tuple[int, int, int] | None = (5, 6, 13),
+        encoder_pull_up: bool = True,
+        factory: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        from gpiozero import Button, RotaryEncoder
+
+        self.emit = emit
+        self.clock = clock
+        self.bounce_s = bounce_s
+        self._last: dict[str, float] = {}
+        self._devices: list[Any] = []
+        try:
+            self.button = Button(
+                button, pull_up=pull_up, bounce_time=bounce_s or None, pin_factory=factory
+            )
+            self._devices.append(self.button)
+            self.button.when_pressed = lambda: self._edge("down", "roll")
+            self.button.when_released = lambda: self._edge("up", "roll")
+            self.encoder = self.push = None
+            if encoder is not None:
+                a, b, push = encoder
+                self.encoder = RotaryEncoder(a, b, max_steps=0, pin_factory=factory)
+                self._devices.append(self.encoder)
+                self.encoder.when_rotated_clockwise = lambda: self._turn(+1)
+                self.encoder.when_rotated_counter_clockwise = lambda: self._turn(-1)
+                self.push = Button(
+                    push, pull_up=encoder_pull_up, bounce_time=bounce_s or None,
+                    pin_factory=factory,
+                )
+                self._devices.append(self.push)
+                self.push.when_pressed = lambda: self._edge("push", "push")
+        except Exception as exc:
+            self.close()
+            raise GpioError(f"cannot claim the input pins: {exc}") from exc
+
+    def _edge(self, kind: str, line: str) -> None:
+        now = self.clock()
+        last = self._last.get(line)
+        if last is not None and now - last < self.bounce_s:
+            return
+        self._last[line] = now
+        self.emit(Edge(kind, now))
+
+    def _turn(self, steps: int) -> None:
+        self.emit(Edge("turn", self.clock(), steps))
+
+    def close(self) -> None:
+        for device in reversed(self._devices):
+            device.close()
+        self._devices.clear()
+
+
+class RoundLeds:
+    """A bar of LEDs: ``show(done, total)`` lights a share of them, at least one once begun."""
+
+    def __init__(self, pins: tuple[int, ...], *, active_high: bool = True, factory: Any = None):
+        from gpiozero import LEDBarGraph
+
+        self.count = len(pins)
+        self.bar: Any = None
+        if pins:
+            try:
+                self.bar = LEDBarGraph(*pins, active_high=active_high, pin_factory=factory)
+            except Exception as exc:
+                raise GpioError(f"cannot claim the LED pins {list(pins)}: {exc}") from exc
+        self.lit = 0
+
+    def show(self, done: int, total: int) -> None:
+        lit = 0
+        if total > 0 and done > 0:
+            lit = min(self.count, math.ceil(done * self.count / total))
+        self.lit = lit
+        if self.bar is not None:
+            self.bar.value = lit / self.count
+
+    def off(self) -> None:
+        self.show(0, 1)
+
+    def states(self) -> tuple[bool, ...]:
+        if self.bar is None:
+            return ()
+        return tuple(bool(led.is_lit) for led in self.bar)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
