@@ -1,0 +1,245 @@
+"""The box, driven only through its inputs (mock pins) and read only through its outputs
+(what the fake panels show, decoded from the bytes sent to them; the LED pins; the log)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+import pytest
+from PIL import Image, ImageChops
+
+from pitable.box.sim import Simulator
+from pitable.config import DEFAULTS, Config
+from pitable.render.faces import die_panel
+from pitable.render.status import MenuView, StatusView, draw_status
+from pitable.rules import SPECIAL, Die, Roll, find_title
+
+
+class ScriptedBytes:
+    """An entropy source handing out chosen bytes: byte 36*g + 6*p + r is one roll."""
+
+    name = "script"
+
+    def __init__(self, *rolls: str) -> None:
+        self.data = bytearray(byte_of(Roll.from_str(r)) for r in rolls)
+
+    def read(self, n: int) -> bytes:
+        if len(self.data) < n:
+            raise AssertionError("the test ran out of scripted rolls")
+        out = bytes(self.data[:n])
+        del self.data[:n]
+        return out
+
+
+def byte_of(roll: Roll) -> int:
+    index = [(f - 1) if f is not SPECIAL else 5 for f in roll.faces]  # type: ignore[operator]
+    return 36 * index[0] + 6 * index[1] + index[2]
+
+
+def make(*rolls: str, tumble_ms: int = 0, mode: str = "table", title: str = "valley",
+         config: Config = DEFAULTS, **kw: object) -> Simulator:
+    box = dataclasses.replace(config.box, tumble_ms=tumble_ms, mode=mode, title=title)
+    return Simulator(dataclasses.replace(config, box=box), entropy=ScriptedBytes(*rolls), **kw)
+
+
+def same(a: Image.Image, b: Image.Image) -> bool:
+    return a.size == b.size and ImageChops.logical_xor(a.convert("1"), b.convert("1")).getbbox() is None
+
+
+def read_faces(sim: Simulator, title: str) -> tuple[object, ...]:
+    """Which face each die panel shows, by comparing it with every face's drawing."""
+    t = find_title(title)
+    seen = []
+    for die in Die:
+        shown = sim.panel(str(die))
+        matches = [f for f in (1, 2, 3, 4, 5, SPECIAL) if same(shown, die_panel(f, die, t))]
+        assert len(matches) == 1, f"the {die} panel shows no single face"
+        seen.append(matches[0])
+    return tuple(seen)
+
+
+@pytest.fixture
+def caplog_box(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.INFO, logger="pitable")
+    return caplog
+
+
+def test_a_press_shows_three_faces_and_the_legal_numbers(
+    caplog_box: pytest.LogCaptureFixture,
+) -> None:
+    sim = make("2,3,5")
+    sim.press()
+    assert read_faces(sim, "valley") == (2, 3, 5)
+    valley = find_title("valley")
+    options = valley.options(Roll.from_str("2,3,5"))
+    expected = draw_status(StatusView(title=valley, round=1, options=options,
+                                      reading=valley.reading(options)))
+    assert same(sim.panel("status"), expected)
+    assert "round 1: 2 3 5 -> 2 3 5 7 8 10; plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10" in caplog_box.text
+    sim.close()
+
+
+def test_each_press_rolls_once_even_with_contact_bounce() -> None:
+    sim = make("1,1,1", "4,4,4")
+    pin = sim.fakes.pin(DEFAULTS.button.pin)
+    pin.drive_low()
+    sim.advance(0.002)
+    pin.drive_high()  # a bounce 2 ms into the press
+    sim.advance(0.002)
+    pin.drive_low()
+    sim.advance(0.1)
+    pin.drive_high()
+    sim.settle()
+    assert read_faces(sim, "valley") == (1, 1, 1)
+    assert sim.box.game.state.rounds == 1
+    sim.close()
+
+
+def test_a_press_during_the_tumble_is_not_lost() -> None:
+    sim = make("1,2,3", "5,4,2", tumble_ms=400)
+    sim.button_down()
+    sim.advance(0.1)
+    sim.button_up()
+    sim.advance(0.1)  # tumbling
+    assert sim.box.game.state.rounds == 1
+    sim.press()
+    sim.advance(1.0)
+    assert sim.box.game.state.rounds == 2
+    assert read_faces(sim, "valley") == (5, 4, 2)
+    sim.close()
+
+
+def test_the_tumble_animates_then_settles_on_the_faces() -> None:
+    sim = make("3,3,3", tumble_ms=300)
+    sim.start_recording()
+    sim.press()
+    green = [f.image for f in sim.frames]
+    assert len(green) >= 4  # the idle plate, tumble frames, the final faces
+    assert read_faces(sim, "valley") == (3, 3, 3)
+    sim.close()
+
+
+@pytest.mark.parametrize(("title", "word"), [("valley", "SNAKE"), ("island", "DANGER"),
+                                              ("temple", "MUMMY")])
+def test_a_hazard_shows_its_warning_and_blinks(title: str, word: str) -> None:
+    sim = make("2,3,*", title=title)
+    sim.press()
+    t = find_title(title)
+    options = t.options(Roll.from_str("2,3,*"))
+    on = draw_status(StatusView(title=t, round=1, options=options, reading=t.reading(options),
+                                blink_on=True))
+    off = draw_status(StatusView(title=t, round=1, options=options, reading=t.reading(options),
+                                 blink_on=False))
+    phases = []
+    for _ in range(4):
+        phases.append(sim.panel("status"))
+        sim.advance(DEFAULTS.box.blink_ms / 2000)
+    assert any(same(p, on) for p in phases)
+    assert any(same(p, off) for p in phases)
+    lit = on.convert("L").point(lambda v: 255 if v else 0).histogram()[255]
+    assert lit > on.width * on.height // 2, "the warning screen is mostly lit (inverted)"
+    assert read_faces(sim, title)[2] is SPECIAL
+    sim.close()
+
+
+def test_a_hold_opens_the_menu_and_the_encoder_moves_in_it() -> None:
+    sim = make("1,2,3")
+    sim.press()
+    sim.hold()
+    valley = find_title("valley")
+    items = ("New game", "End game", "Back")
+    menu = StatusView(title=valley, round=1, menu=MenuView("Menu", items, 0))
+    assert same(sim.panel("status"), draw_status(menu))
+    sim.turn(+2)
+    moved = dataclasses.replace(menu, menu=MenuView("Menu", items, 2))
+    assert same(sim.panel("status"), draw_status(moved))
+    sim.push()  # Back: the roll is shown again
+    options = valley.options(Roll.from_str("1,2,3"))
+    shown = StatusView(title=valley, round=1, options=options, reading=valley.reading(options))
+    assert same(sim.panel("status"), draw_status(shown))
+    sim.close()
+
+
+def test_the_menu_starts_a_solo_game_of_another_title() -> None:
+    sim = make("1,2,3", "4,4,4")
+    sim.press()
+    sim.hold()
+    sim.push()  # New game
+    # Titles in order valley, island, temple; each table then solo: Island solo is item 3.
+    sim.turn(3 - 0)
+    sim.push()
+    assert sim.box.game.state.title == "island"
+    assert sim.box.game.state.mode == "solo"
+    sim.press()
+    assert read_faces(sim, "island") == (4, 4, 4)
+    sim.close()
+
+
+def test_menu_without_an_encoder_is_worked_by_the_roll_button() -> None:
+    config = dataclasses.replace(DEFAULTS, encoder=dataclasses.replace(DEFAULTS.encoder,
+                                                                       enabled=False))
+    sim = make("1,2,3", config=config)
+    sim.hold()   # open
+    sim.press()  # move to End game
+    sim.press()  # move to Back
+    sim.hold()   # choose Back
+    assert sim.box.phase.value == "idle"
+    sim.close()
+
+
+def test_an_unplugged_display_is_reported_and_recovers(
+    caplog_box: pytest.LogCaptureFixture,
+) -> None:
+    sim = make("1,1,1", "2,2,2", "3,3,3")
+    sim.press()
+    sim.unplug("red")
+    sim.press()
+    # The other panels keep working and the press was not lost.
+    valley = find_title("valley")
+    assert same(sim.panel("green"), die_panel(2, Die.GREEN, valley))
+    assert same(sim.panel("purple"), die_panel(2, Die.PURPLE, valley))
+    assert same(sim.panel("red"), die_panel(1, Die.RED, valley))  # what it had before
+    assert "red die display failed" in caplog_box.text
+    options = valley.options(Roll.from_str("2,2,2"))
+    degraded = StatusView(title=valley, round=2, options=options,
+                          reading=valley.reading(options),
+                          notices=("red die display not answering",))
+    assert same(sim.panel("status"), draw_status(degraded))
+    sim.replug("red")
+    sim.advance(2.5)  # the retry after the first back-off
+    assert "red die display is back" in caplog_box.text
+    assert same(sim.panel("red"), die_panel(2, Die.RED, valley))
+    sim.press()
+    assert read_faces(sim, "valley") == (3, 3, 3)
+    sim.close()
+
+
+def test_round_leds_are_off_at_the_table_and_count_solo_rounds() -> None:
+    sim = make(*["1,2,3"] * 6)
+    sim.press()
+    assert sim.led_states() == (False,) * 5
+    sim.close()
+    sim = make(*["1,2,3"] * 26, mode="solo")
+    lit = []
+    for _ in range(25):
+        sim.press()
+        lit.append(sum(sim.led_states()))
+    assert lit[0] == 1 and lit[4] == 1 and lit[5] == 2 and lit[24] == 5
+    assert lit == sorted(lit)
+    sim.press()  # the 26th press: the game is over, nothing is rolled
+    assert sim.box.game.state.rounds == 25
+    sim.close()
+
+
+def test_an_unchanged_die_is_not_redrawn() -> None:
+    sim = make("2,3,5", "2,4,5")
+    sim.press()
+    buses = {name: sim.fakes.where[name][0] for name in ("green", "purple", "red")}
+    before = {n: len(sim.fakes.i2c.bus(b).transfers) for n, b in buses.items()}
+    sim.press()
+    after = {n: len(sim.fakes.i2c.bus(b).transfers) for n, b in buses.items()}
+    assert after["green"] == before["green"]
+    assert after["red"] == before["red"]
+    assert after["purple"] > before["purple"]
+    sim.close()
