@@ -208,3 +208,17 @@ def test_the_installed_command_runs_level() -> None:
     )
     assert done.returncode == 0
     assert "Explorer" in done.stdout
+
+
+def test_history_while_the_box_is_rolling(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with SessionStore.open(tmp_path) as box:
+        game = box.new_game("temple", "table")
+        box.record_roll(game.id, Roll.from_str("1,2,3"), "os", False, 0)
+        code, out, _ = run(capsys, "history", "--json", "--state-dir", str(tmp_path))
+        assert code == 0
+        assert len(out.splitlines()) == 1
+        # The reader took no lock that stops the box's next roll.
+        box.record_roll(game.id, Roll.from_str("4,5,*"), "os", True, 1)
+        assert [r.n for r in box.rolls(game.id)] == [1, 2]

@@ -499,3 +499,18 @@ def test_moving_aside_never_touches_other_files(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "notes.txt", DB_NAME, f"{DB_NAME}.corrupt-{STAMP}"
     ]
+
+
+def test_a_failed_write_leaves_the_store_usable(store: SessionStore) -> None:
+    game = store.new_game("valley", "table")
+    db = store._connection()
+    # Stands in for a write that SQLite refuses (a full disk, an I/O error).
+    db.execute(
+        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON rolls BEGIN SELECT RAISE(ABORT, 'disk"
+        " full'); END"
+    )
+    with pytest.raises(StoreError, match="disk full"):
+        store.record_roll(game.id, ROLLS[0], "os", False, 0)
+    db.execute("DROP TRIGGER refuse")
+    play(store, game.id, ROLLS[:2])
+    assert [r.n for r in store.rolls(game.id)] == [1, 2]

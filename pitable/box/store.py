@@ -502,10 +502,14 @@ class SessionStore:
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     yield db
+                    db.execute("COMMIT")
                 except BaseException:
-                    db.execute("ROLLBACK")
+                    # Also after a failed COMMIT (a full disk): SQLite may leave the
+                    # transaction open, and the next roll's BEGIN would fail on it.
+                    if db.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            db.execute("ROLLBACK")
                     raise
-                db.execute("COMMIT")
             except sqlite3.Error as exc:
                 raise StoreError(f"{self.path}: {exc}") from exc
 
