@@ -44,7 +44,9 @@ def make(*rolls: str, tumble_ms: int = 0, mode: str = "table", title: str = "val
 
 
 def same(a: Image.Image, b: Image.Image) -> bool:
-    return a.size == b.size and ImageChops.logical_xor(a.convert("1"), b.convert("1")).getbbox() is None
+    if a.size != b.size:
+        return False
+    return ImageChops.logical_xor(a.convert("1"), b.convert("1")).getbbox() is None
 
 
 def read_faces(sim: Simulator, title: str) -> tuple[object, ...]:
