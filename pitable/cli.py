@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "pitable.commands.box",
     "pitable.commands.config",
     "pitable.commands.session",
+    "pitable.commands.sheet",
 )
 
 EXIT_USAGE = 2

@@ -1,0 +1,172 @@
+"""``pitable sheet`` and ``pitable print``: fresh adventure sheets as files or on paper.
+
+``sheet`` writes one seeded map as a PDF (true size, two to an A4 or Letter page), a PNG or
+PBM (the thermal strip, or any width) or a text map; ``print`` sends it to the thermal
+printer through the same background queue the box uses. Nothing heavy is imported until a
+command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import secrets
+from pathlib import Path
+from typing import Any
+
+from pitable.commands.dice import whole_number
+from pitable.errors import PrinterError, UsageError
+from pitable.rules.sheets import MAX_SEED, Sheet, generate
+
+#: The formats ``sheet --out`` writes, by file extension.
+FORMATS = {".pdf": "PDF", ".png": "PNG", ".pbm": "PPM", ".txt": "text"}
+
+
+def add_sheet_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", metavar="GAME", help="valley, island or temple")
+    p.add_argument(
+        "--seed",
+        metavar="N",
+        default=None,
+        help=f"which map, 0 to {MAX_SEED}; the same seed gives everyone the same map"
+        " (default: a new one, printed)",
+    )
+    p.add_argument("--side", default="a", metavar="a|b", help="the side of the sheet (a)")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "sheet",
+        help="write a fresh adventure sheet as a PDF, PNG, PBM or text map",
+        description="Write a fresh adventure sheet for GAME to FILE; the format follows the"
+        " extension: .pdf (spaces of 10 mm when printed at actual size, two sheets a"
+        " page), .png or .pbm (the thermal printer's strip, or --width pixels wide), .txt"
+        " (the map as letters).",
+    )
+    add_sheet_arguments(p)
+    p.add_argument("--out", metavar="FILE", required=True, help="the file to write")
+    p.add_argument(
+        "--width",
+        type=whole_number(180),
+        default=384,
+        metavar="PX",
+        help="PNG and PBM: width in pixels (384: 58 mm paper; 576: 80 mm paper)",
+    )
+    p.add_argument("--paper", default="a4", metavar="a4|letter", help="PDF: page size (a4)")
+    p.add_argument(
+        "--copies",
+        type=whole_number(1),
+        default=2,
+        metavar="N",
+        help="PDF: how many copies of the sheet (2: one page)",
+    )
+    p.set_defaults(run=run_sheet)
+
+    p = sub.add_parser(
+        "print",
+        help="print a fresh adventure sheet on the thermal printer",
+        description="Print a fresh adventure sheet for GAME on the thermal printer named by"
+        " the configuration's [printer] table; the options below override it.",
+    )
+    add_sheet_arguments(p)
+    p.add_argument(
+        "--port",
+        metavar="PORT",
+        help="a device path (/dev/serial0) or pyserial URL (socket://host:9100, loop://)",
+    )
+    p.add_argument("--baud", type=whole_number(1), metavar="N", help="baud rate (19200)")
+    p.add_argument("--paper-width", type=int, choices=(58, 80), metavar="MM", help="58 or 80 (58)")
+    p.add_argument(
+        "--image-command", choices=("gsv0", "dc2"), help="GS v 0 raster, or DC2 * (Adafruit)"
+    )
+    p.add_argument("--line-time-ms", type=float, metavar="MS", help="per printed dot row (30)")
+    p.add_argument("--feed-time-ms", type=float, metavar="MS", help="per fed dot row (2)")
+    p.add_argument("--copies", type=whole_number(1), default=1, metavar="N", help="copies (1)")
+    p.set_defaults(run=run_print)
+
+
+def make_sheet(args: argparse.Namespace) -> Sheet:
+    seed = args.seed if args.seed is not None else secrets.randbelow(MAX_SEED + 1)
+    return generate(args.game, seed, args.side)
+
+
+def run_sheet(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    suffix = out.suffix.lower()
+    if suffix not in FORMATS:
+        raise UsageError(
+            f"--out {args.out}: unknown extension {out.suffix or '(none)'!r}:"
+            f" expected {', '.join(FORMATS)}"
+        )
+    sheet = make_sheet(args)
+    data = sheet_bytes(sheet, suffix, width=args.width, paper=args.paper, copies=args.copies)
+    out.write_bytes(data)
+    print(f"{sheet.title_name}, side {sheet.side.value.upper()}, seed {sheet.seed}: {out}")
+    return 0
+
+
+def sheet_bytes(sheet: Sheet, suffix: str, *, width: int, paper: str, copies: int) -> bytes:
+    """The file for ``sheet`` in the format of ``suffix``; the same bytes every time."""
+    if suffix == ".txt":
+        return sheet.to_text().encode()
+    if suffix == ".pdf":
+        from pitable.render.sheet_pdf import sheets_pdf
+
+        return sheets_pdf([sheet] * copies, paper)
+    import io
+
+    from pitable.render.sheet import render_sheet
+
+    buffer = io.BytesIO()
+    render_sheet(sheet, width).save(buffer, format=FORMATS[suffix])
+    return buffer.getvalue()
+
+
+def printer_settings(args: argparse.Namespace) -> Any:
+    """The config's [printer] table, with the command line's options on top."""
+    from pitable.config import load_default_or
+    from pitable.hw.printer import PrinterSettings
+
+    config = load_default_or(getattr(args, "config", None)).config.printer
+    names = set(PrinterSettings.field_names())
+    values = {k: v for k, v in dataclasses.asdict(config).items() if k in names}
+    # The config says -1 where no busy line is wired.
+    if values.get("dtr_busy_pin") is not None and values["dtr_busy_pin"] < 0:
+        values["dtr_busy_pin"] = None
+    overrides = {
+        "port": args.port,
+        "baudrate": args.baud,
+        "paper_width_mm": args.paper_width,
+        "image_command": args.image_command,
+        "line_time_ms": args.line_time_ms,
+        "feed_time_ms": args.feed_time_ms,
+    }
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return PrinterSettings(**values)
+
+
+def run_print(args: argparse.Namespace) -> int:
+    sheet = make_sheet(args)
+    settings = printer_settings(args)
+    from pitable.hw.printer import JobState, PrintSpooler, ThermalPrinter
+    from pitable.render.sheet import render_sheet
+
+    image = render_sheet(sheet, settings.dots)
+    printer = ThermalPrinter(settings)
+    spooler = PrintSpooler(printer)
+    try:
+        for copy in range(args.copies):
+            job = spooler.submit(image, f"{sheet.label} copy {copy + 1}")
+            status = spooler.wait(job.id)
+            if status.state is not JobState.DONE:
+                raise PrinterError(status.detail or str(status.reason))
+    finally:
+        spooler.close()
+        printer.close()
+    report = status.report
+    assert report is not None
+    print(
+        f"printed {sheet.title_name}, side {sheet.side.value.upper()}, seed {sheet.seed}"
+        f" on {settings.port}: {report.bytes_sent} bytes, {report.model_s:.1f} s a copy"
+    )
+    return 0
