@@ -52,7 +52,8 @@ DB_NAME = "pitable.db"
 APPLICATION_ID = 0x50695462
 
 #: The schema, one step per version: ``MIGRATIONS[k]`` takes a database from version k to
-#: k + 1. Steps are only ever appended; a released step is never edited.
+#: k + 1. Steps are only ever appended; a released step is never edited. A step is split
+#: on ";" to run in one transaction, so it holds no trigger bodies or ";" in strings.
 MIGRATIONS: tuple[str, ...] = (
     # 0 -> 1: games and their rolls. Faces are text, "1" to "6" or "*" for the special
     # face, so that the table reads like `pitable roll` in the sqlite3 shell and either
