@@ -77,10 +77,18 @@ def run(rolls: int, directory: Path) -> tuple[list[float], list[float]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rolls", type=int, default=500)
-    parser.add_argument("--dir", type=Path, default=None,
-                        help="where to put the database (default: a temporary directory here)")
-    parser.add_argument("--press-to-faces-ms", type=float, default=float(BoxConfig().tumble_ms),
-                        help="the nominal time from a press to the faces (default: box.tumble_ms)")
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        help="where to put the database (default: a temporary directory here)",
+    )
+    parser.add_argument(
+        "--press-to-faces-ms",
+        type=float,
+        default=float(BoxConfig().tumble_ms),
+        help="the nominal time from a press to the faces (default: box.tumble_ms)",
+    )
     args = parser.parse_args()
 
     made = args.dir is None

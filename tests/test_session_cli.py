@@ -33,8 +33,9 @@ def one_error_line(err: str) -> str:
 
 def saved_games(directory: Path) -> None:
     """Game 1, ended; game 2, a solo Island game in progress, its sixth danger ignored."""
-    times = iter(datetime(2026, 11, 29, 20, 0, tzinfo=UTC) + timedelta(seconds=s)
-                 for s in range(100))
+    times = iter(
+        datetime(2026, 11, 29, 20, 0, tzinfo=UTC) + timedelta(seconds=s) for s in range(100)
+    )
     with SessionStore.open(directory, clock=lambda: next(times)) as store:
         first = store.new_game("valley", "solo")
         store.record_roll(first.id, Roll.from_str("2,3,5"), "os", False, 0)
@@ -43,8 +44,9 @@ def saved_games(directory: Path) -> None:
         state = store.state(game.id)
         for text in ["1,2,*"] * 6 + ["*,3,4"]:
             turn = state.play(Roll.from_str(text))
-            store.record_roll(game.id, turn.roll, "hwrng:/dev/hwrng", turn.hazard,
-                              turn.state.hazards)
+            store.record_roll(
+                game.id, turn.roll, "hwrng:/dev/hwrng", turn.hazard, turn.state.hazards
+            )
             state = turn.state
 
 
@@ -60,17 +62,19 @@ def test_history_json_of_the_current_game(
     rolls = [json.loads(line) for line in out.splitlines()]
     assert [r["n"] for r in rolls] == [1, 2, 3, 4, 5, 6, 7]
     assert rolls[0] == {
-        "n": 1, "at": "2026-11-29T20:00:04.000+00:00", "faces": [1, 2, "*"],
-        "source": "hwrng:/dev/hwrng", "hazard": True, "hazards_after": 1,
+        "n": 1,
+        "at": "2026-11-29T20:00:04.000+00:00",
+        "faces": [1, 2, "*"],
+        "source": "hwrng:/dev/hwrng",
+        "hazard": True,
+        "hazards_after": 1,
     }
     assert [r["hazard"] for r in rolls] == [True] * 5 + [False, False]
     assert rolls[-1]["faces"] == ["*", 3, 4]
     assert all(datetime.fromisoformat(r["at"]).tzinfo is not None for r in rolls)
 
 
-def test_history_of_an_ended_game_by_id(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_history_of_an_ended_game_by_id(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     saved_games(tmp_path)
     code, out, _ = run(capsys, "history", "--game", "1", "--state-dir", str(tmp_path))
     assert code == 0
@@ -103,7 +107,10 @@ def test_history_reads_as_text(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     ],
 )
 def test_history_errors_are_one_line(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, setup: str, argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    setup: str,
+    argv: list[str],
     message: str,
 ) -> None:
     if setup == "ended":
@@ -142,10 +149,14 @@ def test_history_finds_the_state_directory_in_the_environment(
 @pytest.mark.parametrize(
     ("argv", "first_line"),
     [
-        (["valley", "112", "--snakes", "5"],
-         "The Valley of Wiraqocha, 112 stars with 5 snakes: Explorer, the highest level"),
-        (["valley", "109", "--snakes", "5"],
-         "The Valley of Wiraqocha, 109 stars with 5 snakes: Voyager; 1 more for Explorer"),
+        (
+            ["valley", "112", "--snakes", "5"],
+            "The Valley of Wiraqocha, 112 stars with 5 snakes: Explorer, the highest level",
+        ),
+        (
+            ["valley", "109", "--snakes", "5"],
+            "The Valley of Wiraqocha, 109 stars with 5 snakes: Voyager; 1 more for Explorer",
+        ),
         (["valley", "89"], "The Valley of Wiraqocha, 89 stars: Tourist; 1 more for Pathfinder"),
         (["skull-island", "74"], "Skull Island, 74 stars: Pathfinder; 1 more for Voyager"),
         (["temple", "30"], "The Temple of Apikhabou, 30 stars: Explorer, the highest level"),
@@ -171,8 +182,12 @@ def test_level_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "level", "wiraqocha", "100", "--snakes", "5", "--json")
     assert code == 0
     assert json.loads(out) == {
-        "game": "valley", "score": 100, "snakes": 5, "level": "Voyager",
-        "next_level": "Explorer", "stars_needed": 10,
+        "game": "valley",
+        "score": 100,
+        "snakes": 5,
+        "level": "Voyager",
+        "next_level": "Explorer",
+        "stars_needed": 10,
         "thresholds": {"Pathfinder": 70, "Voyager": 90, "Explorer": 110},
     }
     _, out, _ = run(capsys, "level", "temple", "40", "--json")
@@ -204,7 +219,10 @@ def test_level_bad_input_is_one_line_and_exit_2(
 def test_the_installed_command_runs_level() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "pitable", "level", "valley", "110", "--snakes", "5"],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 0
     assert "Explorer" in done.stdout

@@ -23,15 +23,24 @@ PLAIN = Roll.from_str("2,3,5")
 
 # Every boundary of every rulebook's table: (title, last score of a level, its level).
 BOUNDARIES = [
-    ("valley", 89, "Tourist"), ("valley", 90, "Pathfinder"),
-    ("valley", 109, "Pathfinder"), ("valley", 110, "Voyager"),
-    ("valley", 129, "Voyager"), ("valley", 130, "Explorer"),
-    ("island", 59, "Tourist"), ("island", 60, "Pathfinder"),
-    ("island", 74, "Pathfinder"), ("island", 75, "Voyager"),
-    ("island", 89, "Voyager"), ("island", 90, "Explorer"),
-    ("temple", 14, "Tourist"), ("temple", 15, "Pathfinder"),
-    ("temple", 24, "Pathfinder"), ("temple", 25, "Voyager"),
-    ("temple", 29, "Voyager"), ("temple", 30, "Explorer"),
+    ("valley", 89, "Tourist"),
+    ("valley", 90, "Pathfinder"),
+    ("valley", 109, "Pathfinder"),
+    ("valley", 110, "Voyager"),
+    ("valley", 129, "Voyager"),
+    ("valley", 130, "Explorer"),
+    ("island", 59, "Tourist"),
+    ("island", 60, "Pathfinder"),
+    ("island", 74, "Pathfinder"),
+    ("island", 75, "Voyager"),
+    ("island", 89, "Voyager"),
+    ("island", 90, "Explorer"),
+    ("temple", 14, "Tourist"),
+    ("temple", 15, "Pathfinder"),
+    ("temple", 24, "Pathfinder"),
+    ("temple", 25, "Voyager"),
+    ("temple", 29, "Voyager"),
+    ("temple", 30, "Explorer"),
 ]
 
 
@@ -61,7 +70,10 @@ def test_stars_needed_for_the_next_level(
 def test_explorer_is_the_top(title: str) -> None:
     result = level(title, 500)
     assert (result.name, result.rank, result.next_level, result.stars_needed) == (
-        "Explorer", 3, None, None
+        "Explorer",
+        3,
+        None,
+        None,
     )
 
 
@@ -121,7 +133,11 @@ def test_bad_hazard_counts_and_titles() -> None:
 
 def test_level_json() -> None:
     assert level("valley", 112, 5).to_json() == {
-        "game": "valley", "score": 112, "hazards": 5, "level": "Explorer", "next_level": None,
+        "game": "valley",
+        "score": 112,
+        "hazards": 5,
+        "level": "Explorer",
+        "next_level": None,
         "stars_needed": None,
         "thresholds": {"Pathfinder": 70, "Voyager": 90, "Explorer": 110},
     }
@@ -186,8 +202,9 @@ def test_a_solo_valley_game_ends_after_round_25() -> None:
         state.play(PLAIN)
 
 
-@pytest.mark.parametrize(("title", "mode"), [("island", "solo"), ("temple", "solo"),
-                                              ("valley", "table")])
+@pytest.mark.parametrize(
+    ("title", "mode"), [("island", "solo"), ("temple", "solo"), ("valley", "table")]
+)
 def test_games_without_a_round_limit_go_on(title: str, mode: str) -> None:
     state = GameState(title, Mode(mode))
     for _ in range(60):

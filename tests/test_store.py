@@ -97,8 +97,9 @@ def fails_integrity_check(path: Path) -> bool:
 
 
 def moved_aside(directory: Path) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if ".corrupt-" in p.name
-                  or ".foreign-" in p.name)
+    return sorted(
+        p.name for p in directory.iterdir() if ".corrupt-" in p.name or ".foreign-" in p.name
+    )
 
 
 # --- games and rolls ---------------------------------------------------------------
@@ -107,7 +108,11 @@ def moved_aside(directory: Path) -> list[str]:
 def test_a_game_from_first_roll_to_its_level(store: SessionStore) -> None:
     game = store.new_game("wiraqocha", "solo")
     assert (game.title, game.mode, game.rounds, game.hazards, game.ended) == (
-        "valley", Mode.SOLO, 0, 0, False
+        "valley",
+        Mode.SOLO,
+        0,
+        0,
+        False,
     )
     assert store.current_game() == game
     play(store, game.id, ROLLS, source="hwrng:/dev/hwrng")
@@ -196,8 +201,12 @@ def test_roll_json(store: SessionStore) -> None:
     play(store, game.id, [Roll.from_str("*,3,*")])
     record = store.rolls(game.id)[0]
     assert record.to_json() == {
-        "n": 1, "at": "2026-11-29T11:22:34.000+00:00", "faces": ["*", 3, "*"],
-        "source": "os", "hazard": True, "hazards_after": 1,
+        "n": 1,
+        "at": "2026-11-29T11:22:34.000+00:00",
+        "faces": ["*", 3, "*"],
+        "source": "os",
+        "hazard": True,
+        "hazards_after": 1,
     }
 
 
@@ -284,7 +293,9 @@ def test_a_version_1_database_is_migrated_without_losing_rows(tmp_path: Path) ->
         assert game is not None
         assert (game.id, game.rounds, game.hazards) == (1, 3, 1)
         assert [r.roll for r in s.rolls(1)] == [
-            Roll.from_str("2,3,5"), Roll.from_str("*,1,*"), Roll.from_str("4,4,4")
+            Roll.from_str("2,3,5"),
+            Roll.from_str("*,1,*"),
+            Roll.from_str("4,4,4"),
         ]
         # The migrated game goes on where it was.
         play(s, 1, [Roll.from_str("1,1,*")])
@@ -341,9 +352,10 @@ def test_random_bytes_are_moved_aside_and_a_fresh_database_rolls(
 ) -> None:
     junk = random.Random(5).randbytes(20_000)
     (tmp_path / DB_NAME).write_bytes(junk)
-    with caplog.at_level(logging.WARNING, logger="pitable.store"), SessionStore.open(
-        tmp_path, clock=frozen()
-    ) as s:
+    with (
+        caplog.at_level(logging.WARNING, logger="pitable.store"),
+        SessionStore.open(tmp_path, clock=frozen()) as s,
+    ):
         assert s.recovered == (
             f"{DB_NAME} was damaged (file is not a database): moved aside to"
             f" {DB_NAME}.corrupt-{STAMP}, started a fresh one"
@@ -390,15 +402,19 @@ def test_a_database_that_fails_its_integrity_check_is_moved_aside(tmp_path: Path
 def test_the_wal_and_shm_files_go_with_the_database(tmp_path: Path) -> None:
     # (A damaged main file beside a sound WAL that holds every page is not damaged at all:
     # SQLite reads the pages from the WAL. Both files are damaged here.)
-    files = {"": b"not a database, not at all" * 200, "-wal": b"a damaged WAL" * 300,
-             "-shm": bytes(32768)}
+    files = {
+        "": b"not a database, not at all" * 200,
+        "-wal": b"a damaged WAL" * 300,
+        "-shm": bytes(32768),
+    }
     for suffix, content in files.items():
         (tmp_path / f"{DB_NAME}{suffix}").write_bytes(content)
     with SessionStore.open(tmp_path, clock=frozen()) as s:
         assert s.recovered is not None
         assert s.games() == []
     assert moved_aside(tmp_path) == [
-        f"{DB_NAME}.corrupt-{STAMP}", f"{DB_NAME}.corrupt-{STAMP}-shm",
+        f"{DB_NAME}.corrupt-{STAMP}",
+        f"{DB_NAME}.corrupt-{STAMP}-shm",
         f"{DB_NAME}.corrupt-{STAMP}-wal",
     ]
     # The -shm file is only an index of the WAL, which SQLite may rebuild while reading.
@@ -445,8 +461,11 @@ def test_a_database_locked_by_another_process_is_never_moved_aside(tmp_path: Pat
 
 
 def test_systemd_state_directory_comes_first() -> None:
-    env = {"STATE_DIRECTORY": "/var/lib/pitable:/var/lib/other", "XDG_STATE_HOME": "/x",
-           "HOME": "/home/pi"}
+    env = {
+        "STATE_DIRECTORY": "/var/lib/pitable:/var/lib/other",
+        "XDG_STATE_HOME": "/x",
+        "HOME": "/home/pi",
+    }
     assert default_state_dir(env) == Path("/var/lib/pitable")
 
 
@@ -497,7 +516,9 @@ def test_moving_aside_never_touches_other_files(tmp_path: Path) -> None:
     SessionStore.open(tmp_path, clock=frozen()).close()
     assert (tmp_path / "notes.txt").read_text() == "keep"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "notes.txt", DB_NAME, f"{DB_NAME}.corrupt-{STAMP}"
+        "notes.txt",
+        DB_NAME,
+        f"{DB_NAME}.corrupt-{STAMP}",
     ]
 
 

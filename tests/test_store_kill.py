@@ -53,7 +53,8 @@ def check_after_kill(path: Path, shown: dict[int, str], ended: set[int]) -> None
         wrong = {rid for rid, faces in shown.items() if stored[rid] != faces}
         assert not wrong, f"rolls stored with other faces than shown: {sorted(wrong)[:10]}"
         open_ended = [
-            gid for (gid,) in db.execute("SELECT id FROM games WHERE ended_at IS NULL")
+            gid
+            for (gid,) in db.execute("SELECT id FROM games WHERE ended_at IS NULL")
             if gid in ended
         ]
         assert not open_ended, f"games reported ended but open: {open_ended}"
@@ -93,7 +94,9 @@ def test_sigkill_at_random_points_never_loses_a_shown_roll(tmp_path: Path) -> No
     for _ in range(KILLS):
         driver = subprocess.Popen(
             [sys.executable, str(DRIVER), str(tmp_path)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         assert driver.stdout is not None
         early = rng.random() < 0.15

@@ -373,8 +373,7 @@ class SessionStore:
         """The game in progress (the last one started and not ended), if any."""
         with self._read() as db:
             row = db.execute(
-                f"SELECT {_GAME_COLUMNS} FROM games WHERE ended_at IS NULL"
-                " ORDER BY id DESC LIMIT 1"
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE ended_at IS NULL ORDER BY id DESC LIMIT 1"
             ).fetchone()
             return _game(row) if row else None
 
@@ -443,8 +442,13 @@ class SessionStore:
                 "INSERT INTO rolls (game_id, n, at, green, purple, red, source, hazard,"
                 " hazards_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    game_id, turn.round, at, *(_face_text(f) for f in roll.faces), source,
-                    int(turn.hazard), turn.state.hazards,
+                    game_id,
+                    turn.round,
+                    at,
+                    *(_face_text(f) for f in roll.faces),
+                    source,
+                    int(turn.hazard),
+                    turn.state.hazards,
                 ),
             )
             if turn.hazard:
@@ -593,7 +597,9 @@ def _check(db: sqlite3.Connection) -> None:
     problems = [row[0] for row in db.execute("PRAGMA integrity_check")]
     if problems != ["ok"]:
         lines = [
-            line.strip() for p in problems for line in str(p).splitlines()
+            line.strip()
+            for p in problems
+            for line in str(p).splitlines()
             if line.strip() and not line.startswith("***")
         ] or ["failed"]
         more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""

@@ -106,8 +106,7 @@ def run_history(args: argparse.Namespace) -> int:
         end = ", ended"
         if game.score is not None:
             end += f": {game.score} stars" + (f", {game.level}" if game.level else "")
-    print(f"game {game.id}: {title.name}, {game.mode}, started {started}, {rounds},"
-          f" {hazards}{end}")
+    print(f"game {game.id}: {title.name}, {game.mode}, started {started}, {rounds}, {hazards}{end}")
     if not records:
         print("no rolls yet")
     for record in records:
@@ -127,8 +126,7 @@ def run_level(args: argparse.Namespace) -> int:
     title = find_title(args.game)
     if args.snakes is not None and session_rules(title.key).discount_per_hazard == 0:
         raise UsageError(
-            f"--snakes: only The Valley of Wiraqocha lowers its levels by snakes, not"
-            f" {title.name}"
+            f"--snakes: only The Valley of Wiraqocha lowers its levels by snakes, not {title.name}"
         )
     snakes = args.snakes or 0
     result = level(title.key, args.score, snakes)

@@ -60,17 +60,26 @@ class SessionRules:
 # a sheet is full or five treasures are found, so they have no round limit.
 _RULES: dict[str, SessionRules] = {
     "valley": SessionRules(
-        "valley", 25, (90, 110, 130), 4,
+        "valley",
+        25,
+        (90, 110, 130),
+        4,
         "Draw the snake in an empty space next to one of the spaces you filled last turn;"
         " if there is none, in any empty space.",
     ),
     "island": SessionRules(
-        "island", None, (60, 75, 90), 0,
+        "island",
+        None,
+        (60, 75, 90),
+        0,
         "Draw the skull on an empty island space next to the space you filled last turn;"
         " if there is none, on any empty island space. Mark a danger bubble.",
     ),
     "temple": SessionRules(
-        "temple", None, (15, 25, 30), 0,
+        "temple",
+        None,
+        (15, 25, 30),
+        0,
         "Draw the mummy in an empty doorless space next to the space you filled last turn;"
         " if there is none, in any empty doorless space.",
     ),
