@@ -29,6 +29,16 @@ COMMAND_MODULES = (
 
 EXIT_USAGE = 2
 
+#: Optional libraries by import name: what to tell a user who lacks them.
+OPTIONAL_PACKAGES = {
+    "PIL": ("Pillow", "draw"),
+    "gpiozero": ("gpiozero", "sim"),
+    "luma": ("luma.oled", "sim"),
+    "serial": ("pyserial", "sim"),
+    "escpos": ("python-escpos", "sim"),
+    "fpdf": ("fpdf2", "draw"),
+}
+
 
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, without the usage block."""
@@ -91,6 +101,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args) or 0)
     except PitableError as exc:
         print(f"pitable {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModuleNotFoundError as exc:
+        package = OPTIONAL_PACKAGES.get((exc.name or "").split(".")[0])
+        if package is None:
+            raise
+        print(
+            f"pitable {args.command}: error: this command needs {package[0]}:"
+            f" pip install 'pitable[{package[1]}]'",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (``pitable roll --count 100000 | head``): not an error.
