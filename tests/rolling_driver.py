@@ -82,7 +82,9 @@ def main(argv: list[str]) -> int:
             next_title(sim)
             continue
         sim.press()
-        record = store.last_roll(sim.box.game.store_id)
+        game_id = sim.box.game.store_id
+        assert game_id is not None
+        record = store.last_roll(game_id)
         assert record is not None and record.n == sim.box.game.state.rounds
         print(f"shown {record.id} {shown_faces(sim)}", flush=True)
     sim.close()
