@@ -347,7 +347,7 @@ class PrintReport:
 class _Link:
     """A python-escpos printer whose raw writes go through the pacing and the transport."""
 
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, write: Callable[[bytes], None], transport: Transport) -> None:
         try:
             from escpos.escpos import Escpos
         except ImportError:
@@ -355,14 +355,12 @@ class _Link:
                 "printing needs python-escpos: pip install 'pitable[pi]'"
             ) from None
 
-        outer = transport
-
         class Link(Escpos):
             def _raw(self, msg: bytes) -> None:
-                outer.write(msg)
+                write(msg)
 
             def _read(self) -> bytes:
-                return outer.read(1, STATUS_WAIT_S)
+                return transport.read(1, STATUS_WAIT_S)
 
         self.escpos = Link()
 
@@ -388,6 +386,8 @@ class ThermalPrinter:
         self.clock = clock or MonotonicClock()
         self._busy = busy
         self._link: _Link | None = None
+        #: When the UART will have sent everything written so far, by the model.
+        self._wire_free = self.clock.now()
 
     @property
     def transport(self) -> Transport:
@@ -419,7 +419,7 @@ class ThermalPrinter:
         transport = self.transport
         transport.discard_input()
         if self.settings.image_command == "dc2":
-            transport.write(ESC + b"v\x00")
+            self._write(ESC + b"v\x00")
             reply = transport.read(1, STATUS_WAIT_S)
             # Bit 2 set: no paper. The reply has no fixed bits to check it against.
             paper = None if len(reply) != 1 else not reply[0] & 0x04
@@ -427,7 +427,7 @@ class ThermalPrinter:
         from escpos.constants import RT_STATUS_ONLINE, RT_STATUS_PAPER
 
         if self._link is None:
-            self._link = _Link(transport)
+            self._link = _Link(self._write, transport)
         online_reply = self._link.escpos.query_status(RT_STATUS_ONLINE)
         paper_reply = self._link.escpos.query_status(RT_STATUS_PAPER)
         online = not online_reply[0] & 0x08 if _is_status(online_reply) else None
@@ -456,11 +456,8 @@ class ThermalPrinter:
         """Write ``chunks`` paced by the busy line, or else by the model."""
         settings = self.settings
         clock = self.clock
-        transport = self.transport
         busy = self.busy_line
-        byte_s = BITS_PER_BYTE / settings.baudrate
         started = clock.now()
-        wire_free = started  # when the UART will have sent what was written so far
         finish = started  # when the mechanism finishes what was written so far, by the model
         in_flight: deque[tuple[float, int]] = deque()  # (finished by, bytes) per chunk
         for chunk in chunks:
@@ -475,11 +472,10 @@ class ThermalPrinter:
                     clock.sleep(ready - clock.now())
                     held -= size
             now = clock.now()
-            transport.write(chunk.data)
-            wire_free = max(wire_free, now) + len(chunk.data) * byte_s
+            self._write(chunk.data)
             # The model lets a chunk print only once all of it is in: later than a printer
             # that prints rows as they come, so the estimate errs on the side of waiting.
-            finish = max(wire_free, finish) + chunk.mechanism_s(settings)
+            finish = max(self._wire_free, finish) + chunk.mechanism_s(settings)
             in_flight.append((finish, len(chunk.data)))
             while in_flight and in_flight[0][0] <= now:
                 in_flight.popleft()
@@ -489,6 +485,13 @@ class ThermalPrinter:
             fed_rows=sum(c.fed_rows for c in chunks),
             model_s=finish - started,
         )
+
+    def _write(self, data: bytes) -> None:
+        """Every byte goes through here, so that the model knows when the wire is free."""
+        now = self.clock.now()
+        self.transport.write(data)
+        byte_s = BITS_PER_BYTE / self.settings.baudrate
+        self._wire_free = max(self._wire_free, now) + len(data) * byte_s
 
     def _wait_not_busy(self, busy: Callable[[], bool]) -> None:
         deadline = self.clock.now() + self.settings.timeout_s

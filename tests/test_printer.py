@@ -1,0 +1,312 @@
+"""The thermal printer on the fake: what comes out, the pacing, status, and the print queue."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PIL import Image, ImageChops
+
+from pitable.errors import ConfigError, PaperOut, PrinterError, PrinterOffline, PrinterTimeout
+from pitable.hw.fake_printer import FakePrinter
+from pitable.hw.printer import (
+    WINDOW_BYTES,
+    JobState,
+    JobStatus,
+    PrinterSettings,
+    PrintSpooler,
+    SerialTransport,
+    ThermalPrinter,
+    encode_image,
+)
+from pitable.render.sheet import blank_rows, render_sheet
+from pitable.rules import Roll, find_title
+from pitable.rules.sheets import generate
+
+TITLES = ("valley", "island", "temple")
+WAIT = 30  # seconds: only a bound on a hang; no test waits that long when it passes
+
+
+def same_picture(a: Image.Image, b: Image.Image) -> bool:
+    diff = ImageChops.difference(a.convert("L"), b.convert("L"))
+    return a.size == b.size and diff.getbbox() is None
+
+
+def printer_on(fake: FakePrinter, **settings: object) -> ThermalPrinter:
+    return ThermalPrinter(PrinterSettings(**settings), transport=fake, clock=fake.clock)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", ["gsv0", "dc2"])
+@pytest.mark.parametrize("title", TITLES)
+def test_what_comes_out_is_the_rendered_sheet(title: str, command: str) -> None:
+    image = render_sheet(generate(title, 7))
+    fake = FakePrinter()
+    report = printer_on(fake, image_command=command).print_image(image)
+    paper = fake.printout()
+    assert same_picture(paper.crop((0, 0, image.width, image.height)), image)
+    # After the sheet: blank paper to clear the tear bar, 12 mm of it.
+    tail = paper.crop((0, image.height, paper.width, paper.height))
+    assert tail.height == 12 * 8 and all(blank_rows(tail))
+    assert fake.unknown == []
+    # Everything sent was the job, but for the status queries before it.
+    status_bytes = 3 if command == "dc2" else 6
+    assert report.bytes_sent == len(fake.data) - status_bytes
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_blank_rows_are_fed_not_printed(title: str) -> None:
+    image = render_sheet(generate(title, 7))
+    blanks = sum(blank_rows(image))
+    fake = FakePrinter()
+    printer_on(fake).print_image(image)
+    assert fake.printed_rows == image.height - blanks
+    assert fake.fed_rows == blanks + 12 * 8
+    # Far fewer bytes than the picture's 48 bytes a row.
+    assert len(fake.data) < 0.7 * 48 * image.height
+
+
+def test_a_picture_on_80_mm_paper() -> None:
+    image = render_sheet(generate("island", 2), 576)
+    fake = FakePrinter(dots=576)
+    printer_on(fake, paper_width_mm=80).print_image(image)
+    assert same_picture(fake.printout().crop((0, 0, 576, image.height)), image)
+
+
+def test_a_picture_wider_than_the_paper_is_refused() -> None:
+    with pytest.raises(PrinterError, match="576 dots wide"):
+        encode_image(Image.new("1", (576, 10), 1), PrinterSettings())
+
+
+@pytest.mark.parametrize("baudrate", [9600, 19200, 115200])
+@pytest.mark.parametrize("title", TITLES)
+def test_the_pacing_never_overruns_the_buffer(title: str, baudrate: int) -> None:
+    image = render_sheet(generate(title, 11))
+    fake = FakePrinter(baudrate=baudrate, buffer_bytes=WINDOW_BYTES)
+    report = printer_on(fake, baudrate=baudrate).print_image(image)
+    assert 0 < fake.peak_buffer <= WINDOW_BYTES
+    assert not fake.overran
+    # The host's model never claims to be faster than the printer really is.
+    assert report.model_s >= fake.finished_at - 1e-9
+
+
+def test_without_pacing_the_buffer_overruns() -> None:
+    # The check can fail: the same job written in one go floods the fake's buffer.
+    image = render_sheet(generate("valley", 11))
+    fake = FakePrinter(buffer_bytes=WINDOW_BYTES)
+    fake.write(b"".join(c.data for c in encode_image(image, PrinterSettings())))
+    assert fake.overran
+
+
+def test_a_mechanism_slower_than_configured_is_caught() -> None:
+    # A printer slower than its settings say fills up: the settings must match the unit.
+    image = render_sheet(generate("valley", 11))
+    fake = FakePrinter(line_time_ms=60.0, buffer_bytes=WINDOW_BYTES)
+    printer_on(fake, line_time_ms=30.0).print_image(image)
+    assert fake.overran
+
+
+def test_the_pacing_keeps_the_mechanism_busy() -> None:
+    image = render_sheet(generate("valley", 7))
+    blanks = sum(blank_rows(image))
+    fake = FakePrinter()
+    printer_on(fake).print_image(image)
+    busy = (image.height - blanks) * 0.030 + (blanks + 96) * 0.002
+    # Within a few rows' time of a mechanism that never waits for data.
+    assert fake.finished_at < busy + 0.2
+
+
+def test_the_dtr_busy_line_gates_the_writes() -> None:
+    fake = FakePrinter()
+    polls = []
+
+    def busy() -> bool:
+        # Busy for the first 5 ms after each write: the host must wait it out.
+        polls.append(fake.clock.now())
+        return fake.writes > 0 and len(polls) % 6 != 0
+
+    printer = ThermalPrinter(PrinterSettings(), transport=fake, clock=fake.clock, busy=busy)
+    image = render_sheet(generate("temple", 1))
+    printer.print_image(image)
+    assert same_picture(fake.printout().crop((0, 0, 384, image.height)), image)
+    assert fake.clock.slept > 0
+
+
+def test_a_busy_line_stuck_high_times_out() -> None:
+    fake = FakePrinter()
+    printer = ThermalPrinter(
+        PrinterSettings(timeout_s=2.0), transport=fake, clock=fake.clock, busy=lambda: True
+    )
+    with pytest.raises(PrinterTimeout, match="busy line"):
+        printer.print_image(render_sheet(generate("temple", 1)))
+    assert fake.clock.now() >= 2.0
+
+
+# --- status ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["gsv0", "dc2"])
+def test_no_paper_is_reported_before_anything_is_printed(command: str) -> None:
+    fake = FakePrinter(paper=False)
+    with pytest.raises(PaperOut, match="out of paper"):
+        printer_on(fake, image_command=command).print_image(render_sheet(generate("island", 1)))
+    assert fake.printed_rows == 0
+
+
+def test_an_offline_printer_is_reported() -> None:
+    fake = FakePrinter()
+    printer = printer_on(fake)
+    assert printer.status().online is True
+    fake.online = False
+    with pytest.raises(PrinterOffline):
+        printer.print_image(render_sheet(generate("island", 1)))
+
+
+def test_a_printer_that_does_not_answer_still_prints() -> None:
+    fake = FakePrinter(answers_status=False)
+    printer = printer_on(fake)
+    assert printer.status().paper is None
+    printer.print_image(render_sheet(generate("island", 1)))
+    assert fake.printed_rows > 0
+
+
+def test_an_echoing_port_is_not_taken_for_a_status() -> None:
+    # pyserial's loop:// sends every byte back; the echo of a query is not a reply.
+    transport = SerialTransport(PrinterSettings(port="loop://"))
+    try:
+        status = ThermalPrinter(PrinterSettings(port="loop://"), transport=transport).status()
+    finally:
+        transport.close()
+    assert status == type(status)(online=None, paper=None)
+
+
+def test_a_port_that_cannot_be_opened_is_offline() -> None:
+    with pytest.raises(PrinterOffline, match="/dev/no-such-printer"):
+        SerialTransport(PrinterSettings(port="/dev/no-such-printer"))
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("paper_width_mm", 57),
+        ("image_command", "escpos"),
+        ("baudrate", 0),
+        ("line_time_ms", -1.0),
+        ("timeout_s", 0.0),
+        ("heat_time", 300),
+        ("dtr_busy_pin", 40),
+        ("port", " "),
+    ],
+)
+def test_bad_settings_name_their_key(field: str, value: object) -> None:
+    with pytest.raises(ConfigError, match=f"printer.{field}"):
+        PrinterSettings(**{field: value})  # type: ignore[arg-type]
+
+
+def test_settings_give_the_paper_width_in_dots() -> None:
+    assert PrinterSettings().dots == 384
+    assert PrinterSettings(paper_width_mm=80).dots == 576
+    assert "line_time_ms" in PrinterSettings.field_names()
+
+
+# --- the print queue -------------------------------------------------------------------
+
+
+def roll_many(count: int) -> int:
+    """What the box's rolling loop does between prints: work out what each roll allows."""
+    valley = find_title("valley")
+    done = 0
+    for i in range(count):
+        valley.options(Roll.from_str(f"{i % 5 + 1},{(i // 5) % 5 + 1},3"))
+        done += 1
+    return done
+
+
+def test_a_printer_that_times_out_leaves_the_box_rolling() -> None:
+    release = threading.Event()
+    fake = FakePrinter(hang=release)
+    seen: list[JobStatus] = []
+    spooler = PrintSpooler(printer_on(fake), on_change=seen.append)
+    try:
+        job = spooler.submit(render_sheet(generate("valley", 3)), "valley 3")
+        # The printer hangs on its first write; the caller goes on rolling and queueing.
+        assert roll_many(500) == 500
+        second = spooler.submit(render_sheet(generate("island", 3)), "island 3")
+        assert spooler.status(job.id).state in (JobState.QUEUED, JobState.PRINTING)
+        assert spooler.status(second.id).state is JobState.QUEUED
+        release.set()  # the write's timeout expires
+        failed = spooler.wait(job.id, WAIT)
+        assert failed.state is JobState.FAILED
+        assert failed.reason == "timed out"
+        # The printer comes back; the failed job was kept and prints on retry.
+        fake.hang = None
+        spooler.wait(second.id, WAIT)
+        assert spooler.retry(job.id).state is JobState.QUEUED
+        done = spooler.wait(job.id, WAIT)
+        assert done.state is JobState.DONE
+        assert done.attempts == 2
+        assert done.report is not None and done.report.bytes_sent > 0
+    finally:
+        release.set()
+        spooler.close(WAIT)
+    states = [s.state for s in seen if s.id == job.id]
+    assert states == [
+        JobState.QUEUED,
+        JobState.PRINTING,
+        JobState.FAILED,
+        JobState.QUEUED,
+        JobState.PRINTING,
+        JobState.DONE,
+    ]
+
+
+def test_a_printer_without_paper_fails_the_job_and_a_retry_prints_it() -> None:
+    fake = FakePrinter(paper=False)
+    spooler = PrintSpooler(printer_on(fake))
+    try:
+        image = render_sheet(generate("temple", 5))
+        job = spooler.submit(image, "temple 5")
+        assert roll_many(100) == 100
+        failed = spooler.wait(job.id, WAIT)
+        assert (failed.state, failed.reason) == (JobState.FAILED, "paper out")
+        assert [s.id for s in spooler.failed()] == [job.id]
+        fake.paper = True
+        spooler.retry(job.id)
+        assert spooler.wait(job.id, WAIT).state is JobState.DONE
+        assert same_picture(fake.printout().crop((0, 0, 384, image.height)), image)
+    finally:
+        spooler.close(WAIT)
+
+
+def test_only_failed_jobs_can_be_retried() -> None:
+    spooler = PrintSpooler(printer_on(FakePrinter()))
+    try:
+        job = spooler.submit(render_sheet(generate("temple", 5)))
+        spooler.wait(job.id, WAIT)
+        with pytest.raises(PrinterError, match="not failed"):
+            spooler.retry(job.id)
+        with pytest.raises(PrinterError, match="no print job 99"):
+            spooler.status(99)
+    finally:
+        spooler.close(WAIT)
+    with pytest.raises(PrinterError, match="closed"):
+        spooler.submit(Image.new("1", (8, 8), 1))
+
+
+def test_an_unexpected_failure_does_not_stop_the_queue() -> None:
+    class Flaky:
+        calls = 0
+
+        def print_image(self, image: Image.Image) -> object:
+            Flaky.calls += 1
+            if Flaky.calls == 1:
+                raise RuntimeError("driver bug")
+            return printer_on(FakePrinter()).print_image(image)
+
+    spooler = PrintSpooler(Flaky())  # type: ignore[arg-type]
+    try:
+        first = spooler.submit(Image.new("1", (384, 4), 0))
+        second = spooler.submit(Image.new("1", (384, 4), 0))
+        assert spooler.wait(first.id, WAIT).reason == "failed"
+        assert spooler.wait(second.id, WAIT).state is JobState.DONE
+    finally:
+        spooler.close(WAIT)
