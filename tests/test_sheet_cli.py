@@ -1,0 +1,149 @@
+"""``pitable sheet`` and ``pitable print`` as a user runs them."""
+
+from __future__ import annotations
+
+import io
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from pitable.cli import main
+from pitable.hw.fake_printer import FakePrinter
+from pitable.render.sheet import render_sheet
+from pitable.rules.sheets import generate
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_sheet_writes_a_pdf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sheet.pdf"
+    code, stdout, _ = run(capsys, "sheet", "valley", "--seed", "7", "--out", str(out))
+    assert code == 0
+    assert out.read_bytes().startswith(b"%PDF-")
+    assert "seed 7" in stdout
+
+
+@pytest.mark.parametrize(("suffix", "mode"), [(".png", "1"), (".pbm", "1")])
+def test_sheet_writes_the_strip_as_a_picture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str, mode: str
+) -> None:
+    out = tmp_path / f"sheet{suffix}"
+    assert run(capsys, "sheet", "island", "--seed", "3", "--side", "b", "--out", str(out))[0] == 0
+    image = Image.open(out)
+    assert image.mode == mode
+    expected = render_sheet(generate("island", 3, "b"))
+    assert ImageChops.difference(image.convert("L"), expected.convert("L")).getbbox() is None
+
+
+def test_sheet_writes_a_text_map(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "map.txt"
+    assert run(capsys, "sheet", "temple", "--seed", "7", "--out", str(out))[0] == 0
+    assert out.read_text() == generate("temple", 7).to_text()
+
+
+def test_the_same_seed_writes_the_same_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for suffix in (".pdf", ".png"):
+        a, b = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
+        run(capsys, "sheet", "valley", "--seed", "12", "--out", str(a))
+        run(capsys, "sheet", "valley", "--seed", "12", "--out", str(b))
+        assert a.read_bytes() == b.read_bytes()
+
+
+def test_without_a_seed_a_new_one_is_chosen_and_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m.txt"
+    _, stdout, _ = run(capsys, "sheet", "island", "--out", str(out))
+    seed = int(stdout.split("seed ")[1].split(":")[0])
+    assert out.read_text() == generate("island", seed).to_text()
+
+
+def test_a_png_at_any_width(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "big.png"
+    assert run(capsys, "sheet", "valley", "--width", "1000", "--out", str(out))[0] == 0
+    assert Image.open(out).width == 1000
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["sheet", "chess", "--out", "x.png"], "unknown game 'chess'"),
+        (["sheet", "valley", "--seed", "-3", "--out", "x.png"], "seed -3"),
+        (["sheet", "valley", "--seed", "seven", "--out", "x.png"], "seed 'seven'"),
+        (["sheet", "valley", "--seed", "1000000", "--out", "x.png"], "seed 1000000"),
+        (["sheet", "valley", "--side", "c", "--out", "x.png"], "side 'c'"),
+        (["sheet", "valley", "--out", "x.jpg"], "unknown extension '.jpg'"),
+        (["sheet", "valley", "--out", "noextension"], "unknown extension '(none)'"),
+        (["sheet", "valley", "--out", "x.pdf", "--paper", "a3"], "paper 'a3'"),
+        (["sheet", "valley", "--out", "/no/such/dir/x.png"], "No such file or directory"),
+        (["print", "valley", "--port", "/dev/no-such-printer"], "/dev/no-such-printer"),
+        (["print", "valley", "--port", "nonsense://x"], "nonsense://x"),
+        (["print", "valley", "--seed", "x", "--port", "loop://"], "seed 'x'"),
+    ],
+)
+def test_bad_input_gives_one_line_and_a_failure(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, stderr = run(capsys, *argv)
+    assert code != 0
+    assert message in stderr
+    assert len(stderr.strip().splitlines()) == 1
+    assert "Traceback" not in stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_print_sends_the_sheet_to_a_network_printer(capsys: pytest.CaptureFixture[str]) -> None:
+    # A capture on loopback stands in for socket://printer.local:9100.
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    received = io.BytesIO()
+
+    def capture() -> None:
+        conn, _ = server.accept()
+        with conn:
+            while chunk := conn.recv(65536):
+                received.write(chunk)
+
+    thread = threading.Thread(target=capture, daemon=True)
+    thread.start()
+    try:
+        code, stdout, stderr = run(
+            capsys,
+            "print",
+            "temple",
+            "--seed",
+            "4",
+            "--port",
+            f"socket://127.0.0.1:{port}",
+            # A capture takes bytes as fast as they come: no mechanism to wait for.
+            "--baud",
+            "10000000",
+            "--line-time-ms",
+            "0",
+            "--feed-time-ms",
+            "0",
+        )
+        thread.join(10)
+    finally:
+        server.close()
+    assert code == 0, stderr
+    assert "printed The Temple of Apikhabou" in stdout
+    fake = FakePrinter()
+    fake.write(received.getvalue())
+    image = render_sheet(generate("temple", 4))
+    paper = fake.printout().crop((0, 0, image.width, image.height))
+    assert ImageChops.difference(paper.convert("L"), image.convert("L")).getbbox() is None
