@@ -33,7 +33,7 @@ class Edge:
 def pin_factory(name: str) -> Any:
     """gpiozero's pin factory by name ("" = gpiozero's own choice, "mock" = MockFactory)."""
     if not name:
-        return None
+        return _default_factory()
     if name == "mock":
         from gpiozero.pins.mock import MockFactory
 
@@ -47,6 +47,28 @@ def pin_factory(name: str) -> Any:
             except Exception as exc:
                 raise GpioError(f"gpiozero pin factory {name!r} cannot start: {exc}") from exc
     raise GpioError(f"gpiozero has no pin factory {name!r}")
+
+
+def _default_factory() -> Any:
+    """gpiozero's own choice (lgpio on a Pi 5, RPi.GPIO on older Pis), made here so that its
+    fallback warnings become one clear error when no pin library works at all."""
+    import warnings
+
+    from gpiozero import Device
+
+    if Device.pin_factory is not None:
+        return Device.pin_factory
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            Device.pin_factory = Device._default_pin_factory()
+        except Exception:
+            tried = "; ".join(str(w.message) for w in caught)
+            raise GpioError(
+                f"no GPIO pin library works here ({tried}); off the Pi, `pitable sim`"
+                " runs the box on fakes"
+            ) from None
+    return Device.pin_factory
 
 
 class Controls:

@@ -1,0 +1,133 @@
+"""Games that last: solo rounds and levels, hazard counts, power cuts, damaged state.
+
+Driven through the simulator's inputs, read through its outputs, as in test_box.py.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+from pitable.box.sim import Simulator
+from pitable.box.store import DB_NAME, SessionStore
+from pitable.render.status import StatusView, draw_status
+from pitable.rules import Roll, find_title
+from tests.test_box import make, read_faces, same
+
+
+def end_with_score(sim: Simulator, score: int) -> None:
+    """Menu: New game, End game: score, Back. Turn the score in on the encoder, push."""
+    sim.hold()
+    sim.turn(+1)
+    sim.push()
+    sim.turn(score)
+    sim.push()
+
+
+@pytest.mark.parametrize(
+    ("snakes", "score", "level"),
+    [(0, 112, "Voyager"), (5, 112, "Explorer"), (0, 89, "Tourist"), (2, 82, "Pathfinder")],
+)
+def test_a_solo_valley_game_ends_after_25_rounds_and_gives_the_level(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, snakes: int, score: int, level: str
+) -> None:
+    caplog.set_level(logging.INFO, logger="pitable")
+    rolls = ["1,2,*"] * snakes + ["2,3,4"] * (25 - snakes) + ["5,5,5"]
+    store = SessionStore.open(tmp_path)
+    sim = make(*rolls, mode="solo", store=store)
+    leds = []
+    for _ in range(25):
+        sim.press()
+        leds.append(sum(sim.led_states()))
+    assert leds == [min(5, (r + 4) // 5) for r in range(1, 26)]
+    sim.press()  # round 26 does not exist
+    assert sim.box.game.state.rounds == 25
+    assert "Game over after 25 rounds" in (sim.box.view().message or "")
+    end_with_score(sim, score)
+    game = store.games()[-1]
+    assert (game.score, game.level, game.hazards) == (score, level, snakes)
+    assert f"{score} stars: {level}" in caplog.text
+    sim.close()
+
+
+def test_the_status_screen_tells_the_stars_needed_for_the_next_level() -> None:
+    sim = make(*["2,3,4"] * 25, mode="solo")
+    for _ in range(25):
+        sim.press()
+    end_with_score(sim, 100)
+    valley = find_title("valley")
+    message = "100 stars: Pathfinder; 10 more for Voyager"
+    options = valley.options(Roll.from_str("2,3,4"))
+    expected = StatusView(title=valley, solo=True, round=25, round_limit=25, options=options,
+                          reading=valley.reading(options, solo=True), hazards=0,
+                          message=message)
+    assert same(sim.panel("status"), draw_status(expected))
+    sim.close()
+
+
+@pytest.mark.parametrize(
+    ("title", "score", "level"),
+    [("island", 59, "Tourist"), ("island", 60, "Pathfinder"), ("island", 90, "Explorer"),
+     ("temple", 14, "Tourist"), ("temple", 25, "Voyager"), ("temple", 30, "Explorer")],
+)
+def test_island_and_temple_levels(tmp_path: Path, title: str, score: int, level: str) -> None:
+    store = SessionStore.open(tmp_path)
+    sim = make("1,2,3", "4,5,1", title=title, mode="solo", store=store)
+    sim.press()
+    sim.press()
+    end_with_score(sim, score)
+    assert store.games()[-1].level == level
+    sim.close()
+
+
+def test_the_island_ignores_the_sixth_danger_and_uses_the_other_dice() -> None:
+    sim = make(*["2,3,*"] * 7, title="island", mode="solo")
+    for _ in range(5):
+        sim.press()
+    assert sim.box.game.state.hazards == 5
+    assert sim.led_states() == (True,) * 5  # the five danger bubbles
+    sim.press()
+    island = find_title("island")
+    options = island.options(Roll.from_str("2,3,*"), 5)
+    assert not options.hazard and options.numbers == (2, 3, 5)
+    shown = StatusView(title=island, solo=True, round=6, options=options,
+                       reading=island.reading(options, solo=True), hazards=5)
+    assert same(sim.panel("status"), draw_status(shown))
+    assert sim.box.game.state.hazards == 5
+    sim.close()
+
+
+def test_after_a_power_cut_the_box_shows_the_same_round_and_last_roll(tmp_path: Path) -> None:
+    store = SessionStore.open(tmp_path)
+    sim = make("1,2,3", "4,*,2", "5,5,*", mode="solo", title="temple", store=store)
+    for _ in range(3):
+        sim.press()
+    # The power goes: nothing is closed, nothing is flushed by hand.
+    again = make(mode="solo", title="temple", store=SessionStore.open(tmp_path))
+    assert read_faces(again, "temple") == read_faces(sim, "temple")
+    assert again.box.game.state.rounds == 3
+    assert again.box.game.state.hazards == 1
+    temple = find_title("temple")
+    options = temple.options(Roll.from_str("5,5,*"), 0)
+    assert again.box.view().options == options
+    again.close()
+
+
+def test_a_corrupted_database_is_moved_aside_and_the_box_rolls_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="pitable")
+    (tmp_path / DB_NAME).write_bytes(os.urandom(8192))
+    store = SessionStore.open(tmp_path)
+    sim = make("3,1,4", store=store)
+    moved = [p for p in tmp_path.iterdir() if ".corrupt-" in p.name]
+    assert len(moved) == 1 and moved[0].stat().st_size == 8192
+    sim.press()
+    assert read_faces(sim, "valley") == (3, 1, 4)
+    assert "state was damaged: fresh start" in sim.box.notices()
+    assert "moved aside" in caplog.text
+    assert len(store.rolls(store.games()[-1].id)) == 1
+    sim.close()
