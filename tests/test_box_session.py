@@ -131,3 +131,21 @@ def test_a_corrupted_database_is_moved_aside_and_the_box_rolls_on(
     assert "moved aside" in caplog.text
     assert len(store.rolls(store.games()[-1].id)) == 1
     sim.close()
+
+
+def test_a_failing_disk_does_not_stop_the_game(tmp_path: Path,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    import sqlite3
+
+    class FullDisk(SessionStore):
+        def record_roll(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+            raise sqlite3.OperationalError("database or disk is full")
+
+    store = FullDisk.open(tmp_path)
+    sim = make("2,2,2", "3,3,3", store=store)
+    sim.press()
+    sim.press()
+    assert read_faces(sim, "valley") == (3, 3, 3)
+    assert "rolls are not being saved" in sim.box.notices()
+    assert "disk is full" in caplog.text
+    sim.close()

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pitable.box.parts import DisplaySlot
-from pitable.errors import EntropyError, PitableError
+from pitable.errors import EntropyError
 from pitable.hw.gpio import Edge, RoundLeds
 from pitable.render.faces import die_panel, draw_tumble_frame, face_panel
 from pitable.render.status import MenuView, StatusView, draw_status
@@ -88,6 +88,7 @@ class Box:
 
     def __post_init__(self) -> None:
         self.events: queue.Queue[Edge | str] = queue.Queue()
+        self.store_failure: str | None = None
         self.phase = Phase.IDLE
         self.down_at: float | None = None
         self.hold_fired = False
@@ -255,7 +256,11 @@ class Box:
         state = GameState(find_title(title).key, Mode.from_str(mode))
         store_id = None
         if self.store is not None:
-            store_id = self.store.new_game(state.title, state.mode).id
+            try:
+                store_id = self.store.new_game(state.title, state.mode).id
+            except Exception as exc:
+                log.error("new game not saved: %s", exc)
+                self.store_failure = str(exc)
         log.info("new game: %s, %s", find_title(state.title).name, state.mode)
         return Game(state, store_id)
 
@@ -272,8 +277,9 @@ class Box:
         if self.store is not None and game.store_id is not None:
             try:
                 self.store.end_game(game.store_id, score)
-            except PitableError as exc:
-                log.warning("could not end game %s in the store: %s", game.store_id, exc)
+            except Exception as exc:
+                log.error("could not end game %s in the store: %s", game.store_id, exc)
+                self.store_failure = str(exc)
         if score is not None and game.state.mode is Mode.SOLO:
             result = level(game.state.title, score, game.state.hazards)
             more = (
@@ -311,8 +317,11 @@ class Box:
             try:
                 self.store.record_roll(game.store_id, roll, self.entropy.name, turn.hazard,
                                        turn.state.hazards)
-            except PitableError as exc:
+                self.store_failure = None
+            except Exception as exc:
+                # A full or failing disk must not stop the game: roll, show, and say so.
                 log.error("roll %d not saved: %s", turn.round, exc)
+                self.store_failure = str(exc)
         game.state = turn.state
         game.last_options = turn.options
         self.rolls += 1
@@ -420,6 +429,8 @@ class Box:
             found.append("hwrng failed: OS generator")
         if self.store is not None and getattr(self.store, "recovered", None):
             found.append("state was damaged: fresh start")
+        if self.store_failure is not None:
+            found.append("rolls are not being saved")
         if self.printer is not None and (n := self.printer.notice()):
             found.append(n)
         return tuple(found + self.notices_extra)
