@@ -16,7 +16,6 @@ Spaces are at least 5 mm on 58 mm paper (384 dots at 8 dots a millimetre) and at
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -457,7 +456,3 @@ def sheet_png(sheet: Sheet, width: int = PAPER_DOTS[58]) -> bytes:
     buffer = io.BytesIO()
     render_sheet(sheet, width).save(buffer, format="PNG", optimize=False)
     return buffer.getvalue()
-
-
-def shapes_of(drawing: Drawing, kind: type[Shape]) -> Sequence[Shape]:
-    return [s for s in drawing.shapes if isinstance(s, kind)]
