@@ -62,6 +62,7 @@ def _store(state_dir: str | None, config: Any) -> Any:
 
 
 def run_box(args: argparse.Namespace) -> int:
+    from pitable.box.service import Notifier
     from pitable.box.wiring import build_box
 
     config = _config(args)
@@ -70,11 +71,16 @@ def run_box(args: argparse.Namespace) -> int:
     stop = built.box.stop
     signal.signal(signal.SIGTERM, lambda *_: stop())
     log.warning("pitable is running: %s", built.box.game.state.title)
+    # Under systemd (Type=notify): started once the parts are up; the loop feeds the
+    # watchdog on every turn, so a hung loop is restarted. Outside systemd, no-ops.
+    systemd = Notifier()
+    systemd.ready(f"rolling for {built.box.game.state.title}")
     try:
-        built.box.run()
+        built.box.run(heartbeat=systemd.heartbeat)
     except KeyboardInterrupt:
         pass
     finally:
+        systemd.stopping()
         built.close()
     return 0
 
