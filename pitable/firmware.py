@@ -1,0 +1,202 @@
+"""What the Pi's boot partition and udev must say for the parts in a config.
+
+:func:`boot_config` writes a fragment of ``config.txt`` that turns on exactly the buses the
+config uses: I2C (at the configured clock) with the mux's overlay, SPI when a display is on
+it, the PL011 UART on GPIO 14/15 when the printer is. install.sh saves it as
+``/boot/firmware/pitable-config.txt`` and adds one ``include`` line to the user's
+``config.txt``, which is never rewritten. :func:`udev_rules` lets the service's group read
+``/dev/hwrng``, which is root's alone by default.
+
+The files in firmware/ are these functions' output for :data:`~pitable.config.DEFAULTS`; a
+test keeps them equal. ``python -m pitable.firmware boot|udev [--config PATH]`` prints them
+for another config, which is how install.sh writes them. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from pitable.config import LOCAL_UARTS, Config, load_default_or
+
+#: The fragment's name on the boot partition, next to config.txt.
+FRAGMENT_NAME = "pitable-config.txt"
+#: The line install.sh adds to config.txt. ``[all]`` first: the user's file may end inside
+#: a conditional section such as ``[cm4]``, which would otherwise apply to the include too.
+INCLUDE_LINES = ("[all]", f"include {FRAGMENT_NAME}")
+UDEV_RULES_NAME = "99-pitable.rules"
+#: The group that may read /dev/hwrng: the service's own (User=pitable, Group=pitable).
+HWRNG_GROUP = "pitable"
+#: How the PL011 UART is freed from Bluetooth for GPIO 14/15.
+UART_OVERLAYS = ("disable-bt", "miniuart-bt")
+DEFAULT_UART_OVERLAY = "disable-bt"
+
+#: Names of the Pi 4's extra I2C buses in the i2c-mux overlay (bus 1, i2c_arm, is its
+#: default and needs no parameter).
+_MUX_BUS_PARAMS = {0: "i2c0", 3: "i2c3", 4: "i2c4", 5: "i2c5", 6: "i2c6"}
+#: What each thing the firmware turns on takes of the header, by BCM number.
+_I2C_PINS = {1: (2, 3), 3: (4, 5), 4: (6, 7), 5: (12, 13), 6: (22, 23)}
+_EXTRA_I2C = (3, 4, 5, 6)
+_SPI_PINS = {0: (7, 8, 9, 10, 11), 1: (17, 18, 19, 20, 21)}
+_UART_PINS = (14, 15)
+
+
+def uses_i2c_buses(config: Config) -> list[int]:
+    """The I2C buses the enabled displays are on (the mux's parent bus when it is on)."""
+    users = [d for d in config.displays.enabled() if d.interface == "i2c"]
+    if not users:
+        return []
+    if config.i2c.mux:
+        return [config.i2c.bus]
+    return sorted({d.bus for d in users if d.bus is not None})
+
+
+def uses_spi(config: Config) -> bool:
+    return any(d.interface == "spi" for d in config.displays.enabled())
+
+
+def uses_local_uart(config: Config) -> bool:
+    """Whether the printer is on the Pi's own UART (GPIO 14/15), not USB or the network."""
+    return config.printer.enabled and config.printer.port in LOCAL_UARTS
+
+
+def uart_overlay(config: Config) -> str:
+    """``disable-bt`` (Bluetooth off, the PL011 on GPIO 14/15) or ``miniuart-bt``
+    (Bluetooth kept on the mini UART), from ``printer.uart_overlay`` where the config has
+    that key, else ``disable-bt``."""
+    value = getattr(config.printer, "uart_overlay", DEFAULT_UART_OVERLAY)
+    return value if value in UART_OVERLAYS else DEFAULT_UART_OVERLAY
+
+
+def boot_config(config: Config) -> str:
+    """The config.txt fragment for ``config``'s parts."""
+    lines = [
+        "# pitable: the boot configuration the dice box's parts need.",
+        "# Written by install.sh from /etc/pitable/pitable.toml (python -m pitable.firmware boot)",
+        f"# and read through the line `include {FRAGMENT_NAME}` in config.txt.",
+        "# `pitable doctor` checks that it still matches the config. A reboot applies it.",
+        "[all]",
+    ]
+    i2c = config.i2c
+    for bus in uses_i2c_buses(config):
+        if bus == 1:
+            lines += [
+                f"# I2C1 on GPIO 2 (SDA) and 3 (SCL), at {i2c.speed_hz // 1000} kHz.",
+                f"dtparam=i2c_arm=on,i2c_arm_baudrate={i2c.speed_hz}",
+            ]
+        elif bus in _EXTRA_I2C:
+            sda, scl = _I2C_PINS[bus]
+            lines += [
+                f"# I2C{bus} (Pi 4) on GPIO {sda} (SDA) and {scl} (SCL).",
+                f"dtoverlay=i2c{bus},baudrate={i2c.speed_hz}",
+            ]
+        else:
+            # Bus 0 belongs to the HAT EEPROM and the cameras; higher numbers are adapters
+            # (a USB bridge, another mux) that need nothing on the boot partition.
+            lines.append(f"# /dev/i2c-{bus}: nothing to turn on at boot.")
+    if i2c.mux and uses_i2c_buses(config):
+        # The kernel's pca954x driver gives each channel its own /dev/i2c-N. The 4-channel
+        # chips are driven as the PCA9545, which the overlay has always offered; the PCA9546
+        # switches channels with the same control register.
+        chip = "pca9548" if i2c.mux_channels == 8 else "pca9545"
+        params = [chip, f"addr=0x{i2c.mux_address:02x}"]
+        if i2c.bus in _MUX_BUS_PARAMS:
+            params.append(_MUX_BUS_PARAMS[i2c.bus])
+        lines += [
+            f"# The {'TCA9548A' if i2c.mux_channels == 8 else 'PCA9546'} mux: one bus per"
+            " display.",
+            "dtoverlay=i2c-mux," + ",".join(params),
+        ]
+    if uses_spi(config):
+        if config.spi.port == 0:
+            lines += ["# SPI0 on GPIO 7 to 11, for the SPI displays.", "dtparam=spi=on"]
+        else:
+            lines += ["# SPI1 on GPIO 17 to 21, for the SPI displays.", "dtoverlay=spi1-2cs"]
+    if uses_local_uart(config):
+        overlay = uart_overlay(config)
+        why = (
+            "Bluetooth off" if overlay == "disable-bt" else "Bluetooth moved to the mini UART"
+        )
+        lines += [
+            "# The printer: the PL011 UART on GPIO 14 (TX) and 15 (RX), " + why + ".",
+            "enable_uart=1",
+            f"dtoverlay={overlay}",
+            "# On a Pi 5 the GPIO 14/15 UART is UART0, apart from Bluetooth and off by",
+            "# default: there it is /dev/ttyAMA0 (serial0 is the debug connector's).",
+            "[pi5]",
+            "dtparam=uart0=on",
+            "[all]",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def firmware_pins(config: Config) -> dict[int, str]:
+    """The GPIOs that what :func:`boot_config` turns on takes, each with its owner.
+
+    Read from the fragment's own lines, so that a test can hold it against
+    :func:`pitable.config.bus_pins` and :func:`pitable.config.pin_claims`.
+    """
+    owned: dict[int, str] = {}
+
+    def take(pins: Sequence[int], owner: str) -> None:
+        for pin in pins:
+            if pin in owned:
+                raise ValueError(f"GPIO {pin} is claimed by both {owned[pin]} and {owner}")
+            owned[pin] = owner
+
+    for line in boot_config(config).splitlines():
+        if line.startswith("dtparam=i2c_arm=on"):
+            take(_I2C_PINS[1], line)
+        elif line.startswith("dtoverlay=i2c") and not line.startswith("dtoverlay=i2c-mux"):
+            bus = int(line.split(",")[0].removeprefix("dtoverlay=i2c"))
+            take(_I2C_PINS[bus], line)
+        elif line == "dtparam=spi=on":
+            take(_SPI_PINS[0], line)
+        elif line == "dtoverlay=spi1-2cs":
+            take(_SPI_PINS[1], line)
+        elif line == "enable_uart=1":
+            take(_UART_PINS, line)
+    return owned
+
+
+def udev_rules(config: Config) -> str:
+    """A udev rule letting the service's group read the hardware random generator."""
+    del config  # every config rolls from /dev/hwrng by default; the rule costs nothing
+    return (
+        "# pitable: let the dice box's service (group pitable) read the hardware random\n"
+        "# number generator, which is root's alone by default. Installed by install.sh to\n"
+        f"# /etc/udev/rules.d/{UDEV_RULES_NAME}.\n"
+        f'KERNEL=="hwrng", SUBSYSTEM=="misc", GROUP="{HWRNG_GROUP}", MODE="0640"\n'
+    )
+
+
+def include_present(config_txt: str) -> bool:
+    """Whether config.txt includes the fragment, under ``[all]`` where it is included."""
+    section = "[all]"
+    for raw in config_txt.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("[") and line.endswith("]"):
+            section = line
+        elif line == INCLUDE_LINES[1]:
+            return section == "[all]"
+    return False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m pitable.firmware",
+        description="Print the boot config fragment or the udev rule for a config.",
+    )
+    parser.add_argument("what", choices=("boot", "udev"))
+    parser.add_argument("--config", metavar="PATH", default=None)
+    args = parser.parse_args(argv)
+    config = load_default_or(args.config).config
+    text = boot_config(config) if args.what == "boot" else udev_rules(config)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
