@@ -179,7 +179,14 @@ class Box:
 
     def _handle(self, event: Edge | str) -> None:
         if isinstance(event, str):
-            return  # "stop" only wakes the loop
+            # "stop" only wakes the loop; "printer": a print job changed.
+            if event == "printer" and self.printer is not None:
+                message = self.printer.message()
+                if message != self.message:
+                    log.info("%s", message)
+                    self.message = message
+                    self._draw_status()
+            return
         if event.kind == "down":
             self.down_at = event.at
             self.hold_fired = False
@@ -497,6 +504,7 @@ class Box:
 
     def _print_sheet(self) -> None:
         self.message = self.printer.print_sheet(self.game.state.title)
+        log.info("%s", self.message)
         self._close_menu()
 
     def _retry_print(self) -> None:

@@ -48,8 +48,9 @@ PIXEL_ON = (235, 245, 255)
 PIXEL_OFF = (8, 10, 14)
 BACKGROUND = (38, 36, 34)
 
-#: One step of a script: press, hold, push, turn+N, turn-N, waitMS, unplug:NAME, replug:NAME.
-STEP = re.compile(r"^(press|hold|push|turn([+-]\d+)|wait(\d+)|(unplug|replug):(\w+))$")
+#: One step of a script: press, hold, push, turn+N, turn-N, waitMS, unplug:NAME, replug:NAME,
+#: and print (wait until the printer has finished what it was given).
+STEP = re.compile(r"^(press|hold|push|print|turn([+-]\d+)|wait(\d+)|(unplug|replug):(\w+))$")
 
 
 @dataclass
@@ -167,6 +168,20 @@ class Simulator:
         """Let the box finish what it is doing: the tumble, a blink phase."""
         self.advance(max(0.3, self.config.box.tumble_ms / 1000 + 0.15))
 
+    def wait_for_prints(self, timeout: float = 30.0) -> None:
+        """Wait (in real time) until the print queue is idle, then let the box see it.
+
+        The spooler prints on a thread of its own, as on the box; the fake printer's clock
+        makes a sheet quick, and waiting here lets a script end on the printed message.
+        """
+        printer = self.box.printer
+        if printer is None:
+            return
+        for job in printer.spooler.jobs():
+            if not job.finished:
+                printer.spooler.wait(job.id, timeout=timeout)
+        self.advance(0.05)
+
     def run_script(self, script: str) -> None:
         for step in parse_script(script):
             self.do(step)
@@ -174,7 +189,9 @@ class Simulator:
     def do(self, step: str) -> None:
         match = STEP.match(step)
         assert match is not None
-        if step == "press":
+        if step == "print":
+            self.wait_for_prints()
+        elif step == "press":
             self.press()
         elif step == "hold":
             self.hold()
@@ -243,7 +260,7 @@ def parse_script(script: str) -> list[str]:
         if not STEP.match(step):
             raise UsageError(
                 f"--script step {step!r}: expected press, hold, push, turn+N, turn-N, waitMS,"
-                " unplug:NAME or replug:NAME"
+                " print, unplug:NAME or replug:NAME"
             )
     return steps
 

@@ -66,6 +66,8 @@ class BuiltBox:
 
     def close(self) -> None:
         self.box.stop()
+        if self.box.printer is not None:
+            self.box.printer.close()
         self.controls.close()
         if self.leds is not None:
             self.leds.close()
@@ -156,6 +158,8 @@ def build_box(
     leds = RoundLeds(config.leds.pins, active_high=config.leds.active_high, factory=factory)
     box = Box(dice, status, entropy, clock, settings_from(config), leds=leds, store=store,
               printer=printer)
+    if printer is not None:
+        printer.post = box.post
     enc = config.encoder
     try:
         controls = Controls(

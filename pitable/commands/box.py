@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--script", metavar="STEPS",
                    help="comma-separated: press, hold, push, turn+N, turn-N, waitMS,"
-                   " unplug:NAME, replug:NAME")
+                   " print (wait for the printer), unplug:NAME, replug:NAME")
     p.add_argument("--record", metavar="FILE.gif", help="write the faceplate as an animated GIF")
     p.add_argument("--png", metavar="FILE.png", help="write the last frame of the faceplate")
     p.add_argument("--game", metavar="GAME", help="the title to start with (default: config)")
@@ -62,12 +62,13 @@ def _store(state_dir: str | None, config: Any) -> Any:
 
 
 def run_box(args: argparse.Namespace) -> int:
+    from pitable.box.printing import box_printer
     from pitable.box.service import Notifier
     from pitable.box.wiring import build_box
 
     config = _config(args)
     store = _store(args.state_dir, config)
-    built = build_box(config, store=store)
+    built = build_box(config, store=store, printer=box_printer(config.printer))
     stop = built.box.stop
     signal.signal(signal.SIGTERM, lambda *_: stop())
     log.warning("pitable is running: %s", built.box.game.state.title)
@@ -88,6 +89,7 @@ def run_box(args: argparse.Namespace) -> int:
 def run_sim(args: argparse.Namespace) -> int:
     import dataclasses
 
+    from pitable.box.printing import box_printer
     from pitable.box.sim import Simulator, live, parse_script
     from pitable.hw.entropy import SeededSource
     from pitable.rules import find_title
@@ -105,23 +107,35 @@ def run_sim(args: argparse.Namespace) -> int:
         box_settings = dataclasses.replace(box_settings, mode="solo")
     config = dataclasses.replace(config, box=box_settings)
     entropy = SeededSource(args.seed) if args.seed is not None else None
+    # With --seed the sheets the menu prints are reproducible too.
+    seeds = None
+    if args.seed is not None:
+        import random
+
+        from pitable.rules.sheets import MAX_SEED
+
+        sheet_seeds = random.Random(args.seed)
+        seeds = lambda: sheet_seeds.randint(0, MAX_SEED)  # noqa: E731
     store = _store(args.state_dir, config) if args.state_dir else None
     if steps is None:
         import time
 
         sim = Simulator(config, entropy=entropy, store=store, clock=time.monotonic,
-                        scale=args.scale)
+                        scale=args.scale,
+                        printer=box_printer(config.printer, simulated=True, seeds=seeds))
         try:
             live(sim)
         finally:
             sim.close()
         return 0
-    sim = Simulator(config, entropy=entropy, store=store, scale=args.scale)
+    sim = Simulator(config, entropy=entropy, store=store, scale=args.scale,
+                    printer=box_printer(config.printer, simulated=True, seeds=seeds))
     if args.record:
         sim.start_recording()
     try:
         for step in steps:
             sim.do(step)
+        sim.wait_for_prints()
         sim.advance(1.0)
         if args.record:
             sim.save_gif(args.record)

@@ -9,7 +9,6 @@ command runs.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import secrets
 from pathlib import Path
 from typing import Any
@@ -124,25 +123,19 @@ def sheet_bytes(sheet: Sheet, suffix: str, *, width: int, paper: str, copies: in
 
 def printer_settings(args: argparse.Namespace) -> Any:
     """The config's [printer] table, with the command line's options on top."""
+    from pitable.box.printing import printer_settings as from_config
     from pitable.config import load_default_or
-    from pitable.hw.printer import PrinterSettings
 
     config = load_default_or(getattr(args, "config", None)).config.printer
-    names = set(PrinterSettings.field_names())
-    values = {k: v for k, v in dataclasses.asdict(config).items() if k in names}
-    # The config says -1 where no busy line is wired.
-    if values.get("dtr_busy_pin") is not None and values["dtr_busy_pin"] < 0:
-        values["dtr_busy_pin"] = None
-    overrides = {
-        "port": args.port,
-        "baudrate": args.baud,
-        "paper_width_mm": args.paper_width,
-        "image_command": args.image_command,
-        "line_time_ms": args.line_time_ms,
-        "feed_time_ms": args.feed_time_ms,
-    }
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    return PrinterSettings(**values)
+    return from_config(
+        config,
+        port=args.port,
+        baudrate=args.baud,
+        paper_width_mm=args.paper_width,
+        image_command=args.image_command,
+        line_time_ms=args.line_time_ms,
+        feed_time_ms=args.feed_time_ms,
+    )
 
 
 def run_print(args: argparse.Namespace) -> int:

@@ -1,0 +1,85 @@
+"""Printing a sheet from the box's menu, while the box goes on rolling."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PIL import ImageChops
+
+from pitable.box.printing import BoxPrinter, printer_settings
+from pitable.box.sim import Simulator
+from pitable.config import DEFAULTS
+from pitable.hw.fake_printer import FakeClock, FakePrinter
+from pitable.hw.printer import ThermalPrinter
+from pitable.render.sheet import render_sheet
+from pitable.rules.sheets import generate
+from tests.test_box import make, read_faces
+
+
+def fake_printer(**kw: object) -> tuple[BoxPrinter, FakePrinter]:
+    settings = printer_settings(DEFAULTS.printer)
+    clock = FakeClock()
+    transport = FakePrinter(dots=settings.dots, clock=clock, **kw)  # type: ignore[arg-type]
+    printer = BoxPrinter(ThermalPrinter(settings, transport=transport, clock=clock), settings,
+                         seeds=lambda: 4242)
+    return printer, transport
+
+
+def print_from_menu(sim: Simulator) -> None:
+    sim.hold()
+    sim.turn(+1)  # New game, Print a sheet, ...
+    sim.push()
+    sim.wait_for_prints()
+
+
+def test_the_menu_prints_a_fresh_sheet_of_the_current_title() -> None:
+    printer, paper = fake_printer()
+    sim = make("1,2,3", title="island", printer=printer)
+    sim.press()
+    print_from_menu(sim)
+    assert sim.box.view().message == "Printed: Skull Island seed 4242"
+    expected = render_sheet(generate("island", 4242), printer.settings.dots)
+    out = paper.printout()
+    top = out.crop((0, 0, expected.width, expected.height))
+    assert ImageChops.logical_xor(top.convert("1"), expected.convert("1")).getbbox() is None
+    assert not paper.overran
+    sim.close()
+
+
+@pytest.mark.parametrize("trouble", ["paper", "hang"])
+def test_a_failing_printer_leaves_the_box_rolling_and_the_sheet_can_be_retried(
+    trouble: str,
+) -> None:
+    release = threading.Event()
+    if trouble == "paper":
+        printer, paper = fake_printer(paper=False)
+    else:
+        printer, paper = fake_printer(hang=release)
+    sim = make("1,1,1", "2,2,2", "3,3,3", "4,4,4", printer=printer)
+    sim.press()
+    sim.hold()
+    sim.turn(+1)
+    sim.push()  # Print a sheet
+    if trouble == "hang":
+        for faces in ((2, 2, 2), (3, 3, 3)):
+            sim.press()
+            assert read_faces(sim, "valley") == faces  # rolling while the printer hangs
+        release.set()
+    sim.wait_for_prints()
+    reason = "paper out" if trouble == "paper" else "timed out"
+    assert sim.box.view().message == f"Print failed ({reason}): hold ROLL to retry"
+    assert f"printer: {reason}" in sim.box.notices()
+    if trouble == "paper":
+        sim.press()
+        assert read_faces(sim, "valley") == (2, 2, 2)
+    paper.paper, paper.hang = True, None
+    sim.hold()
+    labels = [label for label, _ in sim.box.menu[-1].items]
+    assert labels[:3] == ["New game", "Print a sheet", "Retry the print"]
+    sim.turn(+2)
+    sim.push()
+    sim.wait_for_prints()
+    assert sim.box.view().message == "Printed: Valley of Wiraqocha seed 4242"
+    assert not any("printer" in n for n in sim.box.notices())
+    sim.close()
