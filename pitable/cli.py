@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "pitable.commands.config",
     "pitable.commands.session",
     "pitable.commands.sheet",
+    "pitable.commands.doctor",
 )
 
 EXIT_USAGE = 2

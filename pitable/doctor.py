@@ -1,0 +1,423 @@
+"""``pitable doctor``: check every configured part on the Pi, one line each.
+
+Each check takes what it looks at as an argument (the sysfs root, a bus factory, the
+printer's transport, the hwrng path, the boot directory, a gpiozero pin factory), so that
+the tests run every check against the fakes and break each part in turn. On the Pi the
+defaults are the real ones: ``/sys``, ``smbus2.SMBus``, the configured serial port,
+``/dev/hwrng``, ``/boot/firmware`` and gpiozero's own pin factory.
+
+A check never raises for a broken part: it returns a :class:`Result` that says what was
+found and, when it failed, what to do about it.
+"""
+
+from __future__ import annotations
+
+import enum
+import errno
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pitable.config import Config, DisplayConfig, pin_claims
+from pitable.errors import PitableError
+from pitable.firmware import (
+    FRAGMENT_NAME,
+    INCLUDE_LINES,
+    boot_config,
+    include_present,
+    uses_local_uart,
+)
+
+#: SSD1306, SSD1309 and SH1106 all take 0xE3 as "no operation": a write that a panel
+#: acknowledges and that changes nothing on it.
+OLED_NOP = 0xE3
+#: Bytes of /dev/hwrng read for the health tests: 20 000, as for the FIPS block's bits.
+HWRNG_SAMPLE = 20_000
+INSTALL = "sudo ./install.sh"
+
+
+class Status(enum.Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One part's verdict: what was found, and on failure what to do."""
+
+    part: str
+    status: Status
+    detail: str
+    fix: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not Status.FAIL
+
+    def line(self) -> str:
+        text = f"{self.status.value}  {self.part}: {self.detail}"
+        if self.status is Status.FAIL and self.fix:
+            text += f" -> {self.fix}"
+        return text
+
+
+def _passed(part: str, detail: str) -> Result:
+    return Result(part, Status.PASS, detail)
+
+
+def _failed(part: str, detail: str, fix: str) -> Result:
+    return Result(part, Status.FAIL, detail, fix)
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+# --- the boot configuration --------------------------------------------------------------
+
+
+def check_boot_config(config: Config, boot_dir: Path) -> Result:
+    """The fragment on the boot partition says what the config wants, and is included."""
+    part = "boot config"
+    config_txt = boot_dir / "config.txt"
+    fragment = boot_dir / FRAGMENT_NAME
+    try:
+        text = config_txt.read_text(errors="replace")
+    except OSError as exc:
+        return _failed(part, f"cannot read {config_txt}: {_why(exc)}",
+                       "is this a Raspberry Pi? Give the boot directory with --boot-dir")
+    try:
+        actual = fragment.read_text(errors="replace")
+    except FileNotFoundError:
+        return _failed(part, f"{fragment} is missing", f"run {INSTALL}, then reboot")
+    except OSError as exc:
+        return _failed(part, f"cannot read {fragment}: {_why(exc)}", f"run {INSTALL}")
+    if actual != boot_config(config):
+        return _failed(
+            part, f"{fragment} does not match the config",
+            f"run {INSTALL} to rewrite it from the config, then reboot",
+        )
+    if not include_present(text):
+        return _failed(
+            part, f"{config_txt} does not include {FRAGMENT_NAME}",
+            f"add the lines {' / '.join(repr(line) for line in INCLUDE_LINES)} at its end"
+            f" (or run {INSTALL}), then reboot",
+        )
+    return _passed(part, f"{fragment} matches the config and {config_txt.name} includes it")
+
+
+def check_serial_console(config: Config, boot_dir: Path) -> Result | None:
+    """A login console on the printer's UART would print the boot messages on its paper."""
+    if not uses_local_uart(config):
+        return None
+    part = "serial console"
+    cmdline = boot_dir / "cmdline.txt"
+    try:
+        words = cmdline.read_text().split()
+    except OSError as exc:
+        return _failed(part, f"cannot read {cmdline}: {_why(exc)}",
+                       "give the boot directory with --boot-dir")
+    consoles = [w for w in words if w.startswith(("console=serial0", "console=ttyAMA0",
+                                                  "console=ttyS0"))]
+    if consoles:
+        return _failed(
+            part, f"{cmdline} puts a login console on the printer's UART ({consoles[0]})",
+            f"run {INSTALL} (or raspi-config: Interface Options > Serial Port: no login"
+            " shell, port enabled), then reboot",
+        )
+    return _passed(part, f"the UART is free for the printer ({cmdline.name} has no console on it)")
+
+
+# --- I2C: the mux and the OLEDs ------------------------------------------------------------
+
+
+def _mux_dir(config: Config, sysfs: Path) -> Path:
+    return sysfs / "bus/i2c/devices" / f"{config.i2c.bus}-{config.i2c.mux_address:04x}"
+
+
+def check_mux(config: Config, sysfs: Path) -> Result | None:
+    """The kernel found the mux and made a bus of each channel the displays use.
+
+    The i2c-mux overlay's driver owns the mux's address, so it is checked in sysfs, where
+    the driver links each channel to its adapter once the chip has answered at boot.
+    """
+    i2c = config.i2c
+    users = [d for d in config.displays.enabled() if d.interface == "i2c"]
+    if not (i2c.mux and users):
+        return None
+    part = "I2C mux"
+    where = f"0x{i2c.mux_address:02x} on /dev/i2c-{i2c.bus}"
+    if not (sysfs / "bus/i2c/devices" / f"i2c-{i2c.bus}").exists():
+        return _failed(part, f"I2C bus {i2c.bus} is off",
+                       f"run {INSTALL} (it turns I2C on in the boot config), then reboot")
+    mux = _mux_dir(config, sysfs)
+    if not mux.exists():
+        return _failed(
+            part, f"no mux declared at {where} ({mux} missing)",
+            "the i2c-mux overlay is not loaded: check the boot config, then reboot",
+        )
+    channels = sorted({d.mux_channel for d in users if d.mux_channel is not None})
+    missing = [c for c in channels if not (mux / f"channel-{c}").is_symlink()]
+    wires = "SDA to GPIO 2 and SCL to GPIO 3" if i2c.bus == 1 else "its SDA and SCL wires"
+    if missing:
+        return _failed(
+            part, f"the mux at {where} did not answer at boot (no channel"
+            f" {', '.join(str(c) for c in missing)} in {mux})",
+            f"check its power, {wires}, and its address pins (A2 A1 A0 ="
+            f" {i2c.mux_address - 0x70:03b} for 0x{i2c.mux_address:02x}), then reboot",
+        )
+    return _passed(part, f"{where}, channels {', '.join(str(c) for c in channels)} present")
+
+
+def _display_part(d: DisplayConfig) -> str:
+    return "status screen" if d.name == "status" else f"{d.name} die"
+
+
+def check_display(
+    d: DisplayConfig,
+    config: Config,
+    sysfs: Path,
+    bus_factory: Callable[[int], Any],
+) -> Result:
+    """The panel acknowledges a no-op command at its bus and address."""
+    from pitable.hw.oled import DisplayError, mux_channel_bus
+
+    part = _display_part(d)
+    if not d.enabled:
+        return Result(part, Status.SKIP, "disabled in the config")
+    if d.interface == "spi":
+        # SPI panels have no way to answer; the bus device is all there is to find.
+        node = sysfs / "bus/spi/devices" / f"spi{d.spi_port}.{d.spi_device}"
+        if not node.exists():
+            return _failed(part, f"no SPI device spi{d.spi_port}.{d.spi_device}",
+                           f"run {INSTALL} (it turns SPI on), then reboot")
+        return _passed(part, f"{d.location}: the SPI device is there (an SPI panel cannot"
+                             " answer: look at the screen)")
+    try:
+        if d.mux_channel is not None and config.i2c.mux:
+            bus = mux_channel_bus(config.i2c.bus, config.i2c.mux_address, d.mux_channel,
+                                  sysfs)
+        else:
+            bus = d.bus if d.bus is not None else config.i2c.bus
+    except DisplayError as exc:
+        return _failed(part, f"{d.location}: {exc}", "fix the I2C mux first (see its line)")
+    where = f"{d.location} (/dev/i2c-{bus})" if d.mux_channel is not None else d.location
+    try:
+        handle = bus_factory(bus)
+    except OSError as exc:
+        return _failed(part, f"cannot open /dev/i2c-{bus}: {_why(exc)}",
+                       f"run {INSTALL} (I2C on, user in group i2c), then reboot")
+    try:
+        handle.write_i2c_block_data(d.address, 0x00, [OLED_NOP])
+    except OSError as exc:
+        code = exc.errno
+        if code in (errno.EREMOTEIO, errno.ENXIO, errno.EIO):
+            return _failed(
+                part, f"{where} did not answer ({_why(exc)})",
+                f"check its power, SDA and SCL wires, and that its address is"
+                f" 0x{d.address:02x} (some boards are set to 0x3d)",
+            )
+        return _failed(part, f"{where}: {_why(exc)}", "check the wiring, then run again")
+    finally:
+        close = getattr(handle, "close", None)
+        if close is not None:
+            close()
+    return _passed(part, f"{where} answers ({d.driver.upper()})")
+
+
+def _smbus(bus: int) -> Any:
+    try:
+        from smbus2 import SMBus
+    except ImportError:
+        from pitable.errors import MissingDependency
+
+        raise MissingDependency("pitable doctor needs smbus2: pip install 'pitable[pi]'") from None
+    return SMBus(bus)
+
+
+# --- the printer ------------------------------------------------------------------------
+
+
+def printer_settings(config: Config, port: str | None = None) -> Any:
+    """The config's [printer] table as the printer module's settings."""
+    from pitable.hw.printer import PrinterSettings
+
+    p = config.printer
+    return PrinterSettings(
+        port=port or p.port, baudrate=p.baudrate, paper_width_mm=p.paper_width_mm,
+        image_command=p.image_command, line_time_ms=p.line_time_ms,
+        feed_time_ms=p.feed_time_ms, timeout_s=p.timeout_s,
+        dtr_busy_pin=None if p.dtr_busy_pin < 0 else p.dtr_busy_pin,
+    )
+
+
+def check_printer(
+    config: Config,
+    *,
+    port: str | None = None,
+    transport: Any = None,
+) -> Result:
+    """The printer answers a status request (DLE EOT, or ESC v for the dc2 family).
+
+    ``transport`` stands in for the serial port (a fake printer); ``port`` overrides the
+    config's (any pyserial URL, such as ``loop://``).
+    """
+    from pitable.hw.printer import ThermalPrinter
+
+    part = "printer"
+    if not config.printer.enabled:
+        return Result(part, Status.SKIP, "disabled in the config")
+    settings = printer_settings(config, port)
+    printer = ThermalPrinter(settings, transport=transport)
+    try:
+        status = printer.status()
+    except PitableError as exc:
+        return _failed(part, f"{settings.port}: {exc}",
+                       "check the port in the config, and that the user is in group dialout")
+    finally:
+        printer.close()
+    if status.online is None and status.paper is None:
+        rx = "GPIO 15 (through the divider)" if settings.port in (
+            "/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0") else "the adapter's RX"
+        return _failed(
+            part, f"no answer to a status request on {settings.port} at"
+            f" {settings.baudrate} baud",
+            f"check its power (5-9 V, 2 A), its TX to {rx}, and the baud rate on its"
+            " self-test page",
+        )
+    if status.online is False:
+        return _failed(part, f"on {settings.port}: offline",
+                       "close the paper cover and check the printer's power")
+    if status.paper is False:
+        return _failed(part, f"on {settings.port}: out of paper", "load a paper roll")
+    said = "online" if status.online else "answers"
+    paper = ", paper loaded" if status.paper else ""
+    return _passed(part, f"{settings.port} at {settings.baudrate} baud: {said}{paper}")
+
+
+# --- the random generator -------------------------------------------------------------
+
+
+def check_hwrng(config: Config, path: str | os.PathLike[str] | None = None,
+                sample: int = HWRNG_SAMPLE) -> Result:
+    """The device is readable, and a sample passes the SP 800-90B and FIPS 140-2 tests."""
+    from pitable.errors import HealthTestFailure
+    from pitable.hw import fips
+    from pitable.hw.health import HealthMonitor
+
+    part = "random generator"
+    device = os.fspath(path) if path is not None else config.entropy.device
+    try:
+        with open(device, "rb", buffering=0) as stream:
+            data = bytearray()
+            while len(data) < sample:
+                chunk = stream.read(sample - len(data))
+                if not chunk:
+                    break
+                data += chunk
+    except FileNotFoundError:
+        return _failed(part, f"{device} is missing",
+                       "the kernel's RNG driver (bcm2835-rng or iproc-rng200) is not loaded:"
+                       " update Raspberry Pi OS")
+    except PermissionError:
+        return _failed(part, f"{device} is not readable by this user",
+                       f"run {INSTALL} (udev rule for group pitable), or run the doctor as"
+                       " the service's user: sudo -u pitable pitable doctor")
+    except OSError as exc:
+        return _failed(part, f"{device} cannot be read: {_why(exc)}",
+                       "the device is broken or busy: reboot")
+    if len(data) < sample:
+        return _failed(part, f"{device} gave {len(data)} of {sample} bytes",
+                       "the device stops giving data: reboot")
+    try:
+        HealthMonitor(min_entropy=config.entropy.min_entropy).check(bytes(data))
+    except HealthTestFailure as exc:
+        return _failed(part, f"{device} failed an SP 800-90B health test: {exc}",
+                       "do not roll from it: set entropy.require_hwrng = false to fall back"
+                       " to the OS generator")
+    failed = fips.failures(bytes(data[: fips.BLOCK_BYTES]))
+    if failed:
+        return _failed(part, f"{device} failed the FIPS 140-2 block test: {failed[0]}",
+                       "do not roll from it: set entropy.require_hwrng = false to fall back"
+                       " to the OS generator")
+    return _passed(part, f"{device}: {sample} bytes pass the SP 800-90B health tests and"
+                         " the FIPS 140-2 block tests")
+
+
+# --- GPIO -------------------------------------------------------------------------
+
+
+def check_pins(config: Config, factory: Any = None) -> Result:
+    """Every pin of the config can be claimed (nothing else holds it)."""
+    part = "GPIO pins"
+    claims = pin_claims(config)
+    if factory is None:
+        from pitable.hw.gpio import pin_factory
+
+        try:
+            factory = pin_factory(config.gpio.pin_factory)
+        except PitableError as exc:
+            return _failed(part, str(exc), "install the pin library: pip install 'pitable[pi]'")
+    from gpiozero import GPIODevice
+
+    busy: list[str] = []
+    for key, pin in claims:
+        try:
+            device = GPIODevice(pin, pin_factory=factory)
+        except Exception as exc:
+            busy.append(f"GPIO {pin} ({key}): {exc}")
+        else:
+            device.close()
+    if busy:
+        return _failed(part, "in use: " + "; ".join(busy),
+                       "stop what holds them (sudo systemctl stop pitable, or another"
+                       " program or overlay), or choose other pins in the config")
+    pins = ", ".join(str(pin) for _, pin in claims)
+    return _passed(part, f"GPIO {pins} are free")
+
+
+# --- all of it ---------------------------------------------------------------------
+
+
+def default_boot_dir() -> Path:
+    """/boot/firmware on Bookworm; /boot on the releases before it."""
+    bookworm = Path("/boot/firmware")
+    return bookworm if (bookworm / "config.txt").exists() else Path("/boot")
+
+
+@dataclass
+class Probes:
+    """What the doctor looks at; the defaults are the Pi's own."""
+
+    sysfs: Path = Path("/sys")
+    boot_dir: Path = field(default_factory=default_boot_dir)
+    #: Opens /dev/i2c-N by number; None: smbus2.SMBus.
+    bus_factory: Callable[[int], Any] | None = None
+    printer_port: str | None = None
+    printer_transport: Any = None
+    hwrng: str | os.PathLike[str] | None = None
+    hwrng_sample: int = HWRNG_SAMPLE
+    pin_factory: Any = None
+
+
+def run_checks(config: Config, probes: Probes | None = None) -> Iterator[Result]:
+    """Every check, in the order of the box: boot, buses, displays, printer, RNG, pins."""
+    probes = probes or Probes()
+    yield check_boot_config(config, probes.boot_dir)
+    console = check_serial_console(config, probes.boot_dir)
+    if console is not None:
+        yield console
+    mux = check_mux(config, probes.sysfs)
+    if mux is not None:
+        yield mux
+    for d in config.displays.all():
+        yield check_display(d, config, probes.sysfs, probes.bus_factory or _smbus)
+    yield check_printer(config, port=probes.printer_port, transport=probes.printer_transport)
+    yield check_hwrng(config, probes.hwrng, probes.hwrng_sample)
+    yield check_pins(config, probes.pin_factory)
+

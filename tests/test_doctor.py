@@ -1,0 +1,349 @@
+"""`pitable doctor` off the Pi: every check on a fake Pi that passes, then each part broken."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pitable.config import DEFAULTS, Config, validate, with_display
+from pitable.doctor import (
+    Probes,
+    Result,
+    Status,
+    check_boot_config,
+    check_display,
+    check_hwrng,
+    check_mux,
+    check_pins,
+    check_printer,
+    check_serial_console,
+    run_checks,
+)
+from pitable.firmware import boot_config
+from pitable.hw import fips
+from pitable.hw.entropy import SeededSource
+from pitable.hw.fake_i2c import FakeI2C, FakeOled
+from pitable.hw.fake_printer import FakePrinter
+
+#: The adapter numbers the kernel gives the mux's channels on this fake Pi.
+CHANNEL_BUS = 11
+
+
+@dataclasses.dataclass
+class FakePi:
+    """A sysfs, a boot partition, I2C buses with panels, a printer, a hwrng and pins."""
+
+    root: Path
+    sysfs: Path
+    boot: Path
+    i2c: FakeI2C
+    printer: FakePrinter
+    hwrng: Path
+    factory: Any
+
+    def probes(self) -> Probes:
+        return Probes(
+            sysfs=self.sysfs, boot_dir=self.boot, bus_factory=self.i2c.bus,
+            printer_transport=self.printer, hwrng=self.hwrng, pin_factory=self.factory,
+        )
+
+    def panel_bus(self, channel: int) -> int:
+        return CHANNEL_BUS + channel
+
+
+def make_pi(root: Path, config: Config = DEFAULTS) -> FakePi:
+    from gpiozero.pins.mock import MockFactory
+
+    sysfs = root / "sys"
+    devices = sysfs / "bus/i2c/devices"
+    (devices / "i2c-1").mkdir(parents=True)
+    mux = devices / "1-0070"
+    mux.mkdir()
+    i2c = FakeI2C()
+    for channel in range(8):
+        (devices / f"i2c-{CHANNEL_BUS + channel}").mkdir()
+        os.symlink(f"../i2c-{CHANNEL_BUS + channel}", mux / f"channel-{channel}")
+    for d in config.displays.enabled():
+        if d.mux_channel is not None:
+            kind = "sh1106" if d.driver == "sh1106" else "ssd1306"
+            i2c.bus(CHANNEL_BUS + d.mux_channel).attach(d.address, FakeOled(kind))
+    boot = root / "boot"
+    boot.mkdir()
+    (boot / "config.txt").write_text(
+        "dtparam=audio=on\n[cm4]\notg_mode=1\n[all]\ninclude pitable-config.txt\n"
+    )
+    (boot / "pitable-config.txt").write_text(boot_config(config))
+    (boot / "cmdline.txt").write_text("console=tty1 root=PARTUUID=abc-02 rootwait quiet\n")
+    hwrng = root / "hwrng"
+    hwrng.write_bytes(SeededSource(6).read(20_000))
+    return FakePi(root, sysfs, boot, i2c, FakePrinter(), hwrng, MockFactory())
+
+
+@pytest.fixture
+def pi(tmp_path: Path) -> FakePi:
+    return make_pi(tmp_path)
+
+
+def lines(results: list[Result]) -> str:
+    return "\n".join(r.line() for r in results)
+
+
+def test_a_well_wired_box_passes_every_check(pi: FakePi) -> None:
+    results = list(run_checks(DEFAULTS, pi.probes()))
+    assert [r.part for r in results] == [
+        "boot config", "serial console", "I2C mux", "green die", "purple die", "red die",
+        "status screen", "printer", "random generator", "GPIO pins",
+    ]
+    assert all(r.status is Status.PASS for r in results), lines(results)
+    assert results[3].line() == (
+        "PASS  green die: i2c-mux channel 0, 0x3c (/dev/i2c-11) answers (SSD1306)"
+    )
+    # Each panel received the no-op and nothing else: the doctor draws nothing.
+    for channel in range(4):
+        transfers = pi.i2c.bus(pi.panel_bus(channel)).transfers
+        assert [(t.address, t.control, t.length) for t in transfers] == [(0x3C, 0x00, 1)]
+
+
+# --- each part broken in turn ------------------------------------------------------------
+
+
+def test_an_unplugged_oled_fails_with_its_place_and_what_to_check(pi: FakePi) -> None:
+    pi.i2c.bus(pi.panel_bus(2)).unplug(0x3C)
+    result = check_display(DEFAULTS.displays.red, DEFAULTS, pi.sysfs, pi.i2c.bus)
+    assert result.status is Status.FAIL
+    assert "i2c-mux channel 2, 0x3c (/dev/i2c-13) did not answer" in result.detail
+    assert "SDA and SCL" in result.fix
+    others = check_display(DEFAULTS.displays.green, DEFAULTS, pi.sysfs, pi.i2c.bus)
+    assert others.status is Status.PASS
+
+
+def test_an_oled_at_the_wrong_address_fails(pi: FakePi) -> None:
+    bus = pi.i2c.bus(pi.panel_bus(3))
+    bus.devices[0x3D] = bus.devices.pop(0x3C)
+    result = check_display(DEFAULTS.displays.status, DEFAULTS, pi.sysfs, pi.i2c.bus)
+    assert result.status is Status.FAIL and "0x3c" in result.fix
+
+
+def test_a_bus_that_cannot_be_opened_fails(pi: FakePi) -> None:
+    def no_bus(number: int) -> Any:
+        raise PermissionError(13, "Permission denied", f"/dev/i2c-{number}")
+
+    result = check_display(DEFAULTS.displays.green, DEFAULTS, pi.sysfs, no_bus)
+    assert result.status is Status.FAIL
+    assert "cannot open /dev/i2c-11: Permission denied" in result.detail
+
+
+def test_a_mux_that_did_not_answer_at_boot_fails_and_so_do_its_displays(pi: FakePi) -> None:
+    mux = pi.sysfs / "bus/i2c/devices/1-0070"
+    for channel in mux.iterdir():
+        channel.unlink()
+    result = check_mux(DEFAULTS, pi.sysfs)
+    assert result is not None and result.status is Status.FAIL
+    assert "did not answer at boot (no channel 0, 1, 2, 3" in result.detail
+    assert "A2 A1 A0 = 000 for 0x70" in result.fix
+    green = check_display(DEFAULTS.displays.green, DEFAULTS, pi.sysfs, pi.i2c.bus)
+    assert green.status is Status.FAIL and "I2C mux first" in green.fix
+
+
+def test_no_mux_overlay_and_no_i2c_fail_differently(pi: FakePi) -> None:
+    devices = pi.sysfs / "bus/i2c/devices"
+    for channel in (devices / "1-0070").iterdir():
+        channel.unlink()
+    (devices / "1-0070").rmdir()
+    no_overlay = check_mux(DEFAULTS, pi.sysfs)
+    assert no_overlay is not None and "i2c-mux overlay is not loaded" in no_overlay.fix
+    (devices / "i2c-1").rmdir()
+    no_i2c = check_mux(DEFAULTS, pi.sysfs)
+    assert no_i2c is not None and no_i2c.detail == "I2C bus 1 is off"
+
+
+def test_without_a_mux_there_is_no_mux_line_and_displays_use_their_bus(pi: FakePi) -> None:
+    displays = {
+        name: dataclasses.replace(getattr(DEFAULTS.displays, name), mux_channel=None, bus=1,
+                                  address=0x3C + i, enabled=i < 2)
+        for i, name in enumerate(("green", "purple", "red", "status"))
+    }
+    config = dataclasses.replace(
+        DEFAULTS, i2c=dataclasses.replace(DEFAULTS.i2c, mux=False),
+        displays=dataclasses.replace(DEFAULTS.displays, **displays),
+    )
+    validate(config)
+    assert check_mux(config, pi.sysfs) is None
+    pi.i2c.bus(1).attach(0x3C, FakeOled())
+    green = check_display(config.displays.green, config, pi.sysfs, pi.i2c.bus)
+    purple = check_display(config.displays.purple, config, pi.sysfs, pi.i2c.bus)
+    red = check_display(config.displays.red, config, pi.sysfs, pi.i2c.bus)
+    assert green.line() == "PASS  green die: /dev/i2c-1 0x3c answers (SSD1306)"
+    assert purple.status is Status.FAIL and "/dev/i2c-1 0x3d did not answer" in purple.detail
+    assert red.status is Status.SKIP and red.ok
+
+
+def test_an_spi_display_is_found_by_its_spi_device(pi: FakePi) -> None:
+    status = dataclasses.replace(
+        DEFAULTS.displays.status, driver="ssd1322", interface="spi", width=256,
+        mux_channel=None, spi_device=0, dc=24, reset=25,
+    )
+    config = with_display(DEFAULTS, status)
+    missing = check_display(config.displays.status, config, pi.sysfs, pi.i2c.bus)
+    assert missing.status is Status.FAIL and "no SPI device spi0.0" in missing.detail
+    (pi.sysfs / "bus/spi/devices/spi0.0").mkdir(parents=True)
+    found = check_display(config.displays.status, config, pi.sysfs, pi.i2c.bus)
+    assert found.status is Status.PASS
+
+
+@pytest.mark.parametrize(
+    ("printer", "expected", "fix"),
+    [
+        (FakePrinter(answers_status=False), "no answer to a status request", "GPIO 15"),
+        (FakePrinter(paper=False), "out of paper", "load a paper roll"),
+        (FakePrinter(online=False), "printer does not answer", "dialout"),
+    ],
+)
+def test_a_printer_that_is_silent_out_of_paper_or_off_fails(
+    printer: FakePrinter, expected: str, fix: str
+) -> None:
+    result = check_printer(DEFAULTS, transport=printer)
+    assert result.status is Status.FAIL, result.line()
+    assert expected in result.detail
+    assert fix in result.fix
+
+
+def test_a_loopback_port_echoes_but_does_not_answer() -> None:
+    """pyserial's loop:// sends DLE EOT back unchanged: an echo, not a status byte."""
+    pytest.importorskip("serial")
+    result = check_printer(DEFAULTS, port="loop://")
+    assert result.status is Status.FAIL
+    assert "no answer to a status request on loop://" in result.detail
+
+
+def test_a_printer_port_that_does_not_exist_fails() -> None:
+    pytest.importorskip("serial")
+    result = check_printer(DEFAULTS, port="/nonexistent/ttyAMA9")
+    assert result.status is Status.FAIL and "cannot open printer port" in result.detail
+
+
+def test_a_missing_or_unreadable_hwrng_fails(pi: FakePi) -> None:
+    missing = check_hwrng(DEFAULTS, pi.root / "nothing")
+    assert missing.status is Status.FAIL and "is missing" in missing.detail
+    if os.geteuid() != 0:  # root reads every file
+        pi.hwrng.chmod(0)
+        denied = check_hwrng(DEFAULTS, pi.hwrng)
+        assert denied.status is Status.FAIL and "udev rule" in denied.fix
+    short = pi.root / "short"
+    short.write_bytes(SeededSource(1).read(1000))
+    result = check_hwrng(DEFAULTS, short)
+    assert result.status is Status.FAIL and "gave 1000 of 20000 bytes" in result.detail
+
+
+def test_a_stuck_hwrng_fails_the_health_tests(pi: FakePi) -> None:
+    data = bytearray(SeededSource(2).read(20_000))
+    data[5000:5010] = b"\x42" * 10
+    pi.hwrng.write_bytes(bytes(data))
+    result = check_hwrng(DEFAULTS, pi.hwrng)
+    assert result.status is Status.FAIL
+    assert "SP 800-90B" in result.detail and "repetition count" in result.detail
+
+
+def test_a_biased_hwrng_that_the_90b_tests_miss_fails_the_fips_block_test(
+    pi: FakePi,
+) -> None:
+    # Every byte's top bit cleared: no byte value repeats often enough for the 90B tests
+    # (128 values, each about 4 times in 512), but only 7 bits in 16 are ones.
+    data = bytes(b & 0x7F for b in SeededSource(3).read(20_000))
+    pi.hwrng.write_bytes(data)
+    result = check_hwrng(DEFAULTS, pi.hwrng)
+    assert result.status is Status.FAIL, result.line()
+    assert "FIPS 140-2" in result.detail and "monobit" in result.detail
+
+
+def test_a_pin_held_by_something_else_fails(pi: FakePi) -> None:
+    from gpiozero import Button
+
+    holder = Button(17, pin_factory=pi.factory)
+    try:
+        result = check_pins(DEFAULTS, pi.factory)
+    finally:
+        holder.close()
+    assert result.status is Status.FAIL
+    assert "GPIO 17 (button.pin)" in result.detail
+    assert check_pins(DEFAULTS, pi.factory).status is Status.PASS
+
+
+def test_the_boot_config_must_match_and_be_included(pi: FakePi) -> None:
+    assert check_boot_config(DEFAULTS, pi.boot).status is Status.PASS
+    changed = dataclasses.replace(DEFAULTS, i2c=dataclasses.replace(DEFAULTS.i2c,
+                                                                     speed_hz=100_000))
+    stale = check_boot_config(changed, pi.boot)
+    assert stale.status is Status.FAIL and "does not match the config" in stale.detail
+    (pi.boot / "config.txt").write_text("dtparam=audio=on\n[cm4]\ninclude pitable-config.txt\n")
+    inside_cm4 = check_boot_config(DEFAULTS, pi.boot)
+    assert inside_cm4.status is Status.FAIL and "does not include" in inside_cm4.detail
+    (pi.boot / "pitable-config.txt").unlink()
+    gone = check_boot_config(DEFAULTS, pi.boot)
+    assert gone.status is Status.FAIL and "is missing" in gone.detail
+
+
+def test_a_serial_console_on_the_printers_uart_fails(pi: FakePi) -> None:
+    (pi.boot / "cmdline.txt").write_text("console=serial0,115200 console=tty1 rootwait\n")
+    result = check_serial_console(DEFAULTS, pi.boot)
+    assert result is not None and result.status is Status.FAIL
+    assert "console=serial0,115200" in result.detail
+    usb = dataclasses.replace(DEFAULTS, printer=dataclasses.replace(DEFAULTS.printer,
+                                                                    port="/dev/ttyUSB0"))
+    assert check_serial_console(usb, pi.boot) is None
+
+
+def test_fips_block_tests_each_catch_their_fault() -> None:
+    good = SeededSource(4).read(fips.BLOCK_BYTES)
+    assert fips.failures(good) == []
+    assert fips.monobit(b"\xff" * fips.BLOCK_BYTES) is not None
+    # Balanced ones but only two 4-bit patterns: the poker test's fault.
+    assert fips.monobit(b"\x0f" * fips.BLOCK_BYTES) is None
+    assert fips.poker(b"\x0f" * fips.BLOCK_BYTES) is not None
+    # Alternating bits: half ones, but every run has length 1.
+    alternating = b"\x55" * fips.BLOCK_BYTES
+    assert fips.monobit(alternating) is None
+    assert fips.runs(alternating) is not None
+    # A run of 26 zeros fails the long run test; one of 25 does not.
+    bits = "".join(f"{b:08b}" for b in good)
+    for length, fails in ((25, False), (26, True)):
+        patched = bits[:800] + "1" + "0" * length + "1" + bits[800 + length + 2:]
+        block = int(patched, 2).to_bytes(fips.BLOCK_BYTES, "big")
+        assert fips.longest_run(block) == length
+        assert (fips.long_run(block) is not None) is fails
+    with pytest.raises(ValueError, match="2500 bytes"):
+        fips.failures(b"\x00" * 10)
+
+
+# --- the command -------------------------------------------------------------------------
+
+
+def test_pitable_doctor_prints_a_line_per_part_and_exits_by_the_worst(
+    pi: FakePi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from pitable import doctor
+    from pitable.cli import main
+    from pitable.hw import printer as printer_module
+
+    config = tmp_path / "pitable.toml"
+    config.write_text('[gpio]\npin_factory = "mock"\n')
+    monkeypatch.setattr(doctor, "_smbus", pi.i2c.bus)
+    monkeypatch.setattr(printer_module, "open_transport", lambda settings: pi.printer)
+    argv = ["--config", str(config), "doctor", "--boot-dir", str(pi.boot),
+            "--sysfs", str(pi.sysfs), "--rng-device", str(pi.hwrng)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 10 and all(line.startswith("PASS  ") for line in out), out
+
+    pi.i2c.bus(pi.panel_bus(1)).unplug(0x3C)
+    assert main(argv) == 1
+    out = capsys.readouterr().out.splitlines()
+    failed = [line for line in out if line.startswith("FAIL")]
+    assert len(failed) == 1 and failed[0].startswith("FAIL  purple die:")
+    assert " -> check its power" in failed[0]
+    assert out[-1] == "1 check failed"
