@@ -1,23 +1,58 @@
-"""Shared fixtures and helpers for the tests."""
+"""Shared helpers for the tests: golden files, compared exactly, rewritten only on purpose."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
+from PIL import Image, ImageChops
 
 GOLDEN = Path(__file__).parent / "golden"
 
-#: Set to 1 to rewrite golden files from the current code: a deliberate step, never implied.
+#: Set to 1 to rewrite golden files from the current code. A deliberate step that cannot
+#: pass silently: every golden it writes fails its test, to be looked at and run again.
 REGEN = os.environ.get("PITABLE_REGEN_GOLDENS") == "1"
+HOW = "look at it, then run again without PITABLE_REGEN_GOLDENS"
+
+
+def _regenerated(path: Path) -> None:
+    pytest.fail(f"regenerated {path}: {HOW}")
+
+
+def _missing(path: Path) -> None:
+    pytest.fail(f"missing golden file {path}: create it with PITABLE_REGEN_GOLDENS=1, then {HOW}")
 
 
 def golden_text(path: Path, actual: str) -> str:
-    """The golden text at ``path``; written from ``actual`` only when regeneration is asked."""
+    """The golden text at ``path``, to compare ``actual`` with."""
     if REGEN:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(actual)
+        _regenerated(path)
     if not path.exists():
-        pytest.fail(f"missing golden file {path}; run with PITABLE_REGEN_GOLDENS=1 to create it")
+        _missing(path)
     return path.read_text()
+
+
+def assert_golden_image(image: Image.Image, path: Path) -> None:
+    """``image`` must equal the PNG at ``path`` pixel for pixel, in mode and size too.
+
+    On a difference, this run's image is kept under the temporary directory to look at.
+    """
+    if REGEN:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        image.save(path)
+        _regenerated(path)
+    if not path.exists():
+        _missing(path)
+    with Image.open(path) as stored:
+        expected = stored.copy()
+    assert (expected.mode, expected.size) == (image.mode, image.size)
+    box = ImageChops.difference(expected.convert("L"), image.convert("L")).getbbox()
+    if box is not None:
+        failed = Path(tempfile.gettempdir()) / "pitable-golden-failures" / path.name
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        image.save(failed)
+        pytest.fail(f"{path.name} differs from its golden inside {box}; this run's: {failed}")

@@ -7,8 +7,6 @@ Regenerate the goldens deliberately, after looking at the new images:
 from __future__ import annotations
 
 import itertools
-import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,36 +22,15 @@ from pitable.render.faces import (
     symbol_kind,
 )
 from pitable.rules import SPECIAL, Die, Face, Title, all_titles, find_title
+from tests.conftest import assert_golden_image
 
 GOLDEN = Path(__file__).parent / "golden" / "render"
-REGEN = os.environ.get("PITABLE_REGEN_GOLDENS") == "1"
 TITLES = all_titles()
 FACES: tuple[Face, ...] = (1, 2, 3, 4, 5, SPECIAL)
 
 
 def assert_golden(image: Image.Image, name: str) -> None:
-    """``image`` must equal tests/golden/render/``name``.png pixel for pixel.
-
-    A missing golden fails: creating one is a deliberate step (PITABLE_REGEN_GOLDENS=1),
-    taken after looking at the image, never a side effect of a test run.
-    """
-    path = GOLDEN / f"{name}.png"
-    if REGEN:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        image.save(path)
-        return
-    if not path.exists():
-        pytest.fail(f"missing golden {path}: look at the image, then create it with "
-                    f"PITABLE_REGEN_GOLDENS=1 .venv/bin/pytest {Path(__file__).name}")
-    with Image.open(path) as stored:
-        expected = stored.copy()
-    assert (expected.mode, expected.size) == (image.mode, image.size)
-    box = ImageChops.difference(expected.convert("L"), image.convert("L")).getbbox()
-    if box is not None:
-        failed = Path(tempfile.gettempdir()) / "pitable-golden-failures" / f"{name}.png"
-        failed.parent.mkdir(parents=True, exist_ok=True)
-        image.save(failed)
-        pytest.fail(f"{name} differs from its golden inside {box}; this run's image: {failed}")
+    assert_golden_image(image, GOLDEN / f"{name}.png")
 
 
 def lit(image: Image.Image) -> int:

@@ -1,20 +1,19 @@
 """Sheets drawn: the thermal strip and PNG against golden pictures, and the PDF at true size.
 
 Golden pictures live in tests/golden/sheets/. To redraw them after a deliberate change,
-run the tests once with PITABLE_REGENERATE_GOLDENS=1: they write the files and fail, so
+run the tests once with PITABLE_REGEN_GOLDENS=1: they write the files and fail, so
 that a redraw never passes unnoticed; look at the pictures, then run again without it.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import re
 import zlib
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image
 
 from pitable.render.sheet import (
     DOTS_PER_MM,
@@ -26,9 +25,9 @@ from pitable.render.sheet import (
 )
 from pitable.render.sheet_pdf import PAGES, PT_PER_MM, SPACE_MM, place, sheet_drawing, sheets_pdf
 from pitable.rules.sheets import Sheet, generate
+from tests.conftest import assert_golden_image
 
 GOLDEN = Path(__file__).parent / "golden" / "sheets"
-REGENERATE = os.environ.get("PITABLE_REGENERATE_GOLDENS") == "1"
 #: One sheet per title; the Valley's lake side shows the most kinds of space.
 PINNED = {"valley": ("b", 7), "island": ("a", 7), "temple": ("a", 7)}
 
@@ -40,16 +39,7 @@ def pinned(title: str) -> Sheet:
 
 @pytest.mark.parametrize("title", sorted(PINNED))
 def test_the_thermal_strip_matches_its_golden_picture(title: str) -> None:
-    image = render_sheet(pinned(title))
-    path = GOLDEN / f"{title}.png"
-    if REGENERATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        image.save(path)
-        pytest.fail(f"regenerated {path}: look at it, then run again without the variable")
-    golden = Image.open(path)
-    assert golden.size == image.size
-    diff = ImageChops.difference(golden.convert("L"), image.convert("L")).getbbox()
-    assert diff is None, f"{title}: the drawing differs from {path} in {diff}"
+    assert_golden_image(render_sheet(pinned(title)), GOLDEN / f"{title}.png")
 
 
 @pytest.mark.parametrize("title", sorted(PINNED))
