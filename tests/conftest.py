@@ -56,3 +56,15 @@ def assert_golden_image(image: Image.Image, path: Path) -> None:
         failed.parent.mkdir(parents=True, exist_ok=True)
         image.save(failed)
         pytest.fail(f"{path.name} differs from its golden inside {box}; this run's: {failed}")
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run ``pitable ARGV`` in this process: its exit status, stdout and stderr."""
+    from pitable.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's own exits (bad arguments, --help)
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err

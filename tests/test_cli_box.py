@@ -10,16 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pitable.cli import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.conftest import run_cli as run
 
 
 def test_scripted_sim_writes_the_faceplate(capsys: pytest.CaptureFixture[str],

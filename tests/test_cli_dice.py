@@ -11,16 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pitable.cli import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:  # argparse's own exits (bad arguments, --help)
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.conftest import run_cli as run
 
 
 def test_options_human_reading(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,17 +11,8 @@ from pathlib import Path
 import pytest
 
 from pitable.box.store import DB_NAME, SessionStore
-from pitable.cli import main
 from pitable.rules import Roll
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:  # argparse's own exits (bad arguments, --help)
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.conftest import run_cli as run
 
 
 def one_error_line(err: str) -> str:

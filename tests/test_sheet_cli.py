@@ -10,16 +10,10 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from pitable.cli import main
 from pitable.hw.fake_printer import FakePrinter
 from pitable.render.sheet import render_sheet
 from pitable.rules.sheets import generate
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.conftest import run_cli as run
 
 
 def test_sheet_writes_a_pdf(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pitable.box.parts import DisplaySlot
+from pitable.config import BoxConfig
 from pitable.errors import EntropyError
 from pitable.hw.gpio import Edge, RoundLeds
 from pitable.render.faces import die_panel, draw_tumble_frame, face_panel
@@ -29,18 +30,8 @@ from pitable.rules.session import GameState, Mode, level
 log = logging.getLogger("pitable.box")
 
 
-@dataclass(frozen=True)
-class Settings:
-    """How the box behaves: the ``[box]`` section of the config."""
-
-    title: str = "valley"
-    mode: str = "table"
-    hold_s: float = 1.0
-    tumble_ms: int = 300
-    #: Time between two frames of the tumble.
-    frame_ms: int = 75
-    #: A whole period of the hazard's blink: half inverted, half plain.
-    blink_ms: int = 500
+#: Time between two frames of the tumble; the tumble's length is ``box.tumble_ms``.
+FRAME_MS = 75
 
 
 class Phase(enum.Enum):
@@ -81,7 +72,8 @@ class Box:
     status: DisplaySlot
     entropy: Any
     clock: Callable[[], float]
-    settings: Settings = field(default_factory=Settings)
+    #: The ``[box]`` table of the config: title, mode, hold, tumble and blink times.
+    settings: BoxConfig = field(default_factory=BoxConfig)
     leds: RoundLeds | None = None
     store: Any = None
     printer: Any = None
@@ -353,7 +345,7 @@ class Box:
             frame = draw_tumble_frame(die, title, self.tumble_step * 3 + int(die), size=height)
             slot.show(face_panel(frame, width, height, label=str(die).upper()))
         self.tumble_step += 1
-        self.next_frame = self.clock() + self.settings.frame_ms / 1000
+        self.next_frame = self.clock() + FRAME_MS / 1000
 
     def _show_final(self) -> None:
         self.phase = Phase.SHOWING

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pitable.box.controller import Box, Settings
+from pitable.box.controller import Box
 from pitable.box.parts import DisplaySlot
 from pitable.config import Config, DisplayConfig
 from pitable.hw.entropy import open_source
@@ -73,12 +73,6 @@ class BuiltBox:
             self.leds.close()
         if self.box.store is not None:
             self.box.store.close()
-
-
-def settings_from(config: Config) -> Settings:
-    b = config.box
-    return Settings(title=b.title, mode=b.mode, hold_s=b.hold_s, tumble_ms=b.tumble_ms,
-                    blink_ms=b.blink_ms)
 
 
 def _bus_number(d: DisplayConfig, config: Config, simulated: bool) -> int:
@@ -156,7 +150,7 @@ def build_box(
         "status", lambda: _Nowhere((128, 64)), (128, 64), clock
     )
     leds = RoundLeds(config.leds.pins, active_high=config.leds.active_high, factory=factory)
-    box = Box(dice, status, entropy, clock, settings_from(config), leds=leds, store=store,
+    box = Box(dice, status, entropy, clock, config.box, leds=leds, store=store,
               printer=printer)
     if printer is not None:
         printer.post = box.post
