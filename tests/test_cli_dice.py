@@ -33,6 +33,11 @@ def test_options_json_one_object_a_line_in_order(capsys: pytest.CaptureFixture[s
     assert second["hazard"] is True and second["numbers"] == [] and second["plays"] == []
 
 
+def test_no_dangers_marked_is_fine_for_every_title(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "options", "temple", "1,2,3", "--dangers", "0")
+    assert code == 0 and out.startswith("1 2 3 -> 1 2 3 4 5 6")
+
+
 def test_options_island_dangers(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "options", "skull-island", "3,4,*", "--dangers", "5", "--json")
     data = json.loads(out)

@@ -96,7 +96,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run_options(args: argparse.Namespace) -> int:
     title = find_title(args.game)
     dice = find_dice_set(args.dice)
-    if args.dangers is not None and title.hazard_limit is None:
+    # Other titles have no danger bubbles: 0 changes nothing, anything else is a mistake.
+    if args.dangers and title.hazard_limit is None:
         raise UsageError(f"--dangers: {title.name} has no danger bubbles (Skull Island only)")
     marked = args.dangers or 0
     if title.hazard_limit is not None and marked > title.hazard_limit:
