@@ -245,3 +245,22 @@ def test_an_unchanged_die_is_not_redrawn() -> None:
     assert after["red"] == before["red"]
     assert after["purple"] > before["purple"]
     sim.close()
+
+
+def test_spi_panels_and_a_wide_status_screen() -> None:
+    from pitable.config import loads_config
+
+    config = loads_config(
+        '[displays.status]\ndriver = "ssd1322"\ninterface = "spi"\nspi_device = 0\ndc = 24\n'
+        '[displays.red]\ndriver = "sh1106"\ninterface = "spi"\nspi_device = 1\ndc = 23\n'
+    )
+    sim = make("4,5,2", config=config)
+    sim.press()
+    assert read_faces(sim, "valley") == (4, 5, 2)
+    assert sim.panel("status").size == (256, 64)
+    valley = find_title("valley")
+    options = valley.options(Roll.from_str("4,5,2"))
+    expected = draw_status(StatusView(title=valley, round=1, options=options,
+                                      reading=valley.reading(options)), (256, 64))
+    assert same(sim.panel("status"), expected)
+    sim.close()

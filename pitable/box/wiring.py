@@ -75,7 +75,14 @@ class BuiltBox:
             self.box.store.close()
 
 
+#: Fake bus numbers of SPI panels in the simulator: one per chip select.
+SIM_SPI_BUS_BASE = 20
+
+
 def _bus_number(d: DisplayConfig, config: Config, simulated: bool) -> int:
+    if d.interface == "spi":
+        # Only the simulator asks: it stands each SPI panel on a fake bus of its own.
+        return SIM_SPI_BUS_BASE + (d.spi_device or 0)
     if d.mux_channel is not None and config.i2c.mux:
         if simulated:
             return SIM_MUX_BUS_BASE + d.mux_channel

@@ -92,6 +92,7 @@ def run_sim(args: argparse.Namespace) -> int:
     from pitable.box.printing import box_printer
     from pitable.box.sim import Simulator, live, parse_script
     from pitable.hw.entropy import SeededSource
+    from pitable.render.status import plural
     from pitable.rules import find_title
 
     for option, suffix in (("--record", ".gif"), ("--png", ".png")):
@@ -142,8 +143,11 @@ def run_sim(args: argparse.Namespace) -> int:
         if args.png:
             sim.faceplate().save(args.png)
         state = sim.box.game.state
-        print(f"{find_title(state.title).name}, {state.mode}: {state.rounds} rolls,"
-              f" {state.hazards} {find_title(state.title).hazard_name}s", file=sys.stdout)
+        title = find_title(state.title)
+        hazards = title.hazard_name if state.hazards == 1 else plural(title.hazard_name)
+        rolls = "roll" if state.rounds == 1 else "rolls"
+        print(f"{title.name}, {state.mode}: {state.rounds} {rolls}, {state.hazards} {hazards}",
+              file=sys.stdout)
     finally:
         sim.close()
     return 0
