@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# Install pitable as a service on Raspberry Pi OS (Bookworm; Pi Zero 2 W to Pi 5).
+#
+#     sudo ./install.sh              # install, or update after a `git pull`
+#     ./install.sh --root DIR        # write the files under DIR; print the commands
+#
+# Safe to run again: files are written only when their content changes, the config file
+# is never overwritten, and the include line goes into config.txt once. It creates the
+# system user pitable (groups gpio, i2c, spi, dialout), a virtualenv in /opt/pitable with
+# the `pi` extra, /etc/pitable/pitable.toml if there is none, the boot config fragment for
+# that config and its include line, the udev rule for /dev/hwrng and the systemd unit, and
+# enables the service. It says when a reboot is needed.
+#
+# With --root DIR (or PITABLE_ROOT=DIR) every path is taken under DIR and the commands that
+# would change the running system (apt-get, useradd, pip, systemctl, udevadm) are printed
+# instead of run; the tests install into a temporary directory this way. PITABLE_PYTHON
+# names the Python that generates the files there (default: python3 on this source tree).
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")" && pwd)
+ROOT=${PITABLE_ROOT:-}
+while [ $# -gt 0 ]; do
+    case $1 in
+        --root) ROOT=${2:?--root needs a directory}; shift 2 ;;
+        --root=*) ROOT=${1#--root=}; shift ;;
+        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "install.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
+    esac
+done
+if [ -n "$ROOT" ]; then
+    ROOT=$(cd "$ROOT" && pwd)
+elif [ "$(id -u)" != 0 ]; then
+    echo "install.sh: run as root: sudo ./install.sh (or --root DIR to try it out)" >&2
+    exit 2
+fi
+
+PREFIX=/opt/pitable
+VENV=$PREFIX/venv
+CONFIG=/etc/pitable/pitable.toml
+UNIT=/etc/systemd/system/pitable.service
+RULES=/etc/udev/rules.d/99-pitable.rules
+FRAGMENT=pitable-config.txt
+GROUPS_NEEDED="gpio i2c spi dialout"
+REBOOT=""
+
+say() { printf 'pitable: %s\n' "$*"; }
+
+# A command that changes the running system: run it, or with --root only show it.
+run() {
+    if [ -n "$ROOT" ]; then
+        printf 'would run: %s\n' "$*"
+    else
+        "$@"
+    fi
+}
+
+# Write stdin to ROOT/PATH with MODE when the content differs; true when it was written.
+put() {
+    local path=$ROOT$1 mode=$2 tmp
+    tmp=$(mktemp)
+    cat >"$tmp"
+    if [ -f "$path" ] && cmp -s "$tmp" "$path"; then
+        rm -f "$tmp"
+        return 1
+    fi
+    mkdir -p "$(dirname "$path")"
+    install -m "$mode" "$tmp" "$path"
+    rm -f "$tmp"
+    say "wrote $1"
+    return 0
+}
+
+# The Python that generates files from the config: the service's own once it exists; with
+# --root the source tree's (config and firmware generation need only the standard library).
+python_for_files() {
+    if [ -n "${PITABLE_PYTHON:-}" ]; then
+        PYTHONPATH=$SRC "$PITABLE_PYTHON" "$@"
+    elif [ -z "$ROOT" ] && [ -x "$VENV/bin/python" ]; then
+        "$VENV/bin/python" "$@"
+    else
+        PYTHONPATH=$SRC python3 "$@"
+    fi
+}
+
+model() {
+    local file=$ROOT/proc/device-tree/model
+    [ -z "$ROOT" ] && file=/proc/device-tree/model
+    if [ -r "$file" ]; then tr -d '\0' <"$file"; else echo "unknown model"; fi
+}
+
+# --- the user --------------------------------------------------------------------------
+step_user() {
+    local group
+    for group in pitable $GROUPS_NEEDED; do
+        if [ -n "$ROOT" ] || ! getent group "$group" >/dev/null; then
+            run groupadd --force --system "$group"
+        fi
+    done
+    if [ -n "$ROOT" ] || ! id pitable >/dev/null 2>&1; then
+        run useradd --system --gid pitable --home-dir /var/lib/pitable --no-create-home \
+            --shell /usr/sbin/nologin pitable
+    fi
+    run usermod --append --groups "${GROUPS_NEEDED// /,}" pitable
+}
+
+# --- the program -----------------------------------------------------------------------
+step_venv() {
+    local board pin_packages
+    board=$(model)
+    # gpiozero tries lgpio first, which drives every Pi through /dev/gpiochip*; RPi.GPIO is
+    # its fallback on the older boards and does not work on a Pi 5. Debian's builds are
+    # used so that nothing is compiled on a Pi Zero; the venv sees them.
+    case $board in
+        *"Raspberry Pi 5"*) pin_packages="python3-lgpio" ;;
+        *) pin_packages="python3-lgpio python3-rpi.gpio" ;;
+    esac
+    say "board: $board"
+    run apt-get install -y --no-install-recommends python3-venv python3-pip $pin_packages
+    if [ -n "$ROOT" ] || [ ! -x "$VENV/bin/python" ]; then
+        run python3 -m venv --system-site-packages "$VENV"
+    fi
+    run "$VENV/bin/pip" install --quiet --upgrade "$SRC[pi]"
+}
+
+# --- the configuration -----------------------------------------------------------------
+step_config() {
+    if [ -e "$ROOT$CONFIG" ]; then
+        say "keeping $CONFIG"
+        return
+    fi
+    python_for_files -m pitable config show | put "$CONFIG" 0644 || true
+}
+
+# --- the boot partition ----------------------------------------------------------------
+boot_dir() {
+    if [ -f "$ROOT/boot/firmware/config.txt" ]; then
+        echo /boot/firmware
+    elif [ -f "$ROOT/boot/config.txt" ]; then
+        echo /boot
+    else
+        echo "install.sh: no config.txt in $ROOT/boot/firmware or $ROOT/boot: is this" \
+            "Raspberry Pi OS?" >&2
+        exit 1
+    fi
+}
+
+step_boot() {
+    local boot=$BOOT config_txt cmdline
+    config_txt=$ROOT$boot/config.txt
+    cmdline=$ROOT$boot/cmdline.txt
+    if python_for_files -m pitable.firmware boot --config "$ROOT$CONFIG" \
+        | put "$boot/$FRAGMENT" 0644; then
+        REBOOT="the boot config changed"
+    fi
+    # The user's config.txt is never rewritten: one include line is added, once, under
+    # [all] so that a conditional section at its end does not swallow it.
+    if ! grep -Eq "^[[:space:]]*include[[:space:]]+$FRAGMENT[[:space:]]*$" "$config_txt"; then
+        [ -e "$config_txt.pitable-backup" ] || cp -p "$config_txt" "$config_txt.pitable-backup"
+        printf '\n# pitable: the parts of the dice box (see %s)\n[all]\ninclude %s\n' \
+            "$FRAGMENT" "$FRAGMENT" >>"$config_txt"
+        say "added 'include $FRAGMENT' to $boot/config.txt"
+        REBOOT="the boot config changed"
+    fi
+    # A login console on the printer's UART would print every boot message on its paper.
+    if grep -q '^enable_uart=1' "$ROOT$boot/$FRAGMENT" && [ -f "$cmdline" ] \
+        && grep -Eq 'console=(serial0|ttyAMA0|ttyS0),[0-9]+' "$cmdline"; then
+        [ -e "$cmdline.pitable-backup" ] || cp -p "$cmdline" "$cmdline.pitable-backup"
+        sed -E -i -e 's/console=(serial0|ttyAMA0|ttyS0),[0-9]+[[:space:]]*//' \
+            -e 's/[[:space:]]+$//' "$cmdline"
+        say "took the serial console off the printer's UART in $boot/cmdline.txt"
+        REBOOT="the boot config changed"
+    fi
+    if grep -q '^dtoverlay=disable-bt' "$ROOT$boot/$FRAGMENT" \
+        && { [ -n "$ROOT" ] || systemctl list-unit-files hciuart.service >/dev/null 2>&1; }; then
+        # With Bluetooth off, the service that sets up its modem on the UART only fails.
+        run systemctl disable hciuart.service
+    fi
+}
+
+# --- udev and systemd ------------------------------------------------------------------
+step_udev() {
+    if python_for_files -m pitable.firmware udev --config "$ROOT$CONFIG" | put "$RULES" 0644; then
+        run udevadm control --reload
+        run udevadm trigger --action=change --subsystem-match=misc --sysname-match=hwrng
+    fi
+}
+
+step_unit() {
+    local wants=/etc/systemd/system/multi-user.target.wants/pitable.service
+    put "$UNIT" 0644 <"$SRC/systemd/pitable.service" || true
+    run systemctl daemon-reload
+    if [ -n "$ROOT" ]; then
+        # What `systemctl enable` does, from the unit's [Install] section.
+        if [ "$(readlink "$ROOT$wants" 2>/dev/null)" != "$UNIT" ]; then
+            mkdir -p "$(dirname "$ROOT$wants")"
+            ln -sfn "$UNIT" "$ROOT$wants"
+            say "enabled pitable.service"
+        fi
+    else
+        systemctl enable --quiet pitable.service
+    fi
+}
+
+# Before anything changes: a machine without a boot partition is not a Pi to install on.
+BOOT=$(boot_dir)
+step_user
+step_venv
+step_config
+step_boot
+step_udev
+step_unit
+
+if [ -n "$REBOOT" ]; then
+    say "installed; reboot needed ($REBOOT): sudo reboot"
+    say "after the reboot, check the parts with: $VENV/bin/pitable doctor"
+else
+    run systemctl restart pitable.service
+    say "installed; no reboot needed. Check the parts with: $VENV/bin/pitable doctor"
+fi

@@ -1,0 +1,175 @@
+"""install.sh against a temporary root: what it writes, and that a rerun changes nothing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pitable.config import DEFAULTS, loads_config
+from pitable.doctor import Status, check_boot_config, check_serial_console
+from pitable.firmware import boot_config, udev_rules
+
+REPO = Path(__file__).parent.parent
+INSTALL = REPO / "install.sh"
+USER_CONFIG_TXT = "# the user's own settings\ndtparam=audio=on\n[cm4]\notg_mode=1\n"
+CMDLINE = "console=serial0,115200 console=tty1 root=PARTUUID=0123-02 rootwait quiet\n"
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="install.sh needs bash")
+
+
+def install(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PITABLE_PYTHON": sys.executable}
+    env.pop("PITABLE_ROOT", None)
+    return subprocess.run(
+        ["bash", str(INSTALL), "--root", str(root), *args],
+        capture_output=True, text=True, env=env, check=False, timeout=60,
+    )
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, bytes | str]]:
+    """Every file and link under root: its mode and content (or link target)."""
+    out: dict[str, tuple[int, bytes | str]] = {}
+    for path in sorted(root.rglob("*")):
+        key = str(path.relative_to(root))
+        if path.is_symlink():
+            out[key] = (0, os.readlink(path))
+        elif path.is_file():
+            out[key] = (path.stat().st_mode, path.read_bytes())
+    return out
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    boot = tmp_path / "root/boot/firmware"
+    boot.mkdir(parents=True)
+    (boot / "config.txt").write_text(USER_CONFIG_TXT)
+    (boot / "cmdline.txt").write_text(CMDLINE)
+    return tmp_path / "root"
+
+
+def test_first_run_installs_everything_and_asks_for_a_reboot(root: Path) -> None:
+    result = install(root)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    boot = root / "boot/firmware"
+
+    assert (root / "etc/pitable/pitable.toml").read_text() == DEFAULTS.to_toml()
+    assert (boot / "pitable-config.txt").read_text() == boot_config(DEFAULTS)
+    # The user's file keeps every line; the include is added at its end, under [all].
+    config_txt = (boot / "config.txt").read_text()
+    assert config_txt.startswith(USER_CONFIG_TXT)
+    assert config_txt[len(USER_CONFIG_TXT):].splitlines()[-2:] == [
+        "[all]", "include pitable-config.txt"
+    ]
+    assert (boot / "config.txt.pitable-backup").read_text() == USER_CONFIG_TXT
+    assert (boot / "cmdline.txt").read_text() == (
+        "console=tty1 root=PARTUUID=0123-02 rootwait quiet\n"
+    )
+    assert (root / "etc/udev/rules.d/99-pitable.rules").read_text() == udev_rules(DEFAULTS)
+    unit = root / "etc/systemd/system/pitable.service"
+    assert unit.read_bytes() == (REPO / "systemd/pitable.service").read_bytes()
+    wants = root / "etc/systemd/system/multi-user.target.wants/pitable.service"
+    assert os.readlink(wants) == "/etc/systemd/system/pitable.service"
+
+    # What would have touched the machine was shown, not done.
+    for command in (
+        "would run: useradd --system --gid pitable",
+        "would run: usermod --append --groups gpio,i2c,spi,dialout pitable",
+        "would run: python3 -m venv --system-site-packages /opt/pitable/venv",
+        f"would run: /opt/pitable/venv/bin/pip install --quiet --upgrade {REPO}[pi]",
+        "would run: systemctl daemon-reload",
+        "would run: udevadm control --reload",
+    ):
+        assert command in out
+    assert not (root / "opt").exists()
+    assert "reboot needed (the boot config changed)" in out
+
+    # What the doctor checks on the boot partition now holds.
+    assert check_boot_config(DEFAULTS, boot).status is Status.PASS
+    console = check_serial_console(DEFAULTS, boot)
+    assert console is not None and console.status is Status.PASS
+
+
+def test_a_second_run_changes_nothing(root: Path) -> None:
+    assert install(root).returncode == 0
+    before = snapshot(root)
+    second = install(root)
+    assert second.returncode == 0, second.stderr
+    assert snapshot(root) == before
+    assert "wrote" not in second.stdout
+    assert "added" not in second.stdout
+    assert "keeping /etc/pitable/pitable.toml" in second.stdout
+    assert "no reboot needed" in second.stdout
+    assert (root / "boot/firmware/config.txt").read_text().count("include pitable") == 1
+
+
+def test_an_existing_config_is_kept_and_the_boot_config_follows_it(root: Path) -> None:
+    mine = "# mine\n[i2c]\nspeed_hz = 100000\n\n[printer]\nport = \"/dev/ttyUSB0\"\n"
+    config_file = root / "etc/pitable/pitable.toml"
+    config_file.parent.mkdir(parents=True)
+    config_file.write_text(mine)
+    assert install(root).returncode == 0
+    assert config_file.read_text() == mine
+    fragment = (root / "boot/firmware/pitable-config.txt").read_text()
+    assert fragment == boot_config(loads_config(mine))
+    assert "i2c_arm_baudrate=100000" in fragment and "enable_uart" not in fragment
+    # The printer is not on the UART, so its console is left where the user put it.
+    assert (root / "boot/firmware/cmdline.txt").read_text() == CMDLINE
+
+
+def test_a_changed_config_rewrites_the_fragment_and_asks_for_a_reboot_again(
+    root: Path,
+) -> None:
+    assert install(root).returncode == 0
+    config_file = root / "etc/pitable/pitable.toml"
+    config_file.write_text(config_file.read_text().replace("400000", "100000"))
+    again = install(root)
+    assert "wrote /boot/firmware/pitable-config.txt" in again.stdout
+    assert "reboot needed" in again.stdout
+    assert "i2c_arm_baudrate=100000" in (root / "boot/firmware/pitable-config.txt").read_text()
+
+
+def test_the_pi5_gets_lgpio_and_older_pis_also_rpi_gpio(root: Path) -> None:
+    model = root / "proc/device-tree/model"
+    model.parent.mkdir(parents=True)
+    model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
+    pi5 = install(root).stdout
+    assert "board: Raspberry Pi 5 Model B Rev 1.0" in pi5
+    assert "python3-lgpio\n" in pi5 and "rpi.gpio" not in pi5
+    model.write_bytes(b"Raspberry Pi Zero 2 W Rev 1.0\0")
+    zero = install(root).stdout
+    assert "python3-lgpio python3-rpi.gpio" in zero
+
+
+def test_older_releases_keep_config_txt_in_boot(tmp_path: Path) -> None:
+    boot = tmp_path / "boot"
+    boot.mkdir()
+    (boot / "config.txt").write_text(USER_CONFIG_TXT)
+    assert install(tmp_path).returncode == 0
+    assert (boot / "pitable-config.txt").exists()
+
+
+def test_without_a_boot_partition_it_stops_and_says_why(tmp_path: Path) -> None:
+    result = install(tmp_path)
+    assert result.returncode == 1
+    assert "no config.txt" in result.stderr
+    assert "would run" not in result.stdout
+    assert not (tmp_path / "etc").exists()
+
+
+def test_run_without_root_or_sudo_refuses() -> None:
+    command = ["bash", str(INSTALL)]
+    if os.geteuid() == 0:
+        # As root it would install for real: drop to nobody to see the refusal.
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv to drop privileges")
+        command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    result = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert "run as root: sudo ./install.sh" in result.stderr
