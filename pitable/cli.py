@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "pitable.commands.session",
     "pitable.commands.sheet",
     "pitable.commands.doctor",
+    "pitable.commands.wiring",
 )
 
 EXIT_USAGE = 2
