@@ -161,8 +161,8 @@ def wiring_svg(config: Config) -> str:
     anchors: dict[str, float] = {}
     for part, part_wires in parts.items():
         colour = part_wires[0].colour
-        height = 34 + len(part_wires) * _ROW
-        body += _box(_PART_X, y, (_PART_W, height), part, colour)
+        box_height = 34 + len(part_wires) * _ROW
+        body += _box(_PART_X, y, (_PART_W, box_height), part, colour)
         anchors[part] = y
         for i, wire in enumerate(part_wires):
             row_y = y + 34 + i * _ROW
@@ -174,7 +174,7 @@ def wiring_svg(config: Config) -> str:
                 f' {_PART_X} {row_y}" fill="none" stroke={quoteattr(colour)}'
                 ' stroke-width="2"/>'
             )
-        y += height + 14
+        y += box_height + 14
     bottom: float = max(y, top + 34 + len(pins) * _ROW + 14)
 
     # The displays behind the mux, each on its channel.
