@@ -192,6 +192,9 @@ class PrinterConfig:
     feed_time_ms: float = 2.0
     dtr_busy_pin: int = -1
     timeout_s: float = 5.0
+    #: How the boot config frees the PL011 UART for the printer: Bluetooth off
+    #: ("disable-bt") or moved to the mini UART ("miniuart-bt").
+    uart_overlay: str = "disable-bt"
 
 
 @dataclass(frozen=True)
@@ -247,6 +250,7 @@ PIN_FACTORIES = ("", "lgpio", "rpigpio", "pigpio", "native", "mock")
 BAUDRATES = (9600, 19200, 38400, 57600, 115200)
 MODES = ("table", "solo")
 IMAGE_COMMANDS = ("gsv0", "dc2")
+UART_OVERLAYS = ("disable-bt", "miniuart-bt")
 _DEFAULT_MUX_CHANNELS = {"green": 0, "purple": 1, "red": 2, "status": 3}
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
@@ -522,6 +526,7 @@ def _parse(data: Mapping[str, Any]) -> Config:
         feed_time_ms=t.get_float("feed_time_ms", d.printer.feed_time_ms),
         dtr_busy_pin=t.get_int("dtr_busy_pin", d.printer.dtr_busy_pin),
         timeout_s=t.get_float("timeout_s", d.printer.timeout_s),
+        uart_overlay=t.get_str("uart_overlay", d.printer.uart_overlay),
     )
     return Config(box, gpio, entropy, button, encoder, leds, i2c, spi, displays, printer)
 
@@ -701,6 +706,7 @@ def validate(config: Config) -> None:
     _choice("printer.baudrate", p.baudrate, BAUDRATES)
     _choice("printer.paper_width_mm", p.paper_width_mm, (58, 80))
     _choice("printer.image_command", p.image_command, IMAGE_COMMANDS)
+    _choice("printer.uart_overlay", p.uart_overlay, UART_OVERLAYS)
     _range("printer.line_time_ms", p.line_time_ms, 0, 1000, " ms")
     _range("printer.feed_time_ms", p.feed_time_ms, 0, 1000, " ms")
     if p.dtr_busy_pin != -1:
@@ -943,6 +949,10 @@ rotate: 0 to 3, quarter turns; contrast: 0 to 255; enabled = false leaves a disp
     "printer.feed_time_ms": "Time the printer needs per line fed.",
     "printer.dtr_busy_pin": "The GPIO wired to the printer's DTR busy line (-1: not wired).",
     "printer.timeout_s": "",
+    "printer.uart_overlay": (
+        '"disable-bt" (Bluetooth off) or "miniuart-bt" (Bluetooth on the mini UART) frees the'
+        " PL011 UART on GPIO 14/15 for the printer."
+    ),
 }
 
 _HEX_KEYS = {"address", "mux_address"}

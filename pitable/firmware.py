@@ -29,8 +29,6 @@ UDEV_RULES_NAME = "99-pitable.rules"
 #: The group that may read /dev/hwrng: the service's own (User=pitable, Group=pitable).
 HWRNG_GROUP = "pitable"
 #: How the PL011 UART is freed from Bluetooth for GPIO 14/15.
-UART_OVERLAYS = ("disable-bt", "miniuart-bt")
-DEFAULT_UART_OVERLAY = "disable-bt"
 
 #: Names of the Pi 4's extra I2C buses in the i2c-mux overlay (bus 1, i2c_arm, is its
 #: default and needs no parameter).
@@ -63,10 +61,8 @@ def uses_local_uart(config: Config) -> bool:
 
 def uart_overlay(config: Config) -> str:
     """``disable-bt`` (Bluetooth off, the PL011 on GPIO 14/15) or ``miniuart-bt``
-    (Bluetooth kept on the mini UART), from ``printer.uart_overlay`` where the config has
-    that key, else ``disable-bt``."""
-    value = getattr(config.printer, "uart_overlay", DEFAULT_UART_OVERLAY)
-    return value if value in UART_OVERLAYS else DEFAULT_UART_OVERLAY
+    (Bluetooth kept on the mini UART): the config's ``printer.uart_overlay``."""
+    return config.printer.uart_overlay
 
 
 def boot_config(config: Config) -> str:

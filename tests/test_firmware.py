@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from pitable.config import DEFAULTS, Config, bus_pins, pin_claims, validate, with_display
+from pitable.config import (
+    DEFAULTS,
+    Config,
+    bus_pins,
+    loads_config,
+    pin_claims,
+    validate,
+    with_display,
+)
+from pitable.errors import ConfigError
 from pitable.firmware import (
     boot_config,
     firmware_pins,
@@ -94,17 +103,17 @@ def test_no_mux_no_printer_on_the_uart() -> None:
     assert set(firmware_pins(config)) == set(bus_pins(config)) == {2, 3, 22, 23}
 
 
-def test_the_bluetooth_overlay_follows_the_config_where_it_says() -> None:
-    @dataclasses.dataclass(frozen=True)
-    class Printer:
-        enabled: bool = True
-        port: str = "/dev/serial0"
-        uart_overlay: str = "miniuart-bt"
-
-    config = dataclasses.replace(DEFAULTS, printer=Printer())  # type: ignore[arg-type]
+def test_the_bluetooth_overlay_follows_the_config() -> None:
+    config = loads_config('[printer]\nuart_overlay = "miniuart-bt"\n')
     lines = directives(boot_config(config))
     assert "dtoverlay=miniuart-bt" in lines
     assert "dtoverlay=disable-bt" not in lines
+    assert "dtoverlay=disable-bt" in directives(boot_config(DEFAULTS))
+
+
+def test_a_wrong_bluetooth_overlay_is_named() -> None:
+    with pytest.raises(ConfigError, match=r"printer\.uart_overlay"):
+        loads_config('[printer]\nuart_overlay = "bt-off"\n')
 
 
 def test_udev_rule_gives_the_service_group_read_access_to_hwrng() -> None:
