@@ -29,6 +29,7 @@ from pitable.render.text import (
     fit_text,
     fit_tokens,
     line_height,
+    measure,
     wrap_text,
 )
 from pitable.rules.base import GreenEffect, Options, Reading, Title, format_numbers, format_play
@@ -42,6 +43,8 @@ SMALL_SIZE = 9
 SMALL_MIN = 8
 HEADER_H = 9
 FOOTER_H = 10
+#: The width the footer's "!" block takes before a notice.
+FLAG_W = 9
 
 SHORT_NAMES = {"valley": "Valley", "island": "Island", "temple": "Temple"}
 
@@ -74,8 +77,10 @@ class StatusView:
     blink_on: bool = True
     #: Hazards rolled so far (solo play).
     hazards: int | None = None
-    #: A transient line, e.g. "Printing sheet seed 1234".
+    #: A transient line, e.g. "Printing sheet seed 1234"; wrapped onto two when it must.
     message: str | None = None
+    #: The end of a game: the level reached, shown big (the message says the rest).
+    result: str | None = None
 
 
 def short_name(title: Title) -> str:
@@ -142,8 +147,10 @@ def _draw_status(view: StatusView, size: tuple[int, int]) -> Image.Image:
     bottom = height
     footer = view.message or _notice_text(view.notices)
     if footer:
-        bottom = height - FOOTER_H
-        _footer(draw, footer, not view.message, (0, bottom, width, height))
+        warning = not view.message
+        lines = _footer_lines(footer, width - (FLAG_W if warning else 0))
+        bottom = height - len(lines) * FOOTER_H
+        _footer(draw, lines, warning, (0, bottom, width, height))
     if view.menu is not None:
         _menu(draw, view.menu, (0, top, width, bottom))
         return image
@@ -158,7 +165,9 @@ def _draw_status(view: StatusView, size: tuple[int, int]) -> Image.Image:
         body = (0, top, split, bottom)
         words_box = (split + 4, top, width, bottom)
         draw.line((split + 1, top, split + 1, bottom - 2), fill=ON)
-    if view.options is None:
+    if view.result is not None:
+        _result(draw, view.result, body)
+    elif view.options is None:
         _idle(draw, view, body)
     elif alarm(view):
         _hazard(draw, view, reading, body)
@@ -201,17 +210,33 @@ def _notice_text(notices: tuple[str, ...]) -> str:
     return notices[0] + more
 
 
-def _footer(draw: ImageDraw.ImageDraw, text: str, warning: bool, box: Box) -> None:
+def _footer_lines(text: str, width: int) -> tuple[str, ...]:
+    """The footer on one line when it fits at the small size, else on two (then elided)."""
+    if measure(text, SMALL_SIZE, SMALL)[0] <= width:
+        return (text,)
+    return wrap_text(text, width, SMALL_SIZE, SMALL, 2) or (text,)
+
+
+def _footer(draw: ImageDraw.ImageDraw, lines: tuple[str, ...], warning: bool, box: Box) -> None:
     x0, y0, x1, y1 = box
     x = x0
     if warning:
         # A lit block with a dark "!": the eye finds it even where the text is too small.
         draw.rectangle((x0, y0 + 1, x0 + 6, y1 - 1), fill=ON)
-        mark = fit_text("!", 5, y1 - y0 - 3, BOLD, max_size=SMALL_SIZE, min_size=6)
+        mark = fit_text("!", 5, FOOTER_H - 3, BOLD, max_size=SMALL_SIZE, min_size=6)
         draw_fitted(draw, (x0, y0 + 1, x0 + 7, y1), mark, fill=OFF)
-        x = x0 + 9
-    fitted = _small(text, x1 - x, y1 - y0 - 1)
-    draw_fitted(draw, (x, y0 + 1, x1, y1), fitted, align="left")
+        x = x0 + FLAG_W
+    for i, line in enumerate(lines):
+        top = y0 + i * FOOTER_H
+        fitted = _small(line, x1 - x, FOOTER_H - 1)
+        draw_fitted(draw, (x, top + 1, x1, top + FOOTER_H), fitted, align="left")
+
+
+def _result(draw: ImageDraw.ImageDraw, level: str, box: Box) -> None:
+    """The level a finished game reached, as big as it fits."""
+    x0, y0, x1, y1 = box
+    draw_fitted(draw, box, fit_text(level, x1 - x0 - 2, y1 - y0, BOLD, max_size=40,
+                                    min_size=8))
 
 
 def _idle(draw: ImageDraw.ImageDraw, view: StatusView, box: Box) -> None:
@@ -241,14 +266,16 @@ def _stack(draw: ImageDraw.ImageDraw, lines: tuple[str, ...], size: int, name: s
 
 def _hazard(draw: ImageDraw.ImageDraw, view: StatusView, reading: Reading | None,
             box: Box) -> None:
-    """The hazard word as big as the body allows, and the first line of what to do."""
+    """The hazard word as big as the body allows, and under it what to do, in brief: ignore
+    the other dice, and where the hazard goes (in solo play, next to last turn's space)."""
     x0, y0, x1, y1 = box
     headline = reading.headline if reading else view.title.hazard_headline()
-    sub = reading.lines[0] if reading and reading.lines else ""
-    if sub:
-        fs = _small(sub, x1 - x0 - 2, 11)
+    brief = (reading.brief or reading.lines[:1]) if reading else ()
+    for line in reversed(brief):
+        fs = _small(line, x1 - x0 - 2, 11)
         y1 -= fs.height + 1
         draw_fitted(draw, (x0, y1, x1, y1 + fs.height), fs)
+    if brief:
         y1 -= 1
     word = fit_text(headline, x1 - x0 - 2, y1 - y0, BOLD, max_size=48, min_size=8)
     draw_fitted(draw, (x0, y0, x1, y1), word)
@@ -262,8 +289,6 @@ def chips(options: Options) -> tuple[str, ...]:
                       GreenEffect.DOOR: "DOOR"}[options.green])
     if options.penny:
         words.append("PENNY")
-    if options.hazard_ignored:
-        words.append("DANGER IGNORED")
     return tuple(words)
 
 
@@ -284,7 +309,12 @@ def _roll(draw: ImageDraw.ImageDraw, view: StatusView, options: Options, box: Bo
         lines, size = fit_tokens(tokens, "  ", (w - 2, two), SMALL, max_size=SMALL_SIZE,
                                  min_size=SMALL_MIN)
     else:
-        fitted = _small(view.title.play_headline(options), w - 2, 11)
+        # An ignored danger says so where the headline goes: the red die shows a skull, and
+        # the players must see at once that it does not count.
+        title = view.title
+        headline = (f"{title.hazard_name.capitalize()} ignored: {title.hazard_limit} marked"
+                    if options.hazard_ignored else title.play_headline(options))
+        fitted = _small(headline, w - 2, 11)
         lines, size = (fitted.text,), int(fitted.font.size)
     sub_h = len(lines) * (line_height(size, SMALL) + 1) - 1
     _stack(draw, lines, size, SMALL, (x0, y1 - sub_h, x1, y1))

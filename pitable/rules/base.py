@@ -78,6 +78,8 @@ class Reading:
     lines: tuple[str, ...]
     #: A hazard: shown so that nobody misses it (inverted, blinking).
     alarm: bool
+    #: The same instructions in a few words a line, for a small screen.
+    brief: tuple[str, ...] = ()
 
 
 def format_play(play: Play) -> str:
@@ -144,6 +146,8 @@ class Title:
     aliases: ClassVar[tuple[str, ...]] = ()
     #: The red special face: "snake", "danger", "mummy".
     hazard_name: ClassVar[str]
+    #: What is drawn for it on a sheet: a snake, a skull, a mummy.
+    hazard_symbol: ClassVar[str]
     #: The green special face, when it is usable.
     green_effect: ClassVar[GreenEffect]
     #: True when the dice may be grouped into up to three numbers a turn (the Valley).
@@ -188,8 +192,15 @@ class Title:
     def reading(self, options: Options, *, solo: bool = False) -> Reading:
         """The status screen's words for ``options``, for table play or for solo play."""
         if options.hazard:
-            return Reading(self.hazard_headline(), self.hazard_lines(solo), alarm=True)
+            return Reading(self.hazard_headline(), self.hazard_lines(solo), alarm=True,
+                           brief=self.hazard_brief(solo))
         return Reading(self.play_headline(options), self.play_lines(options), alarm=False)
+
+    def hazard_brief(self, solo: bool) -> tuple[str, ...]:
+        """What to do about the hazard, in two short lines: solo play draws it on your own
+        sheet next to last turn's space; table play swaps sheets."""
+        where = "next to last turn's space" if solo else "on another's sheet"
+        return ("Ignore the other dice", f"{self.hazard_symbol.capitalize()} {where}")
 
     def hazard_headline(self) -> str:
         return f"{self.hazard_name.upper()}!"

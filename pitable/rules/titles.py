@@ -22,6 +22,7 @@ class Valley(Title):
     name = "The Valley of Wiraqocha"
     aliases = ("wiraqocha", "valley-of-wiraqocha")
     hazard_name = "snake"
+    hazard_symbol = "snake"
     green_effect = GreenEffect.STRUCTURE
     several_spaces = True
 
@@ -60,6 +61,7 @@ class Island(Title):
     name = "Skull Island"
     aliases = ("skull-island", "skull", "skullisland")
     hazard_name = "danger"
+    hazard_symbol = "skull"
     green_effect = GreenEffect.BOAT
     hazard_limit = 5
 
@@ -103,6 +105,7 @@ class Temple(Title):
     name = "The Temple of Apikhabou"
     aliases = ("apikhabou", "temple-of-apikhabou")
     hazard_name = "mummy"
+    hazard_symbol = "mummy"
     green_effect = GreenEffect.DOOR
 
     def hazard_lines(self, solo: bool) -> tuple[str, ...]:
