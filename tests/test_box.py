@@ -98,14 +98,20 @@ def test_each_press_rolls_once_even_with_contact_bounce() -> None:
     sim.close()
 
 
-def test_a_press_during_the_tumble_is_not_lost() -> None:
+def test_a_press_during_the_tumble_rolls_once_the_result_was_seen() -> None:
+    from pitable.box.controller import MIN_SHOW_S
+
     sim = make("1,2,3", "5,4,2", tumble_ms=400)
     sim.button_down()
     sim.advance(0.1)
     sim.button_up()
     sim.advance(0.1)  # tumbling
     assert sim.box.game.state.rounds == 1
-    sim.press()
+    sim.press()  # during the tumble: not lost, and not rolled over the result either
+    shown_at = 0.1 + 0.4  # the first result is on the panels
+    while sim.fake_clock.now < 1000.0 + shown_at + MIN_SHOW_S - 0.1:  # type: ignore[union-attr]
+        assert read_faces(sim, "valley") == (1, 2, 3)
+        sim.advance(0.1)
     sim.advance(1.0)
     assert sim.box.game.state.rounds == 2
     assert read_faces(sim, "valley") == (5, 4, 2)

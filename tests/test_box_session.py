@@ -5,6 +5,7 @@ Driven through the simulator's inputs, read through its outputs, as in test_box.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from pathlib import Path
@@ -13,7 +14,8 @@ import pytest
 
 from pitable.box.sim import Simulator
 from pitable.box.store import DB_NAME, SessionStore
-from pitable.render.status import StatusView, draw_status
+from pitable.render.status import SMALL, StatusView, draw_status
+from pitable.render.text import wrap_text
 from pitable.rules import Roll, find_title
 from tests.test_box import make, read_faces, same
 
@@ -43,6 +45,7 @@ def test_a_solo_valley_game_ends_after_25_rounds_and_gives_the_level(
         sim.press()
         leds.append(sum(sim.led_states()))
     assert leds == [min(5, (r + 4) // 5) for r in range(1, 26)]
+    assert "Last round played" in (sim.box.view().message or "")
     sim.press()  # round 26 does not exist
     assert sim.box.game.state.rounds == 25
     assert "Game over after 25 rounds" in (sim.box.view().message or "")
@@ -59,12 +62,17 @@ def test_the_status_screen_tells_the_stars_needed_for_the_next_level() -> None:
         sim.press()
     end_with_score(sim, 100)
     valley = find_title("valley")
-    message = "100 stars: Pathfinder; 10 more for Voyager"
+    message = "100 stars; 10 more for Voyager"
     options = valley.options(Roll.from_str("2,3,4"))
     expected = StatusView(title=valley, solo=True, round=25, round_limit=25, options=options,
                           reading=valley.reading(options, solo=True), hazards=0,
-                          message=message)
+                          message=message, result="Pathfinder")
     assert same(sim.panel("status"), draw_status(expected))
+    # The level and the stars still needed are there whole, not cut off.
+    assert sim.box.view().message == message
+    assert not any(line.endswith("…") for line in wrap_text(message, 128, 9, SMALL, 2))
+    without = dataclasses.replace(expected, result=None, message=None)
+    assert not same(draw_status(expected), draw_status(without))
     sim.close()
 
 
@@ -148,4 +156,18 @@ def test_a_failing_disk_does_not_stop_the_game(tmp_path: Path,
     assert read_faces(sim, "valley") == (3, 3, 3)
     assert "rolls are not being saved" in sim.box.notices()
     assert "disk is full" in caplog.text
+    sim.close()
+
+
+def test_after_a_restart_a_new_game_keeps_the_title_and_mode_chosen_last(tmp_path: Path) -> None:
+    store = SessionStore.open(tmp_path)
+    sim = make("1,2,3", store=store)  # the config says: Valley, table
+    sim.hold()
+    sim.push()  # New game
+    sim.turn(5 - 0)  # Temple: solo
+    sim.push()
+    end_with_score(sim, 20)
+    again = make("4,4,4", store=SessionStore.open(tmp_path))
+    assert (again.box.game.state.title, again.box.game.state.mode) == ("temple", "solo")
+    again.close()
     sim.close()

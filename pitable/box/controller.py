@@ -32,6 +32,9 @@ log = logging.getLogger("pitable.box")
 
 #: Time between two frames of the tumble; the tumble's length is ``box.tumble_ms``.
 FRAME_MS = 75
+#: The least time a result stays on the screens before a press queued during its tumble
+#: rolls again, so that no roll goes by unseen.
+MIN_SHOW_S = 1.5
 
 
 class Phase(enum.Enum):
@@ -79,12 +82,17 @@ class Box:
     printer: Any = None
 
     def __post_init__(self) -> None:
-        self.events: queue.Queue[Edge | str] = queue.Queue()
+        # A SimpleQueue: its put() may be called from a signal handler (SIGTERM) while the
+        # loop waits in get(), which queue.Queue's lock does not allow.
+        self.events: queue.SimpleQueue[Edge | str] = queue.SimpleQueue()
         self.store_failure: str | None = None
         self.phase = Phase.IDLE
         self.down_at: float | None = None
         self.hold_fired = False
         self.pending_rolls = 0
+        #: When a press queued during the tumble may roll: once the result has been seen.
+        self.pending_at = 0.0
+        self.result: str | None = None
         self.tumble_until = 0.0
         self.next_frame = 0.0
         self.tumble_step = 0
@@ -141,6 +149,8 @@ class Box:
             deadlines.append(min(self.next_frame, self.tumble_until))
         if self.next_blink is not None:
             deadlines.append(self.next_blink)
+        if self.pending_rolls and self.phase is Phase.SHOWING:
+            deadlines.append(self.pending_at)
         for slot in self._slots():
             if slot.retry_at is not None:
                 deadlines.append(slot.retry_at)
@@ -158,6 +168,9 @@ class Box:
                 self._show_final()
             elif now >= self.next_frame:
                 self._tumble_frame()
+        if self.pending_rolls and self.phase is Phase.SHOWING and now >= self.pending_at:
+            self.pending_rolls -= 1
+            self._roll()
         if self.next_blink is not None and now >= self.next_blink:
             self.blink_on = not self.blink_on
             self.next_blink = now + self.settings.blink_ms / 2000
@@ -204,8 +217,9 @@ class Box:
                 self._adjust_score(+1)
             else:
                 self._move(+1)
-        elif self.phase is Phase.ROLLING:
-            # No press is lost: it rolls again as soon as this roll is shown.
+        elif self.phase is Phase.ROLLING or self.pending_rolls:
+            # No press is lost: it rolls again once this roll has been shown long enough
+            # for the table to read it.
             self.pending_rolls += 1
         else:
             self._roll()
@@ -249,6 +263,10 @@ class Box:
                 log.info("resumed game %d: %s, %s, round %d", current.id, state.title,
                          state.mode, state.rounds)
                 return game
+            games = self.store.games()
+            if games:
+                # The last game ended: the next one is of the title and mode chosen last.
+                return self._new_game(games[-1].title, games[-1].mode)
         return self._new_game(self.settings.title, self.settings.mode)
 
     def _new_game(self, title: str, mode: str) -> Game:
@@ -267,6 +285,7 @@ class Box:
         self.game = self._new_game(title, mode)
         self.phase = Phase.IDLE
         self.message = None
+        self.result = None
         self._stop_blink()
         self._show_current()
 
@@ -282,11 +301,12 @@ class Box:
         if score is not None and game.state.mode is Mode.SOLO:
             result = level(game.state.title, score, game.state.hazards)
             more = (
-                f"; {result.stars_needed} more for {result.next_level}"
-                if result.next_level else ""
+                f"{result.stars_needed} more for {result.next_level}"
+                if result.next_level else "the highest level"
             )
-            self.message = f"{score} stars: {result.name}{more}"
-            log.info("game ended: %s", self.message)
+            self.result = result.name
+            self.message = f"{score} stars; {more}"
+            log.info("game ended: %s stars: %s; %s", score, result.name, more)
         else:
             self.message = "Game ended. Press ROLL for a new one."
             log.info("game ended")
@@ -312,6 +332,7 @@ class Box:
             self._draw_status()
             return
         turn = game.state.play(roll)
+        self.result = None
         if self.store is not None and game.store_id is not None:
             try:
                 self.store.record_roll(game.store_id, roll, self.entropy.name, turn.hazard,
@@ -349,10 +370,11 @@ class Box:
 
     def _show_final(self) -> None:
         self.phase = Phase.SHOWING
+        state = self.game.state
+        if state.over:
+            self.message = "Last round played: hold ROLL, then End game: score"
         self._show_current()
-        if self.pending_rolls:
-            self.pending_rolls -= 1
-            self._roll()
+        self.pending_at = self.clock() + MIN_SHOW_S
 
     def _show_current(self) -> None:
         """Draw the dice, the status screen and the LEDs for the game as it stands."""
@@ -420,6 +442,7 @@ class Box:
             blink_on=self.blink_on,
             hazards=state.hazards if solo else None,
             message=message,
+            result=self.result if self.phase is not Phase.MENU else None,
         )
 
     def notices(self) -> tuple[str, ...]:

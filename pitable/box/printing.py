@@ -48,11 +48,16 @@ class BoxPrinter:
         self.seeds = seeds
         self.post: Callable[[str], None] | None = None
         self.spooler = PrintSpooler(printer, on_change=self._changed)
-        self.latest: JobStatus | None = None
+        #: The job the screen reports on; its state is always read from the spooler, which
+        #: alone knows it (its thread changes it while the controller runs).
+        self.latest_id: int | None = None
+
+    @property
+    def latest(self) -> JobStatus | None:
+        return None if self.latest_id is None else self.spooler.status(self.latest_id)
 
     def _changed(self, status: JobStatus) -> None:
         # The spooler's thread: only queue an event, the controller redraws.
-        self.latest = status
         if self.post is not None:
             self.post(PRINTER_EVENT)
 
@@ -64,7 +69,7 @@ class BoxPrinter:
         from pitable.render.sheet import render_sheet
 
         image = render_sheet(generate(title, seed), self.settings.dots)
-        self.latest = self.spooler.submit(image, name)
+        self.latest_id = self.spooler.submit(image, name).id
         return f"Printing: {name}"
 
     def message(self) -> str | None:
@@ -89,7 +94,7 @@ class BoxPrinter:
         failed = self.spooler.failed()
         if not failed:
             return "Nothing to print again"
-        self.latest = self.spooler.retry(failed[-1].id)
+        self.latest_id = self.spooler.retry(failed[-1].id).id
         return f"Printing again: {failed[-1].name}"
 
     def close(self) -> None:
