@@ -49,6 +49,8 @@ def test_sim_keeps_games_in_a_state_dir(capsys: pytest.CaptureFixture[str],
     ("argv", "words"),
     [
         (["sim", "--script", "press,jump"], "--script step 'jump'"),
+        (["sim", "--script", "turn+99999999999999999999"], "at most 1000 detents"),
+        (["sim", "--script", "wait9999999999"], "at most 600000 ms"),
         (["sim", "--script", ""], "--script is empty"),
         (["sim", "--script", "press", "--record", "x.png"], "ending in .gif"),
         (["sim", "--script", "unplug:blue"], "no I2C display called 'blue'"),

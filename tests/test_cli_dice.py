@@ -62,6 +62,7 @@ def test_options_island_dangers(capsys: pytest.CaptureFixture[str]) -> None:
         (["roll", "--count", "many"], "--count"),
         (["roll", "--dice", "d20"], "unknown dice set"),
         (["fairness", "--rolls", "0"], "--rolls"),
+        (["fairness", "--rolls", "10", "--png", "h.txt"], "ending in .png"),
         (["bogus"], "invalid choice"),
     ],
 )

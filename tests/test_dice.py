@@ -86,6 +86,8 @@ def test_roll_from_str(text: str, faces: tuple[object, ...]) -> None:
         ("0,3,5", "face '0' on the green die"),
         ("1,6,5", "face '6' on the purple die"),
         ("1,2,x", "face 'x' on the red die"),
+        ("²,1,1", "face '²' on the green die"),
+        ("٣,1,1", "face '٣' on the green die"),
         ("2,3", "expected three faces"),
         ("1,2,3,4", "expected three faces"),
         ("", "expected three faces"),

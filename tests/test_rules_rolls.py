@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 
 import pytest
 
@@ -95,8 +96,26 @@ def test_perft_totals_worked_out_by_hand() -> None:
     # 555. 50 rolls with two numeric dice give 2 plays each (x+y written apart or summed),
     # and the 5 rolls with one numeric die and Penny Papers give 1: 660 in all.
     assert sum(len(o.plays) for o in opts) == 660
-    # Numbers of the 125 all-numeric rolls: each play set's distinct subset sums.
+    # How many numbers each roll allows, counted by hand:
+    #  0: the 36 hazards.
+    #  2: Dakota Smith, purple = red = x: {x, 2x}: 5 rolls.
+    #  3: Dakota Smith, purple x != red y: {x, y, x+y}: 20; three equal {a, 2a, 3a}: 5.
+    #  4: a pair a and b = 2a: {a, 2a, 3a, 4a}: (1,1,2), (2,2,4), b in 3 places: 6.
+    #  5: a pair a and b not in {a, 2a}: 20 ordered pairs less 2, b in 3 places: 54.
+    #  6: three different with a+b = c: {1,2,3} {1,3,4} {1,4,5} {2,3,5}, 6 orders: 24.
+    #  7: three different, no sum repeated: 10 sets less those 4, 6 orders: 36.
+    # 15: Penny Papers, 1 to 15: 30.
+    assert Counter(len(o.numbers) for o in opts) == {
+        0: 36, 2: 5, 3: 25, 4: 6, 5: 54, 6: 24, 7: 36, 15: 30
+    }
+    assert sum(15 in o.numbers for o in opts) == 31  # Penny Papers, and 5+5+5
     island = find_title("island")
+    # The Island after five dangers: the 36 red specials use the green and purple dice.
+    #  1: Navigation and purple x: {x}: 5.   2: {x, 2x}: 5 more from g = p.
+    #  3: 20 more from g != p.              15: 6 more with Penny and a red special.
+    assert Counter(len(island.options(r, 5).numbers) for r in rolls) == {
+        1: 5, 2: 10, 3: 45, 4: 6, 5: 54, 6: 24, 7: 36, 15: 36
+    }
     assert sum(island.options(r).hazard for r in rolls) == 36
     assert sum(island.options(r, 5).hazard for r in rolls) == 0
     assert sum(island.options(r, 5).hazard_ignored for r in rolls) == 36

@@ -92,11 +92,12 @@ def test_each_snake_lowers_every_valley_threshold_by_four(snakes: int) -> None:
     assert level("valley", high, snakes).name == "Explorer"
 
 
-def test_thresholds_stop_at_zero() -> None:
-    # 25 snakes in 25 solo rounds: Pathfinder would be at 90 - 100.
-    assert thresholds("valley", 25) == (0, 10, 30)
-    assert level("valley", 0, 25).name == "Pathfinder"
-    assert level("valley", -1, 25).name == "Tourist"
+def test_thresholds_follow_the_rulebooks_arithmetic_below_zero() -> None:
+    # 25 snakes in 25 solo rounds: "4 fewer stars per snake" puts Pathfinder at 90 - 100.
+    assert thresholds("valley", 25) == (-10, 10, 30)
+    assert level("valley", -10, 25).name == "Pathfinder"
+    assert level("valley", -11, 25).name == "Tourist"
+    assert level("valley", -11, 25).stars_needed == 1
 
 
 @pytest.mark.parametrize("title", ["island", "temple"])

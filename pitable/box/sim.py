@@ -251,17 +251,27 @@ class Simulator:
         self.built.close()
 
 
+#: The most detents one step may turn, and the longest wait: a script describes a game.
+MAX_TURN = 1000
+MAX_WAIT_MS = 600_000
+
+
 def parse_script(script: str) -> list[str]:
     """The steps of ``--script``; one clear error naming the first bad step."""
     steps = [s.strip().lower() for s in script.split(",") if s.strip()]
     if not steps:
         raise UsageError("--script is empty: give steps such as press,press,hold,turn+1,push")
     for step in steps:
-        if not STEP.match(step):
+        match = STEP.match(step)
+        if not match:
             raise UsageError(
                 f"--script step {step!r}: expected press, hold, push, turn+N, turn-N, waitMS,"
                 " print, unplug:NAME or replug:NAME"
             )
+        if match.group(2) and abs(int(match.group(2))) > MAX_TURN:
+            raise UsageError(f"--script step {step!r}: turn at most {MAX_TURN} detents a step")
+        if match.group(3) and int(match.group(3)) > MAX_WAIT_MS:
+            raise UsageError(f"--script step {step!r}: wait at most {MAX_WAIT_MS} ms a step")
     return steps
 
 

@@ -124,6 +124,8 @@ def run_roll(args: argparse.Namespace) -> int:
 
 
 def run_fairness(args: argparse.Namespace) -> int:
+    if args.png and not args.png.lower().endswith(".png"):
+        raise UsageError(f"--png {args.png}: expected a file name ending in .png")
     dice = find_dice_set(args.dice)
     source = open_source(args.rng_device, require=args.require_hwrng)
     rolls = draw_rolls(source, args.rolls, dice)

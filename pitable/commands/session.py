@@ -124,7 +124,8 @@ def run_level(args: argparse.Namespace) -> int:
     from pitable.rules.session import LEVELS, level, session_rules
 
     title = find_title(args.game)
-    if args.snakes is not None and session_rules(title.key).discount_per_hazard == 0:
+    # Other titles' levels do not depend on snakes: 0 changes nothing, more is a mistake.
+    if args.snakes and session_rules(title.key).discount_per_hazard == 0:
         raise UsageError(
             f"--snakes: only The Valley of Wiraqocha lowers its levels by snakes, not {title.name}"
         )

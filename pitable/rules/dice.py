@@ -64,7 +64,8 @@ class DiceSet:
         token = text.strip()
         if token in ("*", "s", "S"):
             return SPECIAL
-        if not token.isdigit() or int(token) not in self.numbers:
+        # isascii: str.isdigit() also accepts digits such as "²" that int() refuses.
+        if not (token.isascii() and token.isdigit()) or int(token) not in self.numbers:
             low, high = min(self.numbers), max(self.numbers)
             raise BadFace(f"face {text.strip()!r}{where}: expected {low} to {high} or '*'")
         return int(token)

@@ -105,13 +105,13 @@ def _check_hazards(title: str, hazards: int) -> None:
 def thresholds(title: str, hazards: int = 0) -> tuple[int, int, int]:
     """The least score of Pathfinder, Voyager and Explorer after ``hazards`` were placed.
 
-    Only the Valley moves them (4 stars per snake). They stop at 0 so that a score below
-    zero, which snakes and dangers make possible, is always a Tourist.
+    Only the Valley moves them: "4 fewer stars per snake placed", as the rulebook counts,
+    with no floor, so after 23 snakes even a score below zero can reach Pathfinder.
     """
     _check_hazards(title, hazards)
     rules = session_rules(title)
     off = rules.discount_per_hazard * hazards
-    low, mid, high = (max(0, t - off) for t in rules.thresholds)
+    low, mid, high = (t - off for t in rules.thresholds)
     return (low, mid, high)
 
 
