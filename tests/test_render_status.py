@@ -306,3 +306,15 @@ def test_plays_wrap_between_plays_never_inside_one() -> None:
     assert len(lines) == 2
     assert [t for line in lines for t in line.split()] == list(tokens)
     assert size in (8, 9)
+
+
+@pytest.mark.parametrize("title", TITLES, ids=lambda t: t.key)
+def test_the_hazard_says_where_it_goes_whole_on_the_small_screen(title: Title) -> None:
+    options = title.options(Roll.from_str("1,2,*"))
+    solo = draw_status(StatusView(title, solo=True, options=options))
+    table = draw_status(StatusView(title, solo=False, options=options))
+    assert ImageChops.logical_xor(solo, table).getbbox() is not None
+    for is_solo in (True, False):
+        for line in title.reading(options, solo=is_solo).brief:
+            fitted = fit_text(line, 126, 11, REGULAR, max_size=9, min_size=8, line=True)
+            assert fitted.whole, line
