@@ -199,7 +199,7 @@ class Title:
     def hazard_brief(self, solo: bool) -> tuple[str, ...]:
         """What to do about the hazard, in two short lines: solo play draws it on your own
         sheet next to last turn's space; table play swaps sheets."""
-        where = "next to last turn's space" if solo else "on another's sheet"
+        where = "by last turn's space" if solo else "on another's sheet"
         return ("Ignore the other dice", f"{self.hazard_symbol.capitalize()} {where}")
 
     def hazard_headline(self) -> str:
