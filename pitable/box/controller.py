@@ -101,8 +101,6 @@ class Box:
         self.menu: list[MenuLevel] = []
         self.score: ScoreEntry | None = None
         self.message: str | None = None
-        self.notices_extra: list[str] = []
-        self.rolls = 0
         self.stopped = threading.Event()
         self.game = self._resume_or_start()
         self._show_current()
@@ -344,7 +342,6 @@ class Box:
                 self.store_failure = str(exc)
         game.state = turn.state
         game.last_options = turn.options
-        self.rolls += 1
         self.message = None
         title = find_title(game.state.title)
         log.info("round %d: %s (from %s)", turn.round, title.summary(turn.options),
@@ -455,7 +452,7 @@ class Box:
             found.append("rolls are not being saved")
         if self.printer is not None and (n := self.printer.notice()):
             found.append(n)
-        return tuple(found + self.notices_extra)
+        return tuple(found)
 
     def _draw_status(self) -> None:
         self.status.show(draw_status(self.view(), self.status.size))
@@ -554,13 +551,3 @@ class Box:
         self.score = None
         self.phase = Phase.SHOWING if self.game.last_options is not None else Phase.IDLE
         self._show_current()
-
-    # --- for the simulator and the tests ------------------------------------------------
-
-    def faces(self) -> tuple[object, ...] | None:
-        roll = self.game.state.last_roll
-        return None if roll is None else roll.faces
-
-    def close(self) -> None:
-        self.stop()
-

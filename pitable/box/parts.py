@@ -43,7 +43,6 @@ class DisplaySlot:
         self.failure: str | None = None
         self.failures = 0
         self.retry_at: float | None = None
-        self.frames_sent = 0
         self._open()
 
     @property
@@ -57,7 +56,6 @@ class DisplaySlot:
             return
         try:
             self.panel.display(image)
-            self.frames_sent += 1
         except Exception as exc:
             self._fail(exc)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -443,7 +443,3 @@ def _turn_now(sim: Simulator, steps: int) -> None:
     first.drive_high()
     second.drive_high()
 
-
-def frames_of(sim: Simulator) -> Iterator[Image.Image]:
-    for frame in sim.frames:
-        yield frame.image

@@ -66,7 +66,6 @@ def _partial_classes() -> dict[str, type]:
         """Remembers the last frame sent and sends only the changed region next time."""
 
         _last: Image.Image | None = None
-        bytes_sent = 0
 
         def display(self, image: Image.Image) -> None:
             assert image.mode == self.mode and image.size == self.size  # type: ignore[attr-defined]
@@ -77,9 +76,6 @@ def _partial_classes() -> dict[str, type]:
             self._send(frame, box)
             self._last = frame.copy()
 
-        def forget(self) -> None:
-            """Send the whole frame next time (after the panel was reset or replugged)."""
-            self._last = None
 
         def _send(self, frame: Image.Image, box: tuple[int, int, int, int]) -> None:
             raise NotImplementedError
