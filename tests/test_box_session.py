@@ -63,9 +63,7 @@ def test_the_status_screen_tells_the_stars_needed_for_the_next_level() -> None:
     end_with_score(sim, 100)
     valley = find_title("valley")
     message = "100 stars; 10 more for Voyager"
-    options = valley.options(Roll.from_str("2,3,4"))
-    expected = StatusView(title=valley, solo=True, round=25, round_limit=25, options=options,
-                          reading=valley.reading(options, solo=True), hazards=0,
+    expected = StatusView(title=valley, solo=True, round=25, round_limit=25, hazards=0,
                           message=message, result="Pathfinder")
     assert same(sim.panel("status"), draw_status(expected))
     # The level and the stars still needed are there whole, not cut off.
@@ -170,4 +168,17 @@ def test_after_a_restart_a_new_game_keeps_the_title_and_mode_chosen_last(tmp_pat
     again = make("4,4,4", store=SessionStore.open(tmp_path))
     assert (again.box.game.state.title, again.box.game.state.mode) == ("temple", "solo")
     again.close()
+    sim.close()
+
+
+def test_the_level_replaces_a_hazards_alarm() -> None:
+    sim = make("2,3,*", mode="solo", title="temple")
+    sim.press()
+    end_with_score(sim, 27)
+    temple = find_title("temple")
+    expected = StatusView(title=temple, solo=True, round=1, hazards=1, result="Voyager",
+                          message="27 stars; 3 more for Explorer")
+    for _ in range(3):  # no blinking any more
+        assert same(sim.panel("status"), draw_status(expected))
+        sim.advance(0.25)
     sim.close()

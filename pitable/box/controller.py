@@ -383,7 +383,8 @@ class Box:
             face = roll[die] if roll is not None else None
             slot.show(die_panel(face, die, title, width=width, height=height))
         options = self.game.last_options
-        if options is not None and options.hazard and self.phase is Phase.SHOWING:
+        alarm = options is not None and options.hazard and self.result is None
+        if alarm and self.phase is Phase.SHOWING:
             self.blink_on = True
             self.next_blink = self.clock() + self.settings.blink_ms / 2000
         self._draw_status()
@@ -412,7 +413,9 @@ class Box:
     def view(self) -> StatusView:
         state = self.game.state
         title = find_title(state.title)
-        options = self.game.last_options if self.phase is not Phase.ROLLING else None
+        # A finished game's level takes the place of the last roll (and of its alarm).
+        showing_roll = self.phase is not Phase.ROLLING and self.result is None
+        options = self.game.last_options if showing_roll else None
         solo = state.mode is Mode.SOLO
         reading = title.reading(options, solo=solo) if options is not None else None
         menu = None
