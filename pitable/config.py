@@ -140,6 +140,11 @@ class DisplayConfig:
     enabled: bool = True
 
     @property
+    def part_name(self) -> str:
+        """How people call the part: "green die", "status screen"."""
+        return "status screen" if self.name == "status" else f"{self.name} die"
+
+    @property
     def bus_kind(self) -> BusKind:
         """``"i2c-mux"``, ``"i2c"`` (a plain bus such as /dev/i2c-4) or ``"spi"``."""
         if self.interface == "spi":
@@ -229,7 +234,7 @@ HEADER_GPIOS = range(28)
 _ID_PINS = {0: "ID_SD", 1: "ID_SC"}
 #: I2C bus number -> {GPIO: signal}. Bus 1 is every Pi's; 3 to 6 are the Pi 4's extra buses,
 #: each on the pins of its device-tree overlay's default.
-_I2C_PINS: dict[int, dict[int, str]] = {
+I2C_PINS: dict[int, dict[int, str]] = {
     1: {2: "SDA", 3: "SCL"},
     3: {4: "SDA", 5: "SCL"},
     4: {6: "SDA", 7: "SCL"},
@@ -237,11 +242,11 @@ _I2C_PINS: dict[int, dict[int, str]] = {
     6: {22: "SDA", 23: "SCL"},
 }
 #: SPI port -> {GPIO: signal}. SPI0 with ``dtparam=spi=on`` takes both chip selects.
-_SPI_PINS: dict[int, dict[int, str]] = {
+SPI_PINS: dict[int, dict[int, str]] = {
     0: {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"},
     1: {17: "CE1", 18: "CE0", 19: "MISO", 20: "MOSI", 21: "SCLK"},
 }
-_UART_PINS = {14: "TXD", 15: "RXD"}
+UART_PINS = {14: "TXD", 15: "RXD"}
 #: Serial devices that are the PL011/mini UART on GPIO 14/15 (a USB adapter or a network
 #: printer leaves those pins free).
 LOCAL_UARTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
@@ -691,7 +696,7 @@ def validate(config: Config) -> None:
         )
     _range("i2c.speed_hz", i2c.speed_hz, 10_000, 1_000_000, " Hz")
 
-    _choice("spi.port", config.spi.port, tuple(_SPI_PINS))
+    _choice("spi.port", config.spi.port, tuple(SPI_PINS))
 
     for display in config.displays.all():
         _check_display(display, config)
@@ -827,17 +832,17 @@ def bus_pins(config: Config) -> dict[int, str]:
                 names = [f"displays.{d.name}" for d in i2c_users if d.bus == bus]
                 users = names[0] if len(names) == 1 else "the displays"
             verb = "use" if users == "the displays" else "uses"
-            for pin, signal in _I2C_PINS.get(bus, {}).items():
+            for pin, signal in I2C_PINS.get(bus, {}).items():
                 owned[pin] = f"{signal} of I2C bus {bus}, which {users} {verb}"
     spi_users = [d for d in enabled if d.interface == "spi"]
     if spi_users:
         port = config.spi.port
         users = f"displays.{spi_users[0].name} uses" if len(spi_users) == 1 else "the displays use"
-        for pin, signal in _SPI_PINS.get(port, {}).items():
+        for pin, signal in SPI_PINS.get(port, {}).items():
             owned[pin] = f"{signal} of SPI{port}, which {users}"
     p = config.printer
     if p.enabled and p.port in LOCAL_UARTS:
-        for pin, signal in _UART_PINS.items():
+        for pin, signal in UART_PINS.items():
             owned[pin] = (
                 f"{signal} of the UART, which the printer uses (printer.port = {_show(p.port)})"
             )

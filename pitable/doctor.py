@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pitable.config import Config, DisplayConfig, pin_claims
+from pitable.config import LOCAL_UARTS, Config, DisplayConfig, pin_claims
 from pitable.errors import PitableError
 from pitable.firmware import (
     FRAGMENT_NAME,
@@ -174,9 +174,6 @@ def check_mux(config: Config, sysfs: Path) -> Result | None:
     return _passed(part, f"{where}, channels {', '.join(str(c) for c in channels)} present")
 
 
-def _display_part(d: DisplayConfig) -> str:
-    return "status screen" if d.name == "status" else f"{d.name} die"
-
 
 def check_display(
     d: DisplayConfig,
@@ -187,7 +184,7 @@ def check_display(
     """The panel acknowledges a no-op command at its bus and address."""
     from pitable.hw.oled import DisplayError, mux_channel_bus
 
-    part = _display_part(d)
+    part = d.part_name
     if not d.enabled:
         return Result(part, Status.SKIP, "disabled in the config")
     if d.interface == "spi":
@@ -282,8 +279,8 @@ def check_printer(
     finally:
         printer.close()
     if status.online is None and status.paper is None:
-        rx = "GPIO 15 (through the divider)" if settings.port in (
-            "/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0") else "the adapter's RX"
+        rx = ("GPIO 15 (through the divider)" if settings.port in LOCAL_UARTS
+              else "the adapter's RX")
         return _failed(
             part, f"no answer to a status request on {settings.port} at"
             f" {settings.baudrate} baud",

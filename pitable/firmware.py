@@ -18,7 +18,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pitable.config import LOCAL_UARTS, Config, load_default_or
+from pitable.config import (
+    I2C_PINS,
+    LOCAL_UARTS,
+    SPI_PINS,
+    UART_PINS,
+    Config,
+    load_default_or,
+)
 
 #: The fragment's name on the boot partition, next to config.txt.
 FRAGMENT_NAME = "pitable-config.txt"
@@ -28,16 +35,12 @@ INCLUDE_LINES = ("[all]", f"include {FRAGMENT_NAME}")
 UDEV_RULES_NAME = "99-pitable.rules"
 #: The group that may read /dev/hwrng: the service's own (User=pitable, Group=pitable).
 HWRNG_GROUP = "pitable"
-#: How the PL011 UART is freed from Bluetooth for GPIO 14/15.
 
 #: Names of the Pi 4's extra I2C buses in the i2c-mux overlay (bus 1, i2c_arm, is its
 #: default and needs no parameter).
 _MUX_BUS_PARAMS = {0: "i2c0", 3: "i2c3", 4: "i2c4", 5: "i2c5", 6: "i2c6"}
-#: What each thing the firmware turns on takes of the header, by BCM number.
-_I2C_PINS = {1: (2, 3), 3: (4, 5), 4: (6, 7), 5: (12, 13), 6: (22, 23)}
+#: The Pi 4's extra I2C buses, each turned on by an overlay of its own.
 _EXTRA_I2C = (3, 4, 5, 6)
-_SPI_PINS = {0: (7, 8, 9, 10, 11), 1: (17, 18, 19, 20, 21)}
-_UART_PINS = (14, 15)
 
 
 def uses_i2c_buses(config: Config) -> list[int]:
@@ -59,12 +62,6 @@ def uses_local_uart(config: Config) -> bool:
     return config.printer.enabled and config.printer.port in LOCAL_UARTS
 
 
-def uart_overlay(config: Config) -> str:
-    """``disable-bt`` (Bluetooth off, the PL011 on GPIO 14/15) or ``miniuart-bt``
-    (Bluetooth kept on the mini UART): the config's ``printer.uart_overlay``."""
-    return config.printer.uart_overlay
-
-
 def boot_config(config: Config) -> str:
     """The config.txt fragment for ``config``'s parts."""
     lines = [
@@ -82,7 +79,7 @@ def boot_config(config: Config) -> str:
                 f"dtparam=i2c_arm=on,i2c_arm_baudrate={i2c.speed_hz}",
             ]
         elif bus in _EXTRA_I2C:
-            sda, scl = _I2C_PINS[bus]
+            sda, scl = I2C_PINS[bus]
             lines += [
                 f"# I2C{bus} (Pi 4) on GPIO {sda} (SDA) and {scl} (SCL).",
                 f"dtoverlay=i2c{bus},baudrate={i2c.speed_hz}",
@@ -110,7 +107,7 @@ def boot_config(config: Config) -> str:
         else:
             lines += ["# SPI1 on GPIO 17 to 21, for the SPI displays.", "dtoverlay=spi1-2cs"]
     if uses_local_uart(config):
-        overlay = uart_overlay(config)
+        overlay = config.printer.uart_overlay
         why = (
             "Bluetooth off" if overlay == "disable-bt" else "Bluetooth moved to the mini UART"
         )
@@ -143,16 +140,16 @@ def firmware_pins(config: Config) -> dict[int, str]:
 
     for line in boot_config(config).splitlines():
         if line.startswith("dtparam=i2c_arm=on"):
-            take(_I2C_PINS[1], line)
+            take(tuple(I2C_PINS[1]), line)
         elif line.startswith("dtoverlay=i2c") and not line.startswith("dtoverlay=i2c-mux"):
             bus = int(line.split(",")[0].removeprefix("dtoverlay=i2c"))
-            take(_I2C_PINS[bus], line)
+            take(tuple(I2C_PINS[bus]), line)
         elif line == "dtparam=spi=on":
-            take(_SPI_PINS[0], line)
+            take(tuple(SPI_PINS[0]), line)
         elif line == "dtoverlay=spi1-2cs":
-            take(_SPI_PINS[1], line)
+            take(tuple(SPI_PINS[1]), line)
         elif line == "enable_uart=1":
-            take(_UART_PINS, line)
+            take(tuple(UART_PINS), line)
     return owned
 
 

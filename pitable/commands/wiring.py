@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
-from pitable.config import LOCAL_UARTS, Config, DisplayConfig, load_default_or
+from pitable.config import I2C_PINS, LOCAL_UARTS, SPI_PINS, Config, load_default_or
 from pitable.firmware import uses_i2c_buses
 
 #: BCM GPIO -> physical pin on the 40-pin header.
@@ -20,10 +20,6 @@ HEADER_PIN = {
     13: 33, 19: 35, 26: 37, 14: 8, 15: 10, 18: 12, 23: 16, 24: 18, 25: 22, 8: 24, 7: 26,
     1: 28, 12: 32, 16: 36, 20: 38, 21: 40,
 }
-_I2C_SIGNALS = {1: {2: "SDA", 3: "SCL"}, 3: {4: "SDA", 5: "SCL"}, 4: {6: "SDA", 7: "SCL"},
-                5: {12: "SDA", 13: "SCL"}, 6: {22: "SDA", 23: "SCL"}}
-_SPI_SIGNALS = {0: {8: "CE0", 7: "CE1", 10: "MOSI", 11: "SCLK"},
-                1: {18: "CE0", 17: "CE1", 20: "MOSI", 21: "SCLK"}}
 _COLOURS = {"green": "#2e9e44", "purple": "#7b3fa8", "red": "#c62828", "status": "#455a64"}
 _INK = "#263238"
 
@@ -71,17 +67,18 @@ def wires(config: Config) -> list[Wire]:
     if i2c_displays:
         for bus in uses_i2c_buses(config):
             part = "I2C mux" if config.i2c.mux else f"I2C bus {bus}"
-            for gpio, signal in _I2C_SIGNALS.get(bus, {}).items():
+            for gpio, signal in I2C_PINS.get(bus, {}).items():
                 out.append(Wire(gpio, part, signal))
     for d in config.displays.enabled():
         if d.interface == "spi":
             colour = _COLOURS[d.name]
-            part = _part_name(d)
+            part = d.part_name
             cs = 8 if d.spi_device == 0 else 7
             if config.spi.port == 1:
                 cs = 18 if d.spi_device == 0 else 17
-            for gpio, signal in _SPI_SIGNALS[config.spi.port].items():
-                if signal.startswith("CE") and gpio != cs:
+            for gpio, signal in SPI_PINS[config.spi.port].items():
+                # A display only listens: no MISO; and only its own chip select.
+                if signal == "MISO" or (signal.startswith("CE") and gpio != cs):
                     continue
                 out.append(Wire(gpio, part, "CS" if signal.startswith("CE") else signal,
                                 colour))
@@ -104,9 +101,6 @@ def wires(config: Config) -> list[Wire]:
         out.append(Wire(p.dtr_busy_pin, "printer", "DTR busy"))
     return out
 
-
-def _part_name(d: DisplayConfig) -> str:
-    return "status screen" if d.name == "status" else f"{d.name} die"
 
 
 # --- the picture ---------------------------------------------------------------------
@@ -185,7 +179,7 @@ def wiring_svg(config: Config) -> str:
         for i, d in enumerate(muxed):
             box_y = mux_y + i * 64
             colour = _COLOURS[d.name]
-            body += _box(_MUXED_X, box_y, (_MUXED_W, 54), _part_name(d), colour)
+            body += _box(_MUXED_X, box_y, (_MUXED_W, 54), d.part_name, colour)
             body.append(_text(_MUXED_X + 10, box_y + 40,
                               f"{d.driver.upper()} at 0x{d.address:02x}", size=12))
             body.append(
