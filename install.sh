@@ -44,6 +44,7 @@ GROUPS_NEEDED="gpio i2c spi dialout"
 REBOOT=""
 
 say() { printf 'pitable: %s\n' "$*"; }
+die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
 
 # A command that changes the running system: run it, or with --root only show it.
 run() {
@@ -120,15 +121,39 @@ step_venv() {
         run python3 -m venv --system-site-packages "$VENV"
     fi
     run "$VENV/bin/pip" install --quiet --upgrade "$SRC[pi]"
+    # `pitable doctor` and the other commands on every user's PATH.
+    if [ "$(readlink "$ROOT/usr/local/bin/pitable" 2>/dev/null)" != "$VENV/bin/pitable" ]; then
+        mkdir -p "$ROOT/usr/local/bin"
+        ln -sfn "$VENV/bin/pitable" "$ROOT/usr/local/bin/pitable"
+        say "linked /usr/local/bin/pitable"
+    fi
 }
 
 # --- the configuration -----------------------------------------------------------------
 step_config() {
+    local text
     if [ -e "$ROOT$CONFIG" ]; then
         say "keeping $CONFIG"
-        return
+    else
+        text=$(python_for_files -m pitable config show) || die "cannot write the default config"
+        case $(model) in
+            # On a Pi 5, /dev/serial0 is the debug connector's UART; GPIO 14/15 are ttyAMA0.
+            *"Raspberry Pi 5"*) text=${text//'port = "/dev/serial0"'/'port = "/dev/ttyAMA0"'} ;;
+        esac
+        printf '%s\n' "$text" | put "$CONFIG" 0644 || true
     fi
-    python_for_files -m pitable config show | put "$CONFIG" 0644 || true
+    # Everything below is made from the config: a wrong one stops here, before any file
+    # is written from it, with the line that names the wrong key.
+    python_for_files -m pitable --config "$ROOT$CONFIG" config check >/dev/null \
+        || die "fix $CONFIG, then run install.sh again"
+}
+
+# The output of a generator, or stop: a generator that fails must never leave an empty
+# file behind (a pipe into put would write whatever arrived).
+generated() {
+    local text
+    text=$(python_for_files "$@") || die "could not generate from $CONFIG: python $*"
+    printf '%s\n' "$text"
 }
 
 # --- the boot partition ----------------------------------------------------------------
@@ -148,9 +173,14 @@ step_boot() {
     local boot=$BOOT config_txt cmdline
     config_txt=$ROOT$boot/config.txt
     cmdline=$ROOT$boot/cmdline.txt
-    if python_for_files -m pitable.firmware boot --config "$ROOT$CONFIG" \
-        | put "$boot/$FRAGMENT" 0644; then
+    local fragment
+    fragment=$(generated -m pitable.firmware boot --config "$ROOT$CONFIG")
+    if printf '%s\n' "$fragment" | put "$boot/$FRAGMENT" 0644; then
         REBOOT="the boot config changed"
+    fi
+    # /dev/i2c-N needs the i2c-dev module, which raspi-config would load; so do we.
+    if printf 'i2c-dev\n' | put /etc/modules-load.d/pitable.conf 0644; then
+        run modprobe i2c-dev
     fi
     # The user's config.txt is never rewritten: one include line is added, once, under
     # [all] so that a conditional section at its end does not swallow it.
@@ -179,7 +209,9 @@ step_boot() {
 
 # --- udev and systemd ------------------------------------------------------------------
 step_udev() {
-    if python_for_files -m pitable.firmware udev --config "$ROOT$CONFIG" | put "$RULES" 0644; then
+    local rules
+    rules=$(generated -m pitable.firmware udev --config "$ROOT$CONFIG")
+    if printf '%s\n' "$rules" | put "$RULES" 0644; then
         run udevadm control --reload
         run udevadm trigger --action=change --subsystem-match=misc --sysname-match=hwrng
     fi
@@ -212,8 +244,8 @@ step_unit
 
 if [ -n "$REBOOT" ]; then
     say "installed; reboot needed ($REBOOT): sudo reboot"
-    say "after the reboot, check the parts with: $VENV/bin/pitable doctor"
+    say "after the reboot, check the parts with: sudo pitable doctor"
 else
     run systemctl restart pitable.service
-    say "installed; no reboot needed. Check the parts with: $VENV/bin/pitable doctor"
+    say "installed; no reboot needed. Check the parts with: sudo pitable doctor"
 fi

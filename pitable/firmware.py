@@ -26,6 +26,7 @@ from pitable.config import (
     Config,
     load_default_or,
 )
+from pitable.errors import PitableError
 
 #: The fragment's name on the boot partition, next to config.txt.
 FRAGMENT_NAME = "pitable-config.txt"
@@ -184,7 +185,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("what", choices=("boot", "udev"))
     parser.add_argument("--config", metavar="PATH", default=None)
     args = parser.parse_args(argv)
-    config = load_default_or(args.config).config
+    try:
+        config = load_default_or(args.config).config
+    except PitableError as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
     text = boot_config(config) if args.what == "boot" else udev_rules(config)
     sys.stdout.write(text)
     return 0

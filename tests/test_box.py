@@ -270,3 +270,37 @@ def test_spi_panels_and_a_wide_status_screen() -> None:
                                       reading=valley.reading(options)), (256, 64))
     assert same(sim.panel("status"), expected)
     sim.close()
+
+
+def test_the_loop_feeds_the_watchdog_while_nothing_happens() -> None:
+    """With no event at all, run() still turns (and calls its heartbeat) every half second
+    at most, so systemd's watchdog is fed while the box sits idle on the table."""
+    import queue
+
+    sim = make()
+    waits: list[float | None] = []
+
+    class Quiet:
+        def get_nowait(self) -> object:
+            raise queue.Empty
+
+        def get(self, timeout: float | None = None) -> object:
+            waits.append(timeout)
+            raise queue.Empty
+
+        def put(self, item: object) -> None:
+            pass
+
+    sim.box.events = Quiet()  # type: ignore[assignment]
+    beats = 0
+
+    def heartbeat() -> None:
+        nonlocal beats
+        beats += 1
+        if beats == 5:
+            sim.box.stopped.set()
+
+    sim.box.run(heartbeat=heartbeat)
+    assert beats == 5
+    assert len(waits) == 5 and all(w is not None and 0 <= w <= 0.5 for w in waits)
+    sim.close()

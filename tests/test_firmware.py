@@ -142,3 +142,17 @@ def test_module_prints_the_fragment_for_a_config_file(
     path.write_text("[i2c]\nspeed_hz = 100000\n")
     assert main(["boot", "--config", str(path)]) == 0
     assert "dtparam=i2c_arm=on,i2c_arm_baudrate=100000" in capsys.readouterr().out
+
+
+def test_the_generator_names_a_wrong_config_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[i2c]\nspeed_hz = "fast"\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "pitable.firmware", "boot", "--config", str(bad)],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "i2c.speed_hz" in result.stderr

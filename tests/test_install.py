@@ -88,6 +88,10 @@ def test_first_run_installs_everything_and_asks_for_a_reboot(root: Path) -> None
         assert command in out
     assert not (root / "opt").exists()
     assert "reboot needed (the boot config changed)" in out
+    # /dev/i2c-N needs i2c-dev loaded at boot; the command goes on every user's PATH.
+    assert (root / "etc/modules-load.d/pitable.conf").read_text() == "i2c-dev\n"
+    assert "would run: modprobe i2c-dev" in out
+    assert os.readlink(root / "usr/local/bin/pitable") == "/opt/pitable/venv/bin/pitable"
 
     # What the doctor checks on the boot partition now holds.
     assert check_boot_config(DEFAULTS, boot).status is Status.PASS
@@ -173,3 +177,27 @@ def test_run_without_root_or_sudo_refuses() -> None:
     result = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
     assert result.returncode == 2, result.stderr
     assert "run as root: sudo ./install.sh" in result.stderr
+
+
+def test_a_wrong_config_stops_the_install_before_any_file_is_made_from_it(root: Path) -> None:
+    assert install(root).returncode == 0
+    before = snapshot(root)
+    config_file = root / "etc/pitable/pitable.toml"
+    config_file.write_text('[i2c]\nspeed_hz = "fast"\n')
+    result = install(root)
+    assert result.returncode != 0
+    assert "i2c.speed_hz" in result.stderr and "Traceback" not in result.stderr
+    after = snapshot(root)
+    after.pop("etc/pitable/pitable.toml")
+    before.pop("etc/pitable/pitable.toml")
+    assert after == before  # the fragment and the udev rule are as they were, not emptied
+    assert "restart" not in result.stdout
+
+
+def test_a_pi5_gets_the_printer_on_ttyama0(root: Path) -> None:
+    model = root / "proc/device-tree/model"
+    model.parent.mkdir(parents=True)
+    model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
+    assert install(root).returncode == 0
+    config = loads_config((root / "etc/pitable/pitable.toml").read_text())
+    assert config.printer.port == "/dev/ttyAMA0"

@@ -38,6 +38,8 @@ def test_the_unit_notifies_has_a_watchdog_and_restarts() -> None:
     assert s["User"] == ["pitable"]
     assert set(s["SupplementaryGroups"][0].split()) == {"gpio", "i2c", "spi", "dialout"}
     assert s["StateDirectory"] == ["pitable"]
+    # A writable working directory (the state directory): lgpio needs one.
+    assert s["WorkingDirectory"] == ["%S/pitable"]
     assert s["ExecStart"][0].split()[-1] == "run"
 
 

@@ -69,3 +69,15 @@ def test_a_different_config_draws_different_wires() -> None:
     # The encoder is left only in the table underneath, as "off".
     assert labels.count("encoder") == 1 and "LED 3" not in labels
     assert "pin 36 · GPIO 16" in labels and "pin 29 · GPIO 5" not in labels
+
+
+@pytest.mark.parametrize(
+    ("name", "words"), [("w.png", "ending in .svg"), ("missing/w.svg", "No such file")]
+)
+def test_a_bad_svg_path_is_one_line_and_prints_nothing_else(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, words: str
+) -> None:
+    code = main(["wiring", "--svg", str(tmp_path / name)])
+    out, err = capsys.readouterr()
+    assert code != 0 and out == ""
+    assert len(err.splitlines()) == 1 and words in err

@@ -12,6 +12,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 from pitable.config import I2C_PINS, LOCAL_UARTS, SPI_PINS, Config, load_default_or
+from pitable.errors import UsageError
 from pitable.firmware import uses_i2c_buses
 
 #: BCM GPIO -> physical pin on the 40-pin header.
@@ -39,10 +40,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run_wiring(args: argparse.Namespace) -> int:
     from pitable.commands.config import wiring_table
 
+    if args.svg is not None and args.svg.suffix.lower() != ".svg":
+        raise UsageError(f"--svg {args.svg}: expected a file name ending in .svg")
     config = load_default_or(args.config).config
-    print(wiring_table(config))
+    # The picture first: a path that cannot be written fails before anything is printed.
     if args.svg is not None:
         args.svg.write_text(wiring_svg(config), encoding="utf-8")
+    print(wiring_table(config))
+    if args.svg is not None:
         print(f"\nwrote {args.svg}")
     return 0
 
