@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pitable.config import PrinterConfig
 from pitable.errors import (
     ConfigError,
     MissingDependency,
@@ -89,14 +90,16 @@ class PrinterSettings:
     - ``tear_feed_mm``: paper fed after a sheet, so that it clears the tear bar.
     """
 
-    port: str = "/dev/serial0"
-    baudrate: int = 19200
-    paper_width_mm: int = 58
-    image_command: str = "gsv0"
-    line_time_ms: float = 30.0
-    feed_time_ms: float = 2.0
+    # The defaults the config file also has come from its [printer] table, so the two
+    # cannot drift apart.
+    port: str = PrinterConfig.port
+    baudrate: int = PrinterConfig.baudrate
+    paper_width_mm: int = PrinterConfig.paper_width_mm
+    image_command: str = PrinterConfig.image_command
+    line_time_ms: float = PrinterConfig.line_time_ms
+    feed_time_ms: float = PrinterConfig.feed_time_ms
     dtr_busy_pin: int | None = None
-    timeout_s: float = 5.0
+    timeout_s: float = PrinterConfig.timeout_s
     heat_dots: int = 11
     heat_time: int = 120
     heat_interval: int = 40
