@@ -24,14 +24,14 @@ from pitable.box.store import SessionStore
 from pitable.config import DEFAULTS
 from pitable.hw.entropy import OsSource
 from pitable.render.faces import die_panel
-from pitable.rules import SPECIAL, Die, find_title, title_keys
+from pitable.rules import SPECIAL, Die, all_titles
 
 ROLLS_PER_GAME = 30
 
 
 def shown_faces(sim: Simulator) -> str:
     """The faces the three panels show, read back from the fake panels' display RAM."""
-    title = find_title(sim.box.game.state.title)
+    title = sim.box.game.state.title
     faces = []
     for die in Die:
         panel = sim.panel(str(die))
@@ -56,11 +56,12 @@ def end_with_score(sim: Simulator, score: int) -> None:
 
 def next_title(sim: Simulator) -> None:
     """Hold for the menu, New game, and the next title's solo game."""
-    keys = title_keys()
-    following = keys[(keys.index(sim.box.game.state.title) + 1) % len(keys)]
+    titles = all_titles()
+    current = titles.index(sim.box.game.state.title)
+    following = (current + 1) % len(titles)
     sim.hold()
     sim.push()  # New game: its list starts on the current title and mode
-    sim.turn(2 * keys.index(following) + 1 - (2 * keys.index(sim.box.game.state.title) + 1))
+    sim.turn(2 * following + 1 - (2 * current + 1))
     sim.push()
 
 

@@ -177,7 +177,7 @@ def test_the_menu_starts_a_solo_game_of_another_title() -> None:
     # Titles in order valley, island, temple; each table then solo: Island solo is item 3.
     sim.turn(3 - 0)
     sim.push()
-    assert sim.box.game.state.title == "island"
+    assert sim.box.game.state.title is find_title("island")
     assert sim.box.game.state.mode == "solo"
     sim.press()
     assert read_faces(sim, "island") == (4, 4, 4)

@@ -166,7 +166,7 @@ def test_after_a_restart_a_new_game_keeps_the_title_and_mode_chosen_last(tmp_pat
     sim.push()
     end_with_score(sim, 20)
     again = make("4,4,4", store=SessionStore.open(tmp_path))
-    assert (again.box.game.state.title, again.box.game.state.mode) == ("temple", "solo")
+    assert (again.box.game.state.title.key, again.box.game.state.mode) == ("temple", "solo")
     again.close()
     sim.close()
 

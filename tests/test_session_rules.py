@@ -7,19 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pitable.errors import BadDangerCount, BadScore, GameOver, UnknownMode, UnknownTitle
-from pitable.rules import SPECIAL, Roll, all_rolls
-from pitable.rules.session import (
-    LEVELS,
-    GameState,
-    Mode,
-    level,
-    placement_reminder,
-    session_rules,
-    thresholds,
-)
+from pitable.rules import SPECIAL, Roll, all_rolls, find_title
+from pitable.rules.session import LEVELS, GameState, Mode, level, thresholds
 
 SNAKE = Roll.from_str("2,3,*")
 PLAIN = Roll.from_str("2,3,5")
+VALLEY, ISLAND, TEMPLE = (find_title(k) for k in ("valley", "island", "temple"))
 
 # Every boundary of every rulebook's table: (title, last score of a level, its level).
 BOUNDARIES = [
@@ -113,7 +106,8 @@ def test_a_negative_score_is_a_tourist(title: str) -> None:
 
 
 def test_aliases_name_the_same_title() -> None:
-    assert level("skull-island", 60).title == "island"
+    assert level("skull-island", 60).title is ISLAND
+    assert level(ISLAND, 60) == level("island", 60)
     assert level("wiraqocha", 90).name == "Pathfinder"
 
 
@@ -182,16 +176,16 @@ def test_the_stars_needed_reach_exactly_the_next_level(
 
 
 def test_round_limits() -> None:
-    assert session_rules("valley").solo_rounds == 25
+    assert VALLEY.solo_rounds == 25
     # The Island and the Temple end on sheet events: the player ends them from the menu.
-    assert session_rules("island").solo_rounds is None
-    assert session_rules("temple").solo_rounds is None
-    assert GameState("valley", Mode.TABLE).round_limit is None
-    assert GameState("valley", Mode.SOLO).round_limit == 25
+    assert ISLAND.solo_rounds is None
+    assert TEMPLE.solo_rounds is None
+    assert GameState(VALLEY, Mode.TABLE).round_limit is None
+    assert GameState(VALLEY, Mode.SOLO).round_limit == 25
 
 
 def test_a_solo_valley_game_ends_after_round_25() -> None:
-    state = GameState("valley", "solo")  # type: ignore[arg-type]
+    state = GameState(VALLEY, "solo")  # type: ignore[arg-type]
     for expected in range(1, 26):
         assert not state.over
         turn = state.play(PLAIN)
@@ -207,14 +201,14 @@ def test_a_solo_valley_game_ends_after_round_25() -> None:
     ("title", "mode"), [("island", "solo"), ("temple", "solo"), ("valley", "table")]
 )
 def test_games_without_a_round_limit_go_on(title: str, mode: str) -> None:
-    state = GameState(title, Mode(mode))
+    state = GameState(find_title(title), Mode(mode))
     for _ in range(60):
         state = state.play(PLAIN).state
     assert (state.rounds, state.over, state.rounds_left) == (60, False, None)
 
 
 def test_every_snake_is_counted() -> None:
-    state = GameState("valley", Mode.SOLO)
+    state = GameState(VALLEY, Mode.SOLO)
     for _ in range(8):
         state = state.play(SNAKE).state
     assert state.hazards == 8
@@ -222,7 +216,7 @@ def test_every_snake_is_counted() -> None:
 
 
 def test_the_sixth_island_danger_is_ignored_and_not_counted() -> None:
-    state = GameState("island", Mode.SOLO)
+    state = GameState(ISLAND, Mode.SOLO)
     for marked in range(5):
         turn = state.play(SNAKE)
         assert turn.hazard
@@ -238,27 +232,27 @@ def test_the_sixth_island_danger_is_ignored_and_not_counted() -> None:
 
 
 def test_the_solo_reminder_says_where_to_draw_the_hazard() -> None:
-    turn = GameState("temple", Mode.SOLO).play(SNAKE)
-    assert turn.reminder == placement_reminder("temple")
+    turn = GameState(TEMPLE, Mode.SOLO).play(SNAKE)
+    assert turn.reminder == TEMPLE.solo_placement
     assert "doorless space next to the space you filled last turn" in turn.reminder
-    assert "next to one of the spaces you filled last turn" in placement_reminder("valley")
-    assert "danger bubble" in placement_reminder("island")
+    assert "next to one of the spaces you filled last turn" in VALLEY.solo_placement
+    assert "danger bubble" in ISLAND.solo_placement
     # At a table the hazard goes on another player's sheet: no solo reminder.
-    assert GameState("temple", Mode.TABLE).play(SNAKE).reminder is None
+    assert GameState(TEMPLE, Mode.TABLE).play(SNAKE).reminder is None
 
 
 def test_play_leaves_the_state_it_was_called_on() -> None:
-    state = GameState("valley", Mode.SOLO)
+    state = GameState(VALLEY, Mode.SOLO)
     after = state.play(SNAKE).state
     assert (state.rounds, state.hazards, state.last_roll) == (0, 0, None)
     assert (after.rounds, after.hazards, after.last_roll) == (1, 1, SNAKE)
 
 
 def test_a_state_rebuilt_from_its_figures_equals_the_folded_one() -> None:
-    state = GameState("island", Mode.SOLO)
+    state = GameState(ISLAND, Mode.SOLO)
     for roll in list(all_rolls())[:40]:
         state = state.play(roll).state
-    rebuilt = GameState("island", Mode.SOLO, state.rounds, state.hazards, state.last_roll)
+    rebuilt = GameState(ISLAND, Mode.SOLO, state.rounds, state.hazards, state.last_roll)
     assert rebuilt == state
     assert state.hazards == 5  # 40 rolls hold more than five red specials, capped
     assert sum(1 for r in list(all_rolls())[:40] if r.red is SPECIAL) > 5
@@ -266,9 +260,12 @@ def test_a_state_rebuilt_from_its_figures_equals_the_folded_one() -> None:
 
 def test_bad_states() -> None:
     with pytest.raises(UnknownMode):
-        GameState("valley", "duo")  # type: ignore[arg-type]
+        GameState(VALLEY, "duo")  # type: ignore[arg-type]
     with pytest.raises(BadDangerCount):
-        GameState("island", Mode.SOLO, hazards=6)
+        GameState(ISLAND, Mode.SOLO, hazards=6)
     with pytest.raises(ValueError, match="rounds"):
-        GameState("valley", Mode.SOLO, rounds=-1)
-    assert GameState("skull", Mode.SOLO).title == "island"
+        GameState(VALLEY, Mode.SOLO, rounds=-1)
+    # A game holds its title, found once by name, not a name to look up on every roll.
+    with pytest.raises(TypeError, match="find_title"):
+        GameState("island", Mode.SOLO)  # type: ignore[arg-type]
+    assert GameState(find_title("skull"), Mode.SOLO).title is ISLAND

@@ -32,7 +32,7 @@ from pitable.errors import (
     StoreError,
     UnknownGame,
 )
-from pitable.rules import Roll
+from pitable.rules import Roll, find_title
 from pitable.rules.session import GameState, Mode
 
 T0 = datetime(2026, 11, 29, 11, 22, 33, tzinfo=UTC)
@@ -228,7 +228,7 @@ def test_what_is_on_disk_when_record_roll_returns_is_the_whole_state(tmp_path: P
     with SessionStore.open(tmp_path / "cut") as after:
         assert after.recovered is None
         assert snapshot(after) == before
-        assert after.state(game.id) == GameState("valley", Mode.SOLO, 6, 2, ROLLS[-1])
+        assert after.state(game.id) == GameState(find_title("valley"), Mode.SOLO, 6, 2, ROLLS[-1])
 
 
 def test_a_process_that_dies_without_closing_loses_nothing(tmp_path: Path) -> None:

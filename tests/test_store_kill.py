@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from pitable.box.store import DB_NAME
-from pitable.rules import Roll
+from pitable.rules import Roll, find_title
 from pitable.rules.session import GameState, Mode
 
 DRIVER = Path(__file__).with_name("rolling_driver.py")
@@ -70,7 +70,7 @@ def check_games_follow_the_rules(path: Path) -> None:
         games = db.execute("SELECT id, title, mode, hazards, ended_at FROM games").fetchall()
         assert sum(1 for g in games if g[4] is None) <= 1  # one game in progress at most
         for gid, title, mode, hazards, _ in games:
-            state = GameState(title, Mode(mode))
+            state = GameState(find_title(title), Mode(mode))
             rows = db.execute(
                 "SELECT n, green, purple, red, hazard, hazards_after FROM rolls"
                 " WHERE game_id = ? ORDER BY n",

@@ -24,7 +24,7 @@ from pitable.errors import EntropyError
 from pitable.hw.gpio import Edge, RoundLeds
 from pitable.render.faces import die_panel, draw_tumble_frame, face_panel
 from pitable.render.status import MenuView, StatusView, draw_status
-from pitable.rules import Die, Options, draw_roll, find_title, title_keys
+from pitable.rules import Die, Options, Title, all_titles, draw_roll, find_title, title_or_default
 from pitable.rules.session import GameState, Mode, level
 
 log = logging.getLogger("pitable.box")
@@ -256,19 +256,19 @@ class Box:
                     # What the last roll allowed when it was rolled: its own hazard, if it
                     # counted one, was not yet marked then.
                     before = state.hazards - int(last.hazard)
-                    game.last_options = find_title(state.title).options(state.last_roll, before)
+                    game.last_options = state.title.options(state.last_roll, before)
                     self.phase = Phase.SHOWING
-                log.info("resumed game %d: %s, %s, round %d", current.id, state.title,
+                log.info("resumed game %d: %s, %s, round %d", current.id, state.title.key,
                          state.mode, state.rounds)
                 return game
             games = self.store.games()
             if games:
                 # The last game ended: the next one is of the title and mode chosen last.
-                return self._new_game(games[-1].title, games[-1].mode)
-        return self._new_game(self.settings.title, self.settings.mode)
+                return self._new_game(find_title(games[-1].title), games[-1].mode)
+        return self._new_game(title_or_default(self.settings.title), self.settings.mode)
 
-    def _new_game(self, title: str, mode: str) -> Game:
-        state = GameState(find_title(title).key, Mode.from_str(mode))
+    def _new_game(self, title: Title, mode: str) -> Game:
+        state = GameState(title, Mode.from_str(mode))
         store_id = None
         if self.store is not None:
             try:
@@ -276,10 +276,10 @@ class Box:
             except Exception as exc:
                 log.error("new game not saved: %s", exc)
                 self.store_failure = str(exc)
-        log.info("new game: %s, %s", find_title(state.title).name, state.mode)
+        log.info("new game: %s, %s", state.title.name, state.mode)
         return Game(state, store_id)
 
-    def start_game(self, title: str, mode: str) -> None:
+    def start_game(self, title: Title, mode: str) -> None:
         self.game = self._new_game(title, mode)
         self.phase = Phase.IDLE
         self.message = None
@@ -343,7 +343,7 @@ class Box:
         game.state = turn.state
         game.last_options = turn.options
         self.message = None
-        title = find_title(game.state.title)
+        title = game.state.title
         log.info("round %d: %s (from %s)", turn.round, title.summary(turn.options),
                  self.entropy.name)
         self._stop_blink()
@@ -357,7 +357,7 @@ class Box:
             self._show_final()
 
     def _tumble_frame(self) -> None:
-        title = find_title(self.game.state.title)
+        title = self.game.state.title
         for die, slot in self.dice.items():
             width, height = slot.size
             frame = draw_tumble_frame(die, title, self.tumble_step * 3 + int(die), size=height)
@@ -376,7 +376,7 @@ class Box:
     def _show_current(self) -> None:
         """Draw the dice, the status screen and the LEDs for the game as it stands."""
         state = self.game.state
-        title = find_title(state.title)
+        title = state.title
         roll = state.last_roll if self.game.last_options is not None else None
         for die, slot in self.dice.items():
             width, height = slot.size
@@ -401,7 +401,7 @@ class Box:
         else:
             # No round limit in this title's solo rules: the LEDs count its hazards instead
             # (the Island's five danger bubbles, one LED each).
-            limit = find_title(state.title).hazard_limit or self.leds.count
+            limit = state.title.hazard_limit or self.leds.count
             self.leds.show(state.hazards, limit)
 
     def _stop_blink(self) -> None:
@@ -412,7 +412,7 @@ class Box:
 
     def view(self) -> StatusView:
         state = self.game.state
-        title = find_title(state.title)
+        title = state.title
         # A finished game's level takes the place of the last roll (and of its alarm).
         showing_roll = self.phase is not Phase.ROLLING and self.result is None
         options = self.game.last_options if showing_roll else None
@@ -486,21 +486,20 @@ class Box:
 
     def _new_game_menu(self) -> None:
         items: list[tuple[str, Callable[[], None]]] = []
-        for key in title_keys():
-            short = find_title(key).name.removeprefix("The ")
+        for title in all_titles():
             for mode in ("table", "solo"):
-                items.append((f"{short}: {mode}", self._starter(key, mode)))
+                items.append((f"{title.short_name}: {mode}", self._starter(title, mode)))
         items.append(("Back", self._back))
         state = self.game.state
-        current = f"{find_title(state.title).name.removeprefix('The ')}: {state.mode}"
+        current = f"{state.title.short_name}: {state.mode}"
         selected = next((i for i, (label, _) in enumerate(items) if label == current), 0)
         self.menu.append(MenuLevel("New game", items, selected))
         self._draw_status()
 
-    def _starter(self, key: str, mode: str) -> Callable[[], None]:
+    def _starter(self, title: Title, mode: str) -> Callable[[], None]:
         def start() -> None:
             self.menu = []
-            self.start_game(key, mode)
+            self.start_game(title, mode)
 
         return start
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pitable.config import PrinterConfig
 from pitable.hw.printer import JobState, JobStatus, PrinterSettings, PrintSpooler
-from pitable.rules import find_title
+from pitable.rules import Title
 from pitable.rules.sheets import MAX_SEED, generate
 
 #: The event the spooler's thread posts to the controller's queue.
@@ -61,9 +61,9 @@ class BoxPrinter:
         if self.post is not None:
             self.post(PRINTER_EVENT)
 
-    def print_sheet(self, title: str) -> str:
+    def print_sheet(self, title: Title) -> str:
         seed = self.seeds()
-        name = f"{find_title(title).name.removeprefix('The ')} seed {seed}"
+        name = f"{title.short_name} seed {seed}"
         # Imported here: drawing a sheet needs Pillow, which the box has, but the rules
         # and the fast commands import nothing of it.
         from pitable.render.sheet import render_sheet

@@ -14,7 +14,7 @@ deleted, a fresh database is started, and :attr:`SessionStore.recovered` says wh
 in one line (also logged as a warning on ``pitable.store``) for the status screen.
 
 >>> store = SessionStore.open(tmp)                                     # doctest: +SKIP
->>> game = store.new_game("valley", "solo")                             # doctest: +SKIP
+>>> game = store.new_game(default_title(), "solo")                      # doctest: +SKIP
 >>> store.record_roll(game.id, Roll.from_str("2,3,5"), "os", False, 0)  # doctest: +SKIP
 """
 
@@ -39,9 +39,10 @@ from pitable.errors import (
     StoreUnavailable,
     UnknownGame,
 )
-from pitable.rules.base import find_title
+from pitable.rules.base import Title
 from pitable.rules.dice import SPECIAL, Face, Roll
 from pitable.rules.session import GameState, Mode, level
+from pitable.rules.titles import as_title, find_title
 
 log = logging.getLogger("pitable.store")
 
@@ -141,7 +142,7 @@ class Game:
     """One game as stored: its title, mode, when it ran, and how it ended."""
 
     id: int
-    #: The title's key: ``valley``, ``island`` or ``temple``.
+    #: The title's key, as stored (``find_title`` gives the title).
     title: str
     mode: Mode
     started_at: datetime
@@ -350,20 +351,21 @@ class SessionStore:
 
     # --- games --------------------------------------------------------------
 
-    def new_game(self, title_key: str, mode: Mode | str) -> Game:
-        """Start a game of ``title_key`` (a key or alias) in ``mode`` (table or solo).
+    def new_game(self, title: Title | str, mode: Mode | str) -> Game:
+        """Start a game of ``title`` (a title, or its key or an alias) in ``mode`` (table or
+        solo); the store keeps the title's key.
 
         A game still in progress is ended first, without a score: there is at most one
         current game.
         """
-        title = find_title(title_key).key
+        key = as_title(title).key
         game_mode = Mode.from_str(str(mode))
         now = self._now()
         with self._write() as db:
             db.execute("UPDATE games SET ended_at = ? WHERE ended_at IS NULL", (now,))
             cursor = db.execute(
                 "INSERT INTO games (title, mode, started_at) VALUES (?, ?, ?)",
-                (title, game_mode.value, now),
+                (key, game_mode.value, now),
             )
             gid = cursor.lastrowid
             assert gid is not None
@@ -533,9 +535,10 @@ class SessionStore:
 
     def _state(self, db: sqlite3.Connection, game: Game) -> GameState:
         last = self._last_roll(db, game.id)
+        title = find_title(game.title)
         if last is None:
-            return GameState(game.title, game.mode)
-        return GameState(game.title, game.mode, last.n, last.hazards_after, last.roll)
+            return GameState(title, game.mode)
+        return GameState(title, game.mode, last.n, last.hazards_after, last.roll)
 
 
 # --- opening, checking, migrating, moving aside -------------------------------

@@ -71,11 +71,11 @@ def run_box(args: argparse.Namespace) -> int:
     built = build_box(config, store=store, printer=box_printer(config.printer))
     stop = built.box.stop
     signal.signal(signal.SIGTERM, lambda *_: stop())
-    log.warning("pitable is running: %s", built.box.game.state.title)
+    log.warning("pitable is running: %s", built.box.game.state.title.key)
     # Under systemd (Type=notify): started once the parts are up; the loop feeds the
     # watchdog on every turn, so a hung loop is restarted. Outside systemd, no-ops.
     systemd = Notifier()
-    systemd.ready(f"rolling for {built.box.game.state.title}")
+    systemd.ready(f"rolling for {built.box.game.state.title.key}")
     try:
         built.box.run(heartbeat=systemd.heartbeat)
     except KeyboardInterrupt:
@@ -143,7 +143,7 @@ def run_sim(args: argparse.Namespace) -> int:
         if args.png:
             sim.faceplate().save(args.png)
         state = sim.box.game.state
-        title = find_title(state.title)
+        title = state.title
         hazards = title.hazard_name if state.hazards == 1 else plural(title.hazard_name)
         rolls = "roll" if state.rounds == 1 else "rolls"
         print(f"{title.name}, {state.mode}: {state.rounds} {rolls}, {state.hazards} {hazards}",

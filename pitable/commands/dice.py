@@ -13,7 +13,14 @@ from typing import Any
 
 from pitable.errors import UsageError
 from pitable.hw.entropy import DEFAULT_DEVICE, open_source
-from pitable.rules import DICE_SETS_HELP, Roll, draw_rolls, find_dice_set, find_title
+from pitable.rules import (
+    DICE_SETS_HELP,
+    Roll,
+    all_titles,
+    draw_rolls,
+    find_dice_set,
+    find_title,
+)
 from pitable.rules.fairness import fairness
 
 
@@ -98,7 +105,8 @@ def run_options(args: argparse.Namespace) -> int:
     dice = find_dice_set(args.dice)
     # Other titles have no danger bubbles: 0 changes nothing, anything else is a mistake.
     if args.dangers and title.hazard_limit is None:
-        raise UsageError(f"--dangers: {title.name} has no danger bubbles (Skull Island only)")
+        bubbles = " or ".join(t.name for t in all_titles() if t.hazard_limit is not None)
+        raise UsageError(f"--dangers: {title.name} has no danger bubbles ({bubbles} only)")
     marked = args.dangers or 0
     if title.hazard_limit is not None and marked > title.hazard_limit:
         raise UsageError(

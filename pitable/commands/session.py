@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from pitable.errors import UnknownGame, UsageError
-from pitable.rules import SPECIAL, find_title
+from pitable.rules import SPECIAL, all_titles, find_title
 
 STARS_HELP = "a whole number of stars, negative if snakes or dangers cost more than you won"
 
@@ -121,19 +121,23 @@ def run_history(args: argparse.Namespace) -> int:
 
 
 def run_level(args: argparse.Namespace) -> int:
-    from pitable.rules.session import LEVELS, level, session_rules
+    from pitable.rules.session import LEVELS, level
 
     title = find_title(args.game)
-    # Other titles' levels do not depend on snakes: 0 changes nothing, more is a mistake.
-    if args.snakes and session_rules(title.key).discount_per_hazard == 0:
+    # Other titles' levels do not depend on their hazards: 0 changes nothing, more is a
+    # mistake.
+    if args.snakes and title.discount_per_hazard == 0:
+        lowering = [t.name for t in all_titles() if t.discount_per_hazard]
         raise UsageError(
-            f"--snakes: only The Valley of Wiraqocha lowers its levels by snakes, not {title.name}"
+            f"--snakes: only {' and '.join(lowering)}"
+            f" {'lowers its' if len(lowering) == 1 else 'lower their'} levels by snakes,"
+            f" not {title.name}"
         )
     snakes = args.snakes or 0
-    result = level(title.key, args.score, snakes)
+    result = level(title, args.score, snakes)
     if args.json:
         data: dict[str, Any] = result.to_json()
-        if title.key == "valley":
+        if title.discount_per_hazard:
             data["snakes"] = data.pop("hazards")
         else:
             del data["hazards"]

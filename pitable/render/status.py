@@ -46,9 +46,6 @@ FOOTER_H = 10
 #: The width the footer's "!" block takes before a notice.
 FLAG_W = 9
 
-SHORT_NAMES = {"valley": "Valley", "island": "Island", "temple": "Temple"}
-
-
 @dataclass(frozen=True)
 class MenuView:
     """An open menu: its heading, its entries and the one the cursor is on."""
@@ -81,10 +78,6 @@ class StatusView:
     message: str | None = None
     #: The end of a game: the level reached, shown big (the message says the rest).
     result: str | None = None
-
-
-def short_name(title: Title) -> str:
-    return SHORT_NAMES.get(title.key, title.key.capitalize())
 
 
 def round_text(view: StatusView) -> str:
@@ -193,7 +186,7 @@ def _small(text: str, width: int, height: int, *, size: int = SMALL_SIZE,
 def _header(draw: ImageDraw.ImageDraw, view: StatusView, width: int) -> int:
     """The title on the left, hazards and round on the right; returns the body's top."""
     right = "  ".join(t for t in (hazards_text(view), round_text(view)) if t)
-    name = view.title.name if width >= 224 else short_name(view.title)
+    name = view.title.name if width >= 224 else view.title.short_name
     fr = _small(right, width, HEADER_H)
     draw_fitted(draw, (0, 0, width, HEADER_H), fr, align="right")
     left_w = width - fr.width - 6 if right else width

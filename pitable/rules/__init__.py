@@ -1,21 +1,14 @@
-"""The rules of the three titles: pure Python, no I/O, nothing from the layers above.
+"""The rules of the titles: pure Python, no I/O, nothing from the layers above.
 
->>> from pitable.rules import find_title, Roll
->>> valley = find_title("valley")
+Each title is one module under :mod:`pitable.rules.titles`, found by name:
+
+>>> from pitable.rules import default_title, Roll
+>>> valley = default_title()
 >>> valley.summary(valley.options(Roll.from_str("2,3,5")))
 '2 3 5 -> 2 3 5 7 8 10; plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10'
 """
 
-from pitable.rules.base import (
-    PENNY,
-    GreenEffect,
-    Options,
-    Reading,
-    Title,
-    all_titles,
-    find_title,
-    title_keys,
-)
+from pitable.rules.base import PENNY, GreenEffect, Options, Reading, Title
 from pitable.rules.dice import (
     DICE,
     DICE_SETS_HELP,
@@ -30,6 +23,17 @@ from pitable.rules.dice import (
     draw_roll,
     draw_rolls,
     find_dice_set,
+)
+from pitable.rules.titles import (
+    all_titles,
+    as_title,
+    default_title,
+    find_title,
+    register,
+    registered,
+    title_keys,
+    title_or_default,
+    unregister,
 )
 
 __all__ = [
@@ -49,9 +53,15 @@ __all__ = [
     "Title",
     "all_rolls",
     "all_titles",
+    "as_title",
+    "default_title",
     "draw_roll",
     "draw_rolls",
     "find_dice_set",
     "find_title",
+    "register",
+    "registered",
     "title_keys",
+    "title_or_default",
+    "unregister",
 ]

@@ -1,31 +1,42 @@
-"""What a roll allows: the part of each title's rules that every roll goes through.
+"""The base of every title: what a roll allows, and the hooks a title fills in.
 
-A title is a subclass of :class:`Title` with class-level facts (its hazard, what the green
-special face does, how many spaces a turn may fill) and is found by name with
-:func:`find_title`. :meth:`Title.options` answers what a roll allows; :meth:`Title.reading`
-puts that in the title's own words for the status screen.
+A title is a subclass of :class:`Title` with class-level facts (its names, its hazard, what
+the green special face does, how many spaces a turn may fill, its solo rules) and hook
+methods (its words, its sheet generator and the sheet's invariants), registered in
+:mod:`pitable.rules.titles` and found there by name with ``find_title``, in the way
+python-chess finds its variants. :meth:`Title.options` answers what a roll allows;
+:meth:`Title.reading` puts that in the title's own words for the status screen.
 """
 
 from __future__ import annotations
 
+import abc
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from pitable.errors import BadDangerCount, UnknownTitle
+from pitable.errors import BadDangerCount
 from pitable.rules.dice import SPECIAL, Die, Roll
+
+if TYPE_CHECKING:
+    from pitable.rules.sheets import Sheet, Side
 
 #: Penny Papers' number of choice, as it appears in a play.
 PENNY = "1-15"
 PENNY_RANGE = tuple(range(1, 16))
+#: Where a solo hazard goes when no space next to last turn's is free, in every rulebook.
+SOLO_FALLBACK = "(anywhere you like if none is free)"
 
 Number = int | str  # a number written, or PENNY
 Play = tuple[Number, ...]
 
 
 class GreenEffect(enum.Enum):
-    """What Dakota Smith's face (the green special face) lets a player do."""
+    """What Dakota Smith's face (the green special face) lets a player do.
+
+    The screens and the dice faces draw each of these, so a title picks one of them.
+    """
 
     STRUCTURE = "structure"  # Valley: draw a hut, a statue or a mine
     BOAT = "boat"  # Island: draw a boat in the sea instead of writing a number
@@ -36,7 +47,7 @@ class GreenEffect(enum.Enum):
 class Options:
     """Everything one roll allows in one title."""
 
-    title: str
+    title: Title
     roll: Roll
     #: The red special face came up and cancels the other two dice.
     hazard: bool
@@ -57,7 +68,7 @@ class Options:
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
-            "title": self.title,
+            "title": self.title.key,
             "roll": self.roll.to_json(),
             "hazard": self.hazard,
             "hazard_ignored": self.hazard_ignored,
@@ -65,7 +76,7 @@ class Options:
             "penny": self.penny,
             "green": self.green.value if self.green else None,
         }
-        if find_title(self.title).several_spaces:
+        if self.title.several_spaces:
             data["plays"] = [list(p) for p in self.plays]
         return data
 
@@ -138,12 +149,26 @@ def subset_sums(values: Sequence[int]) -> set[int]:
     return sums
 
 
-class Title:
-    """One title of the series; subclasses set the class-level facts and the words."""
+class Title(abc.ABC):
+    """One title of the series: subclasses set the class-level facts and fill in the hooks.
 
+    Registered titles are single instances (``find_title`` gives the same object every
+    time), so a title is compared with ``is`` and may key a cache.
+    """
+
+    # --- names ---------------------------------------------------------------
+
+    #: The name the box stores and the command line prints: ``valley``.
     key: ClassVar[str]
+    #: The rulebook's name: "The Valley of Wiraqocha".
     name: ClassVar[str]
+    #: One word for small screens and menus: "Valley".
+    short_name: ClassVar[str]
+    #: Other names ``find_title`` accepts, lower case: ``wiraqocha``.
     aliases: ClassVar[tuple[str, ...]] = ()
+
+    # --- what a roll allows --------------------------------------------------
+
     #: The red special face: "snake", "danger", "mummy".
     hazard_name: ClassVar[str]
     #: What is drawn for it on a sheet: a snake, a skull, a mummy.
@@ -155,6 +180,18 @@ class Title:
     #: The most hazards a sheet holds; later ones are ignored (the Island: 5). None: no limit.
     hazard_limit: ClassVar[int | None] = None
 
+    # --- solo play -----------------------------------------------------------
+
+    #: Solo rounds before the game ends; None where the rulebook sets no limit (the game
+    #: ends on an event of the sheet, which the box cannot see: the player ends it).
+    solo_rounds: ClassVar[int | None] = None
+    #: The least score of Pathfinder, Voyager and Explorer, before any hazard adjustment.
+    level_thresholds: ClassVar[tuple[int, int, int]]
+    #: Stars every threshold drops per hazard placed (the Valley: 4 per snake).
+    discount_per_hazard: ClassVar[int] = 0
+    #: Where the solo player draws a hazard just rolled, in the rulebook's words.
+    solo_placement: ClassVar[str]
+
     def options(self, roll: Roll, hazards_marked: int = 0) -> Options:
         """What ``roll`` allows, given how many hazards were marked before it."""
         self.check_hazards_marked(hazards_marked)
@@ -165,7 +202,7 @@ class Title:
             and hazards_marked >= self.hazard_limit
         )
         if hazard_rolled and not ignored:
-            return Options(self.key, roll, True, False, (), (), False, None)
+            return Options(self, roll, True, False, (), (), False, None)
         usable = [Die.GREEN, Die.PURPLE] if ignored else list(Die)
         values = [v for d in usable if isinstance(v := roll[d], int)]
         penny = roll.purple is SPECIAL
@@ -177,7 +214,7 @@ class Title:
         if self.several_spaces:
             tail: Play = (PENNY,) if penny else ()
             plays = tuple(p + tail for p in group_plays(values) if p + tail)
-        return Options(self.key, roll, False, ignored, tuple(sorted(numbers)), plays, penny, green)
+        return Options(self, roll, False, ignored, tuple(sorted(numbers)), plays, penny, green)
 
     def check_hazards_marked(self, hazards_marked: int) -> None:
         limit = self.hazard_limit
@@ -186,6 +223,13 @@ class Title:
             raise BadDangerCount(
                 f"{hazards_marked} {self.hazard_name}s marked: expected {bound}"
             )
+
+    def thresholds(self, hazards: int) -> tuple[int, int, int]:
+        """The least score of Pathfinder, Voyager and Explorer after ``hazards`` were placed
+        (already checked): :attr:`level_thresholds` less :attr:`discount_per_hazard` each."""
+        off = self.discount_per_hazard * hazards
+        low, mid, high = (t - off for t in self.level_thresholds)
+        return (low, mid, high)
 
     # --- words --------------------------------------------------------------
 
@@ -205,14 +249,17 @@ class Title:
     def hazard_headline(self) -> str:
         return f"{self.hazard_name.upper()}!"
 
+    @abc.abstractmethod
     def hazard_lines(self, solo: bool) -> tuple[str, ...]:
-        raise NotImplementedError
+        """What to do about a hazard rolled, for solo play or for a table."""
 
+    @abc.abstractmethod
     def play_headline(self, options: Options) -> str:
-        raise NotImplementedError
+        """What a roll without a hazard lets a player fill, in a few words."""
 
+    @abc.abstractmethod
     def play_lines(self, options: Options) -> tuple[str, ...]:
-        raise NotImplementedError
+        """The numbers and what the special faces give, a sentence a line."""
 
     def numbers_line(self, options: Options) -> str:
         return f"Numbers: {format_numbers(options.numbers)}" if options.numbers else ""
@@ -231,39 +278,30 @@ class Title:
             parts.append("plays: " + " | ".join(format_play(p) for p in options.plays))
         return f"{faces} -> " + "; ".join(parts)
 
+    # --- sheets ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def generate_sheet(self, side: Side, seed: int) -> Sheet:
+        """The map of ``seed`` on ``side``, drawn from :meth:`Pcg32.for_sheet` streams only.
+
+        Called through :func:`pitable.rules.sheets.generate`, which checks the seed before
+        and the sheet after.
+        """
+
+    @abc.abstractmethod
+    def check_sheet(self, sheet: Sheet) -> str | None:
+        """What in ``sheet`` breaks this title's own invariants, in a few words; None if
+        nothing does. The invariants of every sheet are checked before this is called."""
+
+    # --- identity ---------------------------------------------------------------
+
     def __repr__(self) -> str:
         return f"find_title({self.key!r})"
 
+    def __reduce__(self) -> tuple[Callable[[str], Title], tuple[str]]:
+        # A copied or unpickled title is the registered one, not a second instance that
+        # ``is`` would tell apart.
+        from pitable.rules.titles import find_title
 
-_REGISTRY: dict[str, Title] = {}
+        return (find_title, (self.key,))
 
-
-def register(cls: type[Title]) -> type[Title]:
-    """Class decorator: make a title findable by its key and aliases."""
-    title = cls()
-    for name in (cls.key, *cls.aliases):
-        _REGISTRY[name] = title
-    return cls
-
-
-def find_title(name: str) -> Title:
-    """The title registered under ``name`` (``valley``, ``skull-island``, ...)."""
-    # Importing the titles registers them; done here so that base stays importable alone.
-    import pitable.rules.titles  # noqa: F401
-
-    try:
-        return _REGISTRY[name.strip().lower()]
-    except KeyError:
-        raise UnknownTitle(
-            f"unknown game {name!r}: expected one of {', '.join(title_keys())}"
-        ) from None
-
-
-def title_keys() -> list[str]:
-    import pitable.rules.titles  # noqa: F401
-
-    return list(dict.fromkeys(t.key for t in _REGISTRY.values()))
-
-
-def all_titles() -> list[Title]:
-    return [find_title(k) for k in title_keys()]

@@ -1,0 +1,183 @@
+"""Skull Island: one island space a turn, boats, at most five dangers.
+
+Everything about the title: its names, what a roll allows, its words, its solo rules and
+levels, and its sheet (an island in a ring of sea, with mountain ranges).
+"""
+
+from __future__ import annotations
+
+from pitable.errors import SheetError
+from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title
+from pitable.rules.sheets import (
+    ATTEMPTS,
+    Cell,
+    Kind,
+    Mark,
+    Pcg32,
+    Sheet,
+    Side,
+    Tally,
+    connected,
+    edge_neighbours,
+    grid_of,
+    neighbours,
+    reachable,
+)
+
+SIZE = 9
+SPACES = range(28, 33)
+MOUNTAINS = range(8, 11)
+DANGERS = 5
+
+
+class Island(Title):
+    """Skull Island: one island space a turn, boats, at most five dangers."""
+
+    key = "island"
+    name = "Skull Island"
+    short_name = "Island"
+    aliases = ("skull-island", "skull", "skullisland")
+    hazard_name = "danger"
+    hazard_symbol = "skull"
+    green_effect = GreenEffect.BOAT
+    hazard_limit = DANGERS
+
+    # The rulebook's solo levels are 60/75/90, whatever the dangers. The game ends when the
+    # sheet is full or five treasures are found, so there is no round limit.
+    level_thresholds = (60, 75, 90)
+    solo_placement = (
+        "Draw the skull on an empty island space next to the space you filled last turn;"
+        " if there is none, on any empty island space. Mark a danger bubble."
+    )
+
+    # --- words ------------------------------------------------------------------
+
+    def hazard_lines(self, solo: bool) -> tuple[str, ...]:
+        if solo:
+            return (
+                "Ignore the other dice.",
+                "Draw a skull on an empty island space next to the space you filled last turn "
+                + SOLO_FALLBACK + ", and mark a danger bubble.",
+            )
+        return (
+            "Ignore the other dice.",
+            "Swap sheets: draw a skull in an empty island space of another player's sheet,"
+            " and mark a danger bubble on it.",
+        )
+
+    def play_headline(self, options: Options) -> str:
+        if options.green is GreenEffect.BOAT:
+            return "1 island space, or a boat"
+        return "Fill 1 island space"
+
+    def play_lines(self, options: Options) -> tuple[str, ...]:
+        lines = []
+        if options.hazard_ignored:
+            lines.append("Danger ignored: all 5 danger bubbles are marked.")
+        lines.append(self.numbers_line(options))
+        if options.penny and options.green is GreenEffect.BOAT:
+            lines.append(f"Choose: Penny Papers (any number {PENNY}) or Navigation (a boat).")
+        elif options.penny:
+            lines.append(f"Penny Papers: any number {PENNY}.")
+        if options.green is GreenEffect.BOAT:
+            lines.append("Navigation: you may draw a boat in an empty sea space instead.")
+        return tuple(lines)
+
+    # --- the sheet ----------------------------------------------------------------
+
+    def generate_sheet(self, side: Side, seed: int) -> Sheet:
+        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
+        for _ in range(ATTEMPTS):
+            fillable = rng.between(SPACES.start, SPACES.stop - 1)
+            mountains = rng.between(MOUNTAINS.start, MOUNTAINS.stop - 1)
+            land = _grow(rng, fillable + mountains)
+            if land is None:
+                continue
+            peaks = _mountains(rng, land, mountains)
+            if peaks is None:
+                continue
+            kinds = {(r, c): Kind.SEA for r in range(SIZE) for c in range(SIZE)}
+            kinds.update(dict.fromkeys(land, Kind.SPACE))
+            kinds.update(dict.fromkeys(peaks, Kind.MOUNTAIN))
+            spaces = land - peaks
+            starts = frozenset(
+                s for s in spaces if any(kinds.get(n) is Kind.SEA for n in neighbours(s))
+            )
+            if not starts or reachable(starts, spaces) != spaces:
+                continue
+            return Sheet(
+                title=self,
+                side=side,
+                seed=seed,
+                grid=grid_of(SIZE, SIZE, kinds),
+                starts=starts,
+                clouds=frozenset(),
+                tallies=(
+                    Tally("Dangers", DANGERS, Mark.BUBBLE_AND_BOX),
+                    Tally("Treasures", 5, Mark.BOX),
+                ),
+                score_boxes=("Total",),
+                reminders=(
+                    "Green (Navigation): a boat in the sea instead",
+                    "Purple (Penny Papers): any number 1-15",
+                    "Red (danger): ignore the dice; draw a skull",
+                ),
+            )
+        raise SheetError("no island found")  # pragma: no cover - never reached
+
+    def check_sheet(self, sheet: Sheet) -> str | None:
+        if (sheet.grid_width, sheet.grid_height) != (SIZE, SIZE):
+            return "the island's grid is not 9 by 9"
+        last = SIZE - 1
+        ring = [
+            (r, c) for r in range(SIZE) for c in range(SIZE) if r in (0, last) or c in (0, last)
+        ]
+        if any(sheet.kind(cell) is not Kind.SEA for cell in ring):
+            return "the outer ring is not all sea"
+        count = sheet.fillable_count
+        if count not in SPACES:
+            return f"{count} island spaces, expected 28 to 32"
+        mountains = len(sheet.cells(Kind.MOUNTAIN))
+        if mountains not in MOUNTAINS:
+            return f"{mountains} mountains, expected 8 to 10"
+        if not connected(set(sheet.cells(Kind.SPACE, Kind.MOUNTAIN))):
+            return "the island is not one piece"
+        coast = {
+            s
+            for s in sheet.cells(Kind.SPACE)
+            if any(sheet.kind(n) is Kind.SEA for n in neighbours(s))
+        }
+        if sheet.starts != coast:
+            return "the first number must go on an island space beside the sea"
+        return None
+
+
+def _grow(rng: Pcg32, size: int) -> set[Cell] | None:
+    """Land grown side by side from the middle, inside the ring of sea, with no lagoon."""
+    inner = {(r, c) for r in range(1, SIZE - 1) for c in range(1, SIZE - 1)}
+    middle = SIZE // 2
+    land = {(middle, middle)}
+    while len(land) < size:
+        coast = sorted({n for cell in land for n in edge_neighbours(cell) if n in inner} - land)
+        land.add(rng.pick(coast))
+    sea = {(r, c) for r in range(SIZE) for c in range(SIZE)} - land
+    # A lagoon (sea enclosed by land) would hold boats that no coast reaches: refuse it.
+    return land if connected(sea, edge_neighbours) else None
+
+
+def _mountains(rng: Pcg32, land: set[Cell], count: int) -> set[Cell] | None:
+    """``count`` mountains in ranges of neighbouring peaks, away from the coast if possible."""
+    inland = sorted(c for c in land if all(n in land for n in neighbours(c)))
+    candidates = inland if len(inland) >= count else sorted(land)
+    peaks: set[Cell] = set()
+    while len(peaks) < count:
+        ridge = sorted({n for p in peaks for n in neighbours(p) if n in candidates} - peaks)
+        # Mostly extend a range; now and then start a new one.
+        if ridge and not rng.chance(1, 4):
+            peaks.add(rng.pick(ridge))
+        else:
+            free = [c for c in candidates if c not in peaks]
+            if not free:
+                return None
+            peaks.add(rng.pick(free))
+    return peaks

@@ -1,0 +1,160 @@
+"""The Temple of Apikhabou: one space a turn, Door spaces, mummies.
+
+Everything about the title: its names, what a roll allows, its words, its solo rules and
+levels, and its sheet (a stepped pyramid with Door spaces).
+"""
+
+from __future__ import annotations
+
+from pitable.errors import SheetError
+from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title
+from pitable.rules.sheets import (
+    ATTEMPTS,
+    MAX_COLUMNS,
+    Cell,
+    Kind,
+    Pcg32,
+    Sheet,
+    Side,
+    grid_of,
+    neighbours,
+)
+
+SPACES = range(40, 57)
+DOORS = range(6, 10)
+MAX_ROWS = 8
+
+
+class Temple(Title):
+    """The Temple of Apikhabou: one space a turn, Door spaces, mummies."""
+
+    key = "temple"
+    name = "The Temple of Apikhabou"
+    short_name = "Temple"
+    aliases = ("apikhabou", "temple-of-apikhabou")
+    hazard_name = "mummy"
+    hazard_symbol = "mummy"
+    green_effect = GreenEffect.DOOR
+
+    # The rulebook's solo levels are 15/25/30, whatever the mummies. The game ends when the
+    # sheet is full or five treasures are found, so there is no round limit.
+    level_thresholds = (15, 25, 30)
+    solo_placement = (
+        "Draw the mummy in an empty doorless space next to the space you filled last turn;"
+        " if there is none, in any empty doorless space."
+    )
+
+    # --- words ------------------------------------------------------------------
+
+    def hazard_lines(self, solo: bool) -> tuple[str, ...]:
+        if solo:
+            return (
+                "Ignore the other dice.",
+                "Draw a mummy in an empty doorless space next to the space you filled"
+                " last turn " + SOLO_FALLBACK + ".",
+            )
+        return (
+            "Ignore the other dice.",
+            "Swap sheets: draw a mummy in an empty doorless space of another player's sheet.",
+        )
+
+    def play_headline(self, options: Options) -> str:
+        if options.green is GreenEffect.DOOR:
+            return "Lockpick: fill 1 Door space"
+        return "Fill 1 doorless space"
+
+    def play_lines(self, options: Options) -> tuple[str, ...]:
+        lines = [self.numbers_line(options)]
+        if options.penny:
+            lines.append(f"Penny Papers: any number {PENNY}.")
+        if options.green is GreenEffect.DOOR:
+            lines.append("The number goes in a Door space; if every Door is filled,"
+                         " ignore the Lockpick.")
+        return tuple(lines)
+
+    # --- the sheet ----------------------------------------------------------------
+
+    def generate_sheet(self, side: Side, seed: int) -> Sheet:
+        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
+        for _ in range(ATTEMPTS):
+            widths = _steps(rng)
+            if sum(widths) not in SPACES:
+                continue
+            spaces = {
+                (r, c)
+                for r, w in enumerate(widths)
+                for c in range((MAX_COLUMNS - w) // 2, (MAX_COLUMNS + w) // 2)
+            }
+            doors = _doors(rng, spaces, rng.between(DOORS.start, DOORS.stop - 1))
+            if doors is None:
+                continue
+            kinds = dict.fromkeys(spaces, Kind.SPACE)
+            kinds.update(dict.fromkeys(doors, Kind.DOOR))
+            return Sheet(
+                title=self,
+                side=side,
+                seed=seed,
+                grid=grid_of(MAX_COLUMNS, len(widths), kinds),
+                # The Temple has no adjacency rule for writing: any doorless space will do.
+                starts=frozenset(spaces - doors),
+                clouds=frozenset(),
+                tallies=(),
+                score_boxes=("Sequence", "Groups", "Mummies", "Total"),
+                reminders=(
+                    "Green (Lockpick): the number goes in a Door",
+                    "Purple (Penny Papers): any number 1-15",
+                    "Red (mummy): ignore the dice; draw a mummy",
+                ),
+            )
+        raise SheetError("no temple found")  # pragma: no cover - never reached
+
+    def check_sheet(self, sheet: Sheet) -> str | None:
+        count = sheet.fillable_count
+        if count not in SPACES:
+            return f"{count} temple spaces, expected 40 to 56"
+        doors = len(sheet.cells(Kind.DOOR))
+        if doors not in DOORS:
+            return f"{doors} Door spaces, expected 6 to 9"
+        previous = 0
+        for r, row in enumerate(sheet.grid):
+            cols = [c for c, k in enumerate(row) if k.fillable]
+            if not cols or cols != list(range(cols[0], cols[-1] + 1)):
+                return f"row {r + 1} is not one run of spaces"
+            if cols[0] + cols[-1] != sheet.grid_width - 1:
+                return f"row {r + 1} is not centred"
+            if previous and len(cols) - previous not in (0, 2):
+                return f"row {r + 1} is not one step wider than the row above, or as wide"
+            previous = len(cols)
+        if previous != sheet.grid_width:
+            return "the base does not span the grid"
+        if any(k in (Kind.MOUNTAIN, Kind.SEA, Kind.LAKE) for row in sheet.grid for k in row):
+            return "kinds that belong to another title"
+        return None
+
+
+def _steps(rng: Pcg32) -> list[int]:
+    """Row widths, top row first, of a pyramid whose steps narrow by one space a side."""
+    widths = [MAX_COLUMNS]
+    while len(widths) < MAX_ROWS:
+        last = widths[-1]
+        # A step is one or two rows high; the top is at least 3 spaces wide.
+        run = sum(1 for w in widths if w == last)
+        if run >= 2 or (run == 1 and rng.chance(1, 2)):
+            if last - 2 < 3:
+                break
+            widths.append(last - 2)
+        else:
+            widths.append(last)
+    return widths[::-1]
+
+
+def _doors(rng: Pcg32, spaces: set[Cell], count: int) -> set[Cell] | None:
+    """``count`` Door spaces, no two of them adjacent, so that Lockpicks spread out."""
+    doors: set[Cell] = set()
+    free = sorted(spaces)
+    while len(doors) < count:
+        free = [c for c in free if c not in doors and not any(n in doors for n in neighbours(c))]
+        if not free:
+            return None
+        doors.add(rng.pick(free))
+    return doors

@@ -1,0 +1,183 @@
+"""The Valley of Wiraqocha: up to three spaces a turn, structures, snakes, 25 solo rounds.
+
+Everything about the title: its names, what a roll allows, its words, its solo rules and
+levels, and its sheet (a valley between clouds, with a lake on side B).
+"""
+
+from __future__ import annotations
+
+from pitable.errors import SheetError
+from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title, format_play
+from pitable.rules.sheets import (
+    ATTEMPTS,
+    Cell,
+    Kind,
+    Mark,
+    Pcg32,
+    Sheet,
+    Side,
+    Tally,
+    edge_neighbours,
+    grid_of,
+    reachable,
+)
+
+WIDTH, HEIGHT = 9, 8
+#: Spaces of the valley, the lake's included.
+SPACES = range(56, 65)
+LAKE = range(8, 13)
+SOLO_ROUNDS = 25
+
+
+class Valley(Title):
+    """The Valley of Wiraqocha: up to three spaces a turn, structures, snakes."""
+
+    key = "valley"
+    name = "The Valley of Wiraqocha"
+    short_name = "Valley"
+    aliases = ("wiraqocha", "valley-of-wiraqocha")
+    hazard_name = "snake"
+    hazard_symbol = "snake"
+    green_effect = GreenEffect.STRUCTURE
+    several_spaces = True
+
+    # The rulebook's "Solo Adventure": 25 rounds, levels 90/110/130, and 4 fewer stars per
+    # snake placed, escaped ones included, with no floor (after 23 snakes even a score
+    # below zero can reach Pathfinder).
+    solo_rounds = SOLO_ROUNDS
+    level_thresholds = (90, 110, 130)
+    discount_per_hazard = 4
+    solo_placement = (
+        "Draw the snake in an empty space next to one of the spaces you filled last turn;"
+        " if there is none, in any empty space."
+    )
+
+    # --- words ------------------------------------------------------------------
+
+    def hazard_lines(self, solo: bool) -> tuple[str, ...]:
+        if solo:
+            return (
+                "Ignore the other dice.",
+                "Draw a snake in an empty space next to a space you filled last turn "
+                + SOLO_FALLBACK + ".",
+            )
+        return (
+            "Ignore the other dice.",
+            "Swap sheets: draw a snake in any empty space of another player's sheet.",
+        )
+
+    def play_headline(self, options: Options) -> str:
+        return "Fill 1 to 3 spaces"
+
+    def play_lines(self, options: Options) -> tuple[str, ...]:
+        lines = [self.numbers_line(options)]
+        lines.append("Plays: " + " | ".join(format_play(p) for p in options.plays))
+        if options.penny:
+            lines.append(f"Penny Papers: one number of your choice, {PENNY}.")
+        if options.green is GreenEffect.STRUCTURE:
+            lines.append("Dakota Smith: you may draw a hut, a statue or a mine (each once).")
+        if 9 in options.numbers:
+            lines.append("A 9 may cross out a snake instead of being written.")
+        return tuple(lines)
+
+    # --- the sheet ----------------------------------------------------------------
+
+    def generate_sheet(self, side: Side, seed: int) -> Sheet:
+        # The shape comes from a stream that ignores the side, so that both sides of a seed
+        # show the same valley and the lake side has exactly the lake's spaces fewer.
+        shape_rng = Pcg32.for_sheet(self.key, "-", seed, "shape")
+        spaces, top = _shape(shape_rng)
+        run = shape_rng.between(3, 5)
+        first = shape_rng.below(WIDTH - run + 1)
+        clouds = frozenset((top[c], c) for c in range(first, first + run))
+        kinds = dict.fromkeys(spaces, Kind.SPACE)
+        if side is Side.B:
+            for cell in _lake(Pcg32.for_sheet(self.key, "b", seed, "lake"), spaces, clouds):
+                kinds[cell] = Kind.LAKE
+        return Sheet(
+            title=self,
+            side=side,
+            seed=seed,
+            grid=grid_of(WIDTH, HEIGHT, kinds),
+            starts=clouds,
+            clouds=clouds,
+            tallies=(
+                Tally("Solo rounds", SOLO_ROUNDS, Mark.BUBBLE),
+                Tally("Structures", 3, Mark.BUBBLE, ("hut", "statue", "mine")),
+            ),
+            score_boxes=(
+                "Full grid",
+                "Jungles",
+                "Towns",
+                "Ranges",
+                "Pyramids",
+                "Structures",
+                "Snakes",
+                "Total",
+            ),
+            reminders=(
+                "Green (Dakota Smith): draw a hut, statue or mine",
+                "Purple (Penny Papers): any number 1-15",
+                "Red (snake): ignore the dice; draw a snake",
+            ),
+        )
+
+    def check_sheet(self, sheet: Sheet) -> str | None:
+        count = sheet.fillable_count
+        lake = len(sheet.cells(Kind.LAKE))
+        if sheet.side is Side.A and lake:
+            return "a lake on side A"
+        if sheet.side is Side.B and lake not in LAKE:
+            return f"a lake of {lake} spaces, expected 8 to 12"
+        if count + lake not in SPACES:
+            return f"{count + lake} valley spaces, expected 56 to 64"
+        if sheet.starts != sheet.clouds:
+            return "the first number must go beside a cloud"
+        if any(sheet.kind((r - 1, c)) is not Kind.OUTSIDE for r, c in sheet.clouds):
+            return "a cloud inside the valley"
+        return None
+
+
+def _shape(rng: Pcg32) -> tuple[set[Cell], list[int]]:
+    """A valley 9 wide and 8 high whose top and bottom edges wander by up to 2 spaces."""
+    for _ in range(ATTEMPTS):
+        top = _wander(rng, WIDTH)
+        bottom = _wander(rng, WIDTH)
+        count = sum(HEIGHT - t - b for t, b in zip(top, bottom, strict=True))
+        if count in SPACES and min(top) == 0 and min(bottom) == 0:
+            spaces = {
+                (r, c)
+                for c in range(WIDTH)
+                for r in range(top[c], HEIGHT - bottom[c])
+            }
+            return spaces, top
+    raise SheetError("no valley shape found")  # pragma: no cover - never reached
+
+
+def _wander(rng: Pcg32, length: int) -> list[int]:
+    """An edge profile: how many spaces each column loses, 0 to 2, changing by 1 at most."""
+    depth = rng.between(0, 2)
+    out = []
+    for _ in range(length):
+        out.append(depth)
+        depth = min(2, max(0, depth + rng.between(-1, 1)))
+    return out
+
+
+def _lake(rng: Pcg32, spaces: set[Cell], clouds: frozenset[Cell]) -> set[Cell]:
+    """A lake of 8 to 12 spaces, in one piece, that leaves the rest of the valley reachable."""
+    size = rng.between(LAKE.start, LAKE.stop - 1)
+    inner = sorted(s for s in spaces if s not in clouds)
+    for _ in range(ATTEMPTS):
+        lake = {rng.pick(inner)}
+        while len(lake) < size:
+            shore = sorted(
+                {n for cell in lake for n in edge_neighbours(cell) if n in spaces} - lake - clouds
+            )
+            if not shore:
+                break
+            lake.add(rng.pick(shore))
+        rest = spaces - lake
+        if len(lake) == size and reachable(clouds, rest) == rest:
+            return lake
+    raise SheetError("no lake found")  # pragma: no cover - never reached

@@ -1,0 +1,172 @@
+"""A fourth title from outside pitable/ works everywhere a title is asked for.
+
+tests/toy_title.py defines the Toy Cupboard the way a contributor would add a title, and
+nothing in pitable/ names it. Registered for one test at a time, it is known to ``pitable
+options``, ``sheet`` and ``level``, to the box's menu and to the simulator; after each test
+the registry holds the three real titles again, which other tests and goldens expect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from pitable.errors import UnknownTitle
+from pitable.render.faces import die_panel
+from pitable.rules import Die, Roll, Title, all_titles, find_title, register, registered, unregister
+from pitable.rules.session import GameState, Mode, level
+from pitable.rules.sheets import Kind, generate
+from tests.conftest import run_cli
+from tests.test_box import make, read_faces, same
+from tests.toy_title import ToyCupboard
+
+THE_THREE = ["valley", "island", "temple"]
+
+
+@pytest.fixture
+def toy() -> Iterator[Title]:
+    with registered(ToyCupboard) as title:
+        yield title
+    assert [t.key for t in all_titles()] == THE_THREE
+
+
+def test_the_toy_title_is_found_by_its_names_only_while_registered(toy: Title) -> None:
+    assert find_title("TOY") is toy
+    assert find_title("cupboard") is toy
+    assert [t.key for t in all_titles()] == [*THE_THREE, "toy"]
+    with pytest.raises(ValueError, match="taken"):
+        register(ToyCupboard)
+
+
+def test_after_the_test_the_toy_title_is_gone() -> None:
+    with registered(ToyCupboard):
+        pass
+    with pytest.raises(UnknownTitle, match=r"valley, island, temple$"):
+        find_title("toy")
+
+
+def test_register_decorates_a_title_class_in_any_module() -> None:
+    @register
+    class Attic(ToyCupboard):
+        key = "attic"
+        name = "The Attic"
+        aliases = ()
+
+    try:
+        assert find_title("attic").name == "The Attic"
+    finally:
+        unregister(Attic)
+    with pytest.raises(UnknownTitle):
+        find_title("attic")
+
+
+def test_a_title_missing_a_fact_or_a_hook_is_refused() -> None:
+    class Nameless(Title):
+        key = "nameless"
+        name = "Nameless"
+
+    with pytest.raises(TypeError, match="does not set short_name, hazard_name"):
+        register(Nameless)
+
+    class Wordless(Title):
+        key = "wordless"
+        name = short_name = "Wordless"
+        hazard_name = hazard_symbol = "rat"
+        green_effect = ToyCupboard.green_effect
+        level_thresholds = (1, 2, 3)
+        solo_placement = "anywhere"
+
+    with pytest.raises(TypeError, match="abstract"):
+        register(Wordless)
+    assert [t.key for t in all_titles()] == THE_THREE
+
+
+def test_options_reads_a_roll_in_the_toy_title(toy: Title,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "options", "TOY", "1,2,3", "*,2,3", "1,2,*")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "1 2 3 -> 1 2 3 4 5 6",
+        "* 2 3 -> 2 3 5; door",
+        "1 2 * -> spider: the other dice are ignored",
+    ]
+    code, out, _ = run_cli(capsys, "options", "toy", "1,*,3", "--json")
+    assert code == 0
+    assert '"title": "toy"' in out and '"penny": true' in out and '"plays"' not in out
+    code, _, err = run_cli(capsys, "options", "toy", "1,2,3", "--dangers", "1")
+    assert code == 2 and "The Toy Cupboard has no danger bubbles (Skull Island only)" in err
+
+
+def test_level_gives_the_toy_title_its_own_table(toy: Title,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "level", "toy", "12")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "The Toy Cupboard, 12 stars: Voyager; 8 more for Explorer",
+        "levels: Tourist below 5, Pathfinder 5+, Voyager 10+, Explorer 20+",
+    ]
+    # A spider costs one star at every level, as the Valley's snakes cost four.
+    code, out, _ = run_cli(capsys, "level", "toy", "18", "--snakes", "2")
+    assert code == 0 and out.startswith("The Toy Cupboard, 18 stars with 2 snakes: Explorer")
+    assert level(toy, 4, hazards=0).name == "Tourist"
+
+
+def test_sheet_writes_the_toy_titles_map(toy: Title, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    png, txt = tmp_path / "toy.png", tmp_path / "toy.txt"
+    code, out, err = run_cli(capsys, "sheet", "toy", "--seed", "5", "--out", str(png))
+    assert (code, err) == (0, "")
+    assert out == f"The Toy Cupboard, side A, seed 5: {png}\n"
+    with Image.open(png) as image:
+        assert image.width == 384 and image.height > 200
+    run_cli(capsys, "sheet", "cupboard", "--seed", "5", "--out", str(txt))
+    sheet = generate(toy, 5)
+    assert txt.read_text() == sheet.to_text()
+    assert len(sheet.cells(Kind.DOOR)) == 2 and sheet.label == "toy A 5 (map v1)"
+    # Every seed keeps the toy title's own invariants (generate checks them).
+    shapes = {generate(toy, seed, side).to_text() for seed in range(60) for side in "ab"}
+    assert len(shapes) > 60
+
+
+def test_a_scripted_sim_plays_the_toy_title(toy: Title, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "box.png"
+    code, out, err = run_cli(capsys, "sim", "--game", "toy", "--solo", "--seed", "3",
+                             "--script", "press,press,press,hold,turn+1,push",
+                             "--png", str(png))
+    assert code == 0, err
+    assert out.startswith("The Toy Cupboard, solo: 3 rolls, ")
+    assert png.exists()
+
+
+def test_the_simulated_box_counts_the_toy_titles_rounds_and_gives_its_level(
+    toy: Title,
+) -> None:
+    rolls = ["1,2,3", "2,2,*", "3,3,3", "4,*,4", "5,5,5", "1,1,1", "2,2,2"]
+    sim = make(*rolls, mode="solo", title="toy")
+    assert sim.box.game.state == GameState(toy, Mode.SOLO)
+    for _ in range(6):
+        sim.press()
+    assert read_faces(sim, "toy") == (1, 1, 1)
+    assert same(sim.panel("red"), die_panel(1, Die.RED, toy))
+    state = sim.box.game.state
+    assert (state.rounds, state.hazards, state.over) == (6, 1, True)
+    assert "Last round played" in (sim.box.view().message or "")
+    # The menu lists the toy title by its short name, after the three real ones.
+    sim.hold()
+    sim.push()  # New game
+    labels = [label for label, _ in sim.box.menu[-1].items]
+    assert labels[-3:] == ["Toys: table", "Toys: solo", "Back"]
+    assert labels[sim.box.menu[-1].selected] == "Toys: solo"
+    sim.turn(+1)
+    sim.push()  # Back
+    sim.turn(+1)
+    sim.push()  # End game: score
+    sim.turn(9)  # one spider: Voyager from 10 - 1 stars
+    sim.push()
+    assert sim.box.view().result == "Voyager"
+    assert sim.box.game.state.title.options(Roll.from_str("1,2,*")).hazard
+    sim.close()

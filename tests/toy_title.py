@@ -1,0 +1,94 @@
+"""A fourth title, made up for the tests: what a new title is, written outside pitable/.
+
+The Toy Cupboard: one space a turn, spiders for hazards, a Lockpick-like green face, six
+solo rounds, levels at 5, 10 and 20 stars less 1 per spider, and a small rectangular sheet
+whose first number goes on the top row. Nothing in pitable/ names it: registering
+:class:`ToyCupboard` (``register`` as a decorator, or ``registered`` for a while, as the
+tests do so that the three real titles are alone again after them) is all it takes.
+"""
+
+from __future__ import annotations
+
+from pitable.rules.base import PENNY, GreenEffect, Options, Title
+from pitable.rules.sheets import (
+    Kind,
+    Mark,
+    Pcg32,
+    Sheet,
+    Side,
+    Tally,
+    grid_of,
+)
+
+#: The sheet's grid: 4 to 7 columns by 3 to 5 rows, every position a space but the Doors.
+COLUMNS = range(4, 8)
+ROWS = range(3, 6)
+DOORS = 2
+
+
+class ToyCupboard(Title):
+    """The Toy Cupboard: one space a turn, spiders, Doors opened by the green face."""
+
+    key = "toy"
+    name = "The Toy Cupboard"
+    short_name = "Toys"
+    aliases = ("toy-cupboard", "cupboard")
+    hazard_name = "spider"
+    hazard_symbol = "spider"
+    green_effect = GreenEffect.DOOR
+
+    solo_rounds = 6
+    level_thresholds = (5, 10, 20)
+    discount_per_hazard = 1
+    solo_placement = "Put the spider on the top shelf, next to last turn's toy."
+
+    def hazard_lines(self, solo: bool) -> tuple[str, ...]:
+        where = "on the top shelf" if solo else "on your neighbour's sheet"
+        return ("Ignore the other dice.", f"Draw a spider {where}.")
+
+    def play_headline(self, options: Options) -> str:
+        return "Open a Door" if options.green is GreenEffect.DOOR else "Fill 1 shelf space"
+
+    def play_lines(self, options: Options) -> tuple[str, ...]:
+        lines = [self.numbers_line(options)]
+        if options.penny:
+            lines.append(f"Penny Papers: any number {PENNY}.")
+        return tuple(lines)
+
+    def generate_sheet(self, side: Side, seed: int) -> Sheet:
+        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
+        width = rng.between(COLUMNS.start, COLUMNS.stop - 1)
+        height = rng.between(ROWS.start, ROWS.stop - 1)
+        spaces = [(r, c) for r in range(height) for c in range(width)]
+        kinds = dict.fromkeys(spaces, Kind.SPACE)
+        below_top = [cell for cell in spaces if cell[0] > 0]
+        doors: set[tuple[int, int]] = set()
+        while len(doors) < DOORS:
+            doors.add(rng.pick(below_top))
+        kinds.update(dict.fromkeys(doors, Kind.DOOR))
+        return Sheet(
+            title=self,
+            side=side,
+            seed=seed,
+            grid=grid_of(width, height, kinds),
+            starts=frozenset((0, c) for c in range(width)),
+            clouds=frozenset(),
+            tallies=(Tally("Spiders", 6, Mark.BUBBLE),),
+            score_boxes=("Shelves", "Total"),
+            reminders=(
+                "Green (Key): the number goes in a Door",
+                "Purple (Penny Papers): any number 1-15",
+                "Red (spider): ignore the dice; draw a spider",
+            ),
+        )
+
+    def check_sheet(self, sheet: Sheet) -> str | None:
+        if sheet.grid_width not in COLUMNS or sheet.grid_height not in ROWS:
+            return f"a cupboard {sheet.grid_width} by {sheet.grid_height}, expected 4-7 by 3-5"
+        if sheet.cells(Kind.OUTSIDE, Kind.SEA, Kind.LAKE, Kind.MOUNTAIN):
+            return "a cupboard with a hole in it"
+        if len(sheet.cells(Kind.DOOR)) != DOORS:
+            return f"{len(sheet.cells(Kind.DOOR))} Doors, expected {DOORS}"
+        if sheet.starts != {(0, c) for c in range(sheet.grid_width)}:
+            return "the first number must go on the top shelf"
+        return None
