@@ -26,7 +26,7 @@ from pathlib import Path
 from pitable.box.store import SessionStore
 from pitable.config import BoxConfig
 from pitable.hw.entropy import OsSource
-from pitable.rules import draw_roll
+from pitable.rules import draw_roll, find_title
 from pitable.rules.session import GameState, Mode
 
 
@@ -52,7 +52,7 @@ def p95(values: list[float]) -> float:
 
 def run(rolls: int, directory: Path) -> tuple[list[float], list[float]]:
     source = OsSource()
-    base_state = GameState("valley", Mode.TABLE)
+    base_state = GameState(find_title("valley"), Mode.TABLE)
     with SessionStore.open(directory) as store:
         game = store.new_game("valley", Mode.TABLE)
         state = store.state(game.id)
