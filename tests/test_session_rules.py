@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -269,3 +272,11 @@ def test_bad_states() -> None:
     with pytest.raises(TypeError, match="find_title"):
         GameState("island", Mode.SOLO)  # type: ignore[arg-type]
     assert GameState(find_title("skull"), Mode.SOLO).title is ISLAND
+
+
+def test_a_copied_or_pickled_game_keeps_the_registered_title() -> None:
+    state = GameState(ISLAND, Mode.SOLO).play(SNAKE).state
+    for copied in (copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
+        assert copied == state
+        assert copied.title is ISLAND
+        assert copied.options(PLAIN).title is ISLAND
