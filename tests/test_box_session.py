@@ -16,7 +16,7 @@ from pitable.box.sim import Simulator
 from pitable.box.store import DB_NAME, SessionStore
 from pitable.render.status import SMALL, StatusView, draw_status
 from pitable.render.text import wrap_text
-from pitable.rules import Roll, find_title
+from pitable.rules import Roll, default_title, find_title
 from tests.test_box import make, read_faces, same
 
 
@@ -181,4 +181,12 @@ def test_the_level_replaces_a_hazards_alarm() -> None:
     for _ in range(3):  # no blinking any more
         assert same(sim.panel("status"), draw_status(expected))
         sim.advance(0.25)
+    sim.close()
+
+
+def test_a_box_with_no_title_set_plays_the_default_title() -> None:
+    sim = make("1,2,3", title=None)
+    assert sim.box.game.state.title is default_title()
+    sim.press()
+    assert read_faces(sim, default_title().key) == (1, 2, 3)
     sim.close()

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from pitable.errors import BadDangerCount, UnknownTitle
-from pitable.rules import Roll, find_title, title_keys
+from pitable.rules import (
+    Roll,
+    all_titles,
+    as_title,
+    default_title,
+    find_title,
+    title_keys,
+    title_or_default,
+)
 
 
 @pytest.mark.parametrize(
@@ -77,3 +85,11 @@ def test_hazard_counts_are_checked() -> None:
         find_title("valley").options(Roll.from_str("1,2,3"), -1)
     # The Valley has no limit on snakes: many snakes is fine.
     assert not find_title("valley").options(Roll.from_str("1,2,3"), 12).hazard
+
+
+def test_the_default_title_is_the_first_registered_the_valley() -> None:
+    assert default_title() is find_title("valley") is all_titles()[0]
+    # A setting that names no title means the default one.
+    assert title_or_default(None) is default_title()
+    assert title_or_default("skull") is find_title("island")
+    assert as_title(find_title("temple")) is as_title("apikhabou")
