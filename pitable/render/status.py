@@ -46,6 +46,7 @@ FOOTER_H = 10
 #: The width the footer's "!" block takes before a notice.
 FLAG_W = 9
 
+
 @dataclass(frozen=True)
 class MenuView:
     """An open menu: its heading, its entries and the one the cursor is on."""
