@@ -109,7 +109,7 @@ def test_a_press_during_the_tumble_rolls_once_the_result_was_seen() -> None:
     assert sim.box.game.state.rounds == 1
     sim.press()  # during the tumble: not lost, and not rolled over the result either
     shown_at = 0.1 + 0.4  # the first result is on the panels
-    while sim.fake_clock.now < 1000.0 + shown_at + MIN_SHOW_S - 0.1:  # type: ignore[union-attr]
+    while sim.fake_clock.now() < 1000.0 + shown_at + MIN_SHOW_S - 0.1:  # type: ignore[union-attr]
         assert read_faces(sim, "valley") == (1, 2, 3)
         sim.advance(0.1)
     sim.advance(1.0)

@@ -10,7 +10,8 @@ from PIL import ImageChops
 from pitable.box.printing import BoxPrinter, printer_settings
 from pitable.box.sim import Simulator
 from pitable.config import DEFAULTS
-from pitable.hw.fake_printer import FakeClock, FakePrinter
+from pitable.hw.clock import FakeClock
+from pitable.hw.fake_printer import FakePrinter
 from pitable.hw.printer import ThermalPrinter
 from pitable.render.sheet import render_sheet
 from pitable.rules.sheets import generate

@@ -143,9 +143,23 @@ def test_a_failing_disk_does_not_stop_the_game(tmp_path: Path,
                                                caplog: pytest.LogCaptureFixture) -> None:
     import sqlite3
 
+    class FullConnection:
+        """SQLite's connection, on a disk that takes no more rolls."""
+
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.db, name)
+
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+            if sql.startswith("INSERT INTO rolls"):
+                raise sqlite3.OperationalError("database or disk is full")
+            return self.db.execute(sql, *args)  # type: ignore[arg-type]
+
     class FullDisk(SessionStore):
-        def record_roll(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
-            raise sqlite3.OperationalError("database or disk is full")
+        def _connection(self) -> sqlite3.Connection:
+            return FullConnection(super()._connection())  # type: ignore[return-value]
 
     store = FullDisk.open(tmp_path)
     sim = make("2,2,2", "3,3,3", store=store)

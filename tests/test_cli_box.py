@@ -81,3 +81,22 @@ def test_run_off_the_pi_says_what_is_missing_in_one_line(tmp_path: Path) -> None
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0
     assert "pitable sim" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(ON_A_PI, reason="on a Pi, pitable run starts the box")
+def test_run_off_the_pi_creates_nothing_before_it_fails(tmp_path: Path) -> None:
+    """The parts are looked for before the store is opened: no state dir, no database."""
+    home, state = tmp_path / "home", tmp_path / "state"
+    home.mkdir()
+    state.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GPIOZERO_PIN_FACTORY", "PITABLE_BACKENDS")}
+    env.update(HOME=str(home), XDG_STATE_HOME=str(state))
+    result = subprocess.run(
+        [sys.executable, "-m", "pitable", "run"],
+        capture_output=True, text=True, timeout=60, env=env, check=False, cwd=tmp_path,
+    )
+    assert result.returncode != 0
+    assert result.stderr.strip().count("\n") == 0 and "Traceback" not in result.stderr
+    assert "no GPIO pin library" in result.stderr
+    assert [p for p in tmp_path.rglob("*") if p not in (home, state)] == []

@@ -14,14 +14,7 @@ from typing import Any
 import pytest
 
 from pitable.box.service import Notifier
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from pitable.hw.clock import FakeClock
 
 
 @pytest.fixture
@@ -82,14 +75,14 @@ def test_watchdog_is_sent_at_most_once_per_half_interval(
     listener: tuple[socket.socket, str],
 ) -> None:
     sock, path = listener
-    clock = Clock()
+    clock = FakeClock(100.0)
     # WatchdogSec=10s: systemd sets WATCHDOG_USEC=10000000.
     notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "10000000"}, clock=clock)
     assert notifier.watchdog_interval == 10.0
     sent = []
     for _ in range(25):  # a loop turning every half second for 12 seconds
         sent.append(notifier.watchdog())
-        clock.now += 0.5
+        clock.advance(0.5)
     # At 0, 5 and 10 s: every 10 turns, never more than every 5 s.
     assert sent.count(True) == 3
     assert [i for i, s in enumerate(sent) if s] == [0, 10, 20]
@@ -128,18 +121,19 @@ def test_pitable_run_says_ready_feeds_the_watchdog_and_says_stopping(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """`pitable run` under systemd: READY once built, WATCHDOG from the loop, STOPPING."""
-    from pitable.box import wiring
+    from pitable.box import assembly
+    from pitable.box.backends import Backends
     from pitable.commands.box import run_box
 
     sock, path = listener
     monkeypatch.setenv("NOTIFY_SOCKET", path)
     monkeypatch.setenv("WATCHDOG_USEC", "10000000")
     monkeypatch.delenv("WATCHDOG_PID", raising=False)
-    real_build = wiring.build_box
+    real_build = assembly.build_box
     beats: list[int] = []
 
     def build_on_fakes(config: Any, **kwargs: Any) -> Any:
-        built = real_build(config, simulated=True, **kwargs)
+        built = real_build(config, backends=Backends.simulated(config), **kwargs)
         loop = built.box.run
 
         def run(heartbeat: Any = None) -> None:
@@ -155,7 +149,7 @@ def test_pitable_run_says_ready_feeds_the_watchdog_and_says_stopping(
         built.box.run = run
         return built
 
-    monkeypatch.setattr(wiring, "build_box", build_on_fakes)
+    monkeypatch.setattr(assembly, "build_box", build_on_fakes)
     old_handler = signal.getsignal(signal.SIGTERM)
     try:
         args = argparse.Namespace(config=None, state_dir=str(tmp_path / "state"))

@@ -15,6 +15,8 @@ from typing import Any
 
 from PIL import Image
 
+from pitable.hw.clock import Clock
+
 log = logging.getLogger("pitable.box")
 
 #: Seconds between retries of a failed part: quick at first, then every half minute.
@@ -29,7 +31,7 @@ class DisplaySlot:
         name: str,
         opener: Callable[[], Any],
         size: tuple[int, int],
-        clock: Callable[[], float],
+        clock: Clock,
         *,
         backoff: tuple[float, ...] = BACKOFF,
     ) -> None:
@@ -61,7 +63,7 @@ class DisplaySlot:
 
     def retry(self) -> bool:
         """Reopen the panel if its retry is due; True when it is back."""
-        if self.retry_at is None or self.clock() < self.retry_at:
+        if self.retry_at is None or self.clock.now() < self.retry_at:
             return False
         if not self._open():
             return False
@@ -87,11 +89,20 @@ class DisplaySlot:
         self.panel = None
         delay = self.backoff[min(self.failures, len(self.backoff) - 1)]
         self.failures += 1
-        self.retry_at = self.clock() + delay
+        self.retry_at = self.clock.now() + delay
         reason = str(exc) or type(exc).__name__
         if self.failure is None:
             log.warning("%s display failed: %s; retrying in %g s", self.name, reason, delay)
         self.failure = reason
+
+    def close(self) -> None:
+        """Let go of the panel's bus; the panel keeps its picture (luma's ``persist``)."""
+        panel, self.panel = self.panel, None
+        # Stop retrying: a closed slot must not reopen its bus.
+        self.retry_at = None
+        cleanup = getattr(panel, "cleanup", None)
+        if cleanup is not None:
+            cleanup()
 
     def notice(self) -> str | None:
         return f"{self.name} display not answering" if self.degraded else None

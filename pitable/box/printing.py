@@ -15,12 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from pitable.config import PrinterConfig
+from pitable.hw.events import Event, PrinterChanged
 from pitable.hw.printer import JobState, JobStatus, PrinterSettings, PrintSpooler
 from pitable.rules import Title
 from pitable.rules.sheets import MAX_SEED, generate
-
-#: The event the spooler's thread posts to the controller's queue.
-PRINTER_EVENT = "printer"
 
 
 def printer_settings(config: PrinterConfig, **overrides: Any) -> PrinterSettings:
@@ -46,7 +44,7 @@ class BoxPrinter:
     ) -> None:
         self.settings = settings
         self.seeds = seeds
-        self.post: Callable[[str], None] | None = None
+        self.post: Callable[[Event], None] | None = None
         self.spooler = PrintSpooler(printer, on_change=self._changed)
         #: The job the screen reports on; its state is always read from the spooler, which
         #: alone knows it (its thread changes it while the controller runs).
@@ -59,7 +57,7 @@ class BoxPrinter:
     def _changed(self, status: JobStatus) -> None:
         # The spooler's thread: only queue an event, the controller redraws.
         if self.post is not None:
-            self.post(PRINTER_EVENT)
+            self.post(PrinterChanged())
 
     def print_sheet(self, title: Title) -> str:
         seed = self.seeds()
@@ -118,7 +116,8 @@ def box_printer(
 
     settings = printer_settings(config)
     if simulated:
-        from pitable.hw.fake_printer import FakeClock, FakePrinter
+        from pitable.hw.clock import FakeClock
+        from pitable.hw.fake_printer import FakePrinter
 
         clock = FakeClock()
         transport = FakePrinter(dots=settings.dots, baudrate=settings.baudrate,

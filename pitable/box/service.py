@@ -17,8 +17,9 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+
+from pitable.hw.clock import Clock, MonotonicClock
 
 log = logging.getLogger("pitable.service")
 
@@ -26,7 +27,7 @@ log = logging.getLogger("pitable.service")
 class Notifier:
     """An sd_notify client for the socket in ``environ`` (default: the process environment).
 
-    ``clock`` is monotonic seconds; it rate-limits :meth:`watchdog` to one datagram per half
+    ``clock`` (monotonic by default) rate-limits :meth:`watchdog` to one datagram per half
     of ``$WATCHDOG_USEC``, as sd_watchdog_enabled(3) advises, so the loop may call it on
     every turn.
     """
@@ -35,11 +36,11 @@ class Notifier:
         self,
         environ: Mapping[str, str] | None = None,
         *,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock | None = None,
     ) -> None:
         env = os.environ if environ is None else environ
         self.address = _socket_address(env.get("NOTIFY_SOCKET", ""))
-        self.clock = clock
+        self.clock = clock or MonotonicClock()
         self.watchdog_interval = _watchdog_interval(env)
         self._last_watchdog: float | None = None
         self.sent: int = 0
@@ -80,7 +81,7 @@ class Notifier:
         """Pet the watchdog, at most once per half of its interval; True when sent."""
         if self.address is None or self.watchdog_interval is None:
             return False
-        now = self.clock()
+        now = self.clock.now()
         last = self._last_watchdog
         if last is not None and now - last < self.watchdog_interval / 2:
             return False

@@ -2,8 +2,8 @@
 
 Inputs go through gpiozero's mock pins exactly as a finger on the button would drive them;
 outputs are read back from the fake panels' display RAM and the LED pins. Time is a
-:class:`FakeClock` in scripted runs (a script of a hundred presses takes no time) and the
-real clock in the live terminal.
+:class:`~pitable.hw.clock.FakeClock` in scripted runs (a script of a hundred presses takes
+no time) and the real clock in the live terminal.
 
 The faceplate GIF is written with Pillow rather than luma.emulator's ``gifanim``: the
 emulator needs pygame for every device and gives each frame the same length, while these
@@ -15,33 +15,28 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw
 
-from pitable.box.wiring import BuiltBox, build_box
+from pitable.box.assembly import BuiltBox, build_box
+from pitable.box.backends import Backends, Fakes
+from pitable.box.controller import Printer
+from pitable.box.games import Store
+from pitable.box.printing import BoxPrinter
 from pitable.config import Config
 from pitable.errors import UsageError
+from pitable.hw.clock import Clock, FakeClock
+from pitable.hw.entropy import EntropySource
 from pitable.render.fonts import BOLD, font
 
 log = logging.getLogger("pitable.sim")
 
 
-class FakeClock:
-    """A clock that moves only when told to."""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
+#: Where the simulator's fake clock starts.
+SIM_START = 1000.0
 
 DIE_COLOURS = {"green": (40, 170, 80), "purple": (150, 80, 200), "red": (220, 50, 50)}
 PIXEL_ON = (235, 245, 255)
@@ -61,27 +56,39 @@ class Frame:
 
 @dataclass
 class Simulator:
-    """A box on fakes with a script runner, a recorder and a faceplate."""
+    """A box on fakes with a script runner, a recorder and a faceplate.
+
+    ``entropy`` replaces the simulated set's own; ``printer`` is the box's printer (None:
+    the box has none) and ``store`` its session store (None: nothing is kept), both closed
+    with the simulator; ``clock`` is a :class:`FakeClock` unless given (the live terminal
+    gives the real one).
+    """
 
     config: Config
-    entropy: Any = None
-    store: Any = None
-    printer: Any = None
-    clock: Callable[[], float] | None = None
+    entropy: EntropySource | None = None
+    store: Store | None = None
+    printer: Printer | None = None
+    clock: Clock | None = None
     scale: int = 2
     frames: list[Frame] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.fake_clock = self.clock if isinstance(self.clock, FakeClock) else None
-        if self.clock is None:
-            self.fake_clock = FakeClock()
-            self.clock = self.fake_clock
-        self.built: BuiltBox = build_box(
-            self.config, simulated=True, clock=self.clock, entropy=self.entropy,
-            store=self.store, printer=self.printer,
+        clock = self.clock if self.clock is not None else FakeClock(SIM_START)
+        self.clock = clock
+        self.fake_clock = clock if isinstance(clock, FakeClock) else None
+        printer = self.printer
+        backends = Backends.simulated(self.config, clock=clock).replace(
+            printer=lambda _: printer
         )
-        assert self.built.fakes is not None
-        self.fakes = self.built.fakes
+        if self.entropy is not None:
+            entropy = self.entropy
+            backends = backends.replace(entropy=lambda _: entropy)
+        store = self.store
+        self.built: BuiltBox = build_box(
+            self.config, backends=backends, store=None if store is None else lambda: store
+        )
+        assert backends.fakes is not None
+        self.fakes: Fakes = backends.fakes
         self.box = self.built.box
         self.recording = False
         self._last_key: bytes | None = None
@@ -152,15 +159,16 @@ class Simulator:
 
     def advance(self, seconds: float) -> None:
         """Let ``seconds`` of box time pass, handling each deadline at its moment."""
-        assert self.fake_clock is not None, "advance() needs the simulator's fake clock"
-        end = self.fake_clock.now + seconds
+        clock = self.fake_clock
+        assert clock is not None, "advance() needs the simulator's fake clock"
+        end = clock.time + seconds
         while True:
             deadline = self.box.step()
             self._capture()
             if deadline is None or deadline > end:
                 break
-            self.fake_clock.now = max(self.fake_clock.now, deadline)
-        self.fake_clock.now = end
+            clock.time = max(clock.time, deadline)
+        clock.time = end
         self.box.step()
         self._capture()
 
@@ -175,7 +183,7 @@ class Simulator:
         makes a sheet quick, and waiting here lets a script end on the printed message.
         """
         printer = self.box.printer
-        if printer is None:
+        if not isinstance(printer, BoxPrinter):
             return
         for job in printer.spooler.jobs():
             if not job.finished:
@@ -230,7 +238,7 @@ class Simulator:
         if key == self._last_key:
             return
         self._last_key = key
-        self.frames.append(Frame(draw_faceplate(panels, leds, self.scale), self.clock()))  # type: ignore[misc]
+        self.frames.append(Frame(draw_faceplate(panels, leds, self.scale), self.box.clock.now()))
 
     def start_recording(self) -> None:
         self.recording = True
@@ -238,7 +246,7 @@ class Simulator:
 
     def save_gif(self, path: str | Path) -> None:
         if not self.frames:
-            self.frames.append(Frame(self.faceplate(), self.clock()))  # type: ignore[misc]
+            self.frames.append(Frame(self.faceplate(), self.box.clock.now()))
         images = [f.image.convert("P", palette=Image.Palette.ADAPTIVE, colors=64)
                   for f in self.frames]
         ends = [f.at for f in self.frames[1:]] + [self.frames[-1].at + 1.5]

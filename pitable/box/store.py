@@ -339,9 +339,12 @@ class SessionStore:
     def close(self) -> None:
         """Close the database; closing twice is harmless."""
         with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+            db, self._db = self._db, None
+            if db is not None:
+                try:
+                    db.close()
+                except sqlite3.Error as exc:
+                    raise StoreError(f"{self.path}: cannot be closed: {exc}") from exc
 
     def __enter__(self) -> SessionStore:
         return self

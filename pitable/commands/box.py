@@ -62,13 +62,13 @@ def _store(state_dir: str | None, config: Any) -> Any:
 
 
 def run_box(args: argparse.Namespace) -> int:
-    from pitable.box.printing import box_printer
+    from pitable.box.assembly import build_box
     from pitable.box.service import Notifier
-    from pitable.box.wiring import build_box
 
     config = _config(args)
-    store = _store(args.state_dir, config)
-    built = build_box(config, store=store, printer=box_printer(config.printer))
+    # The store is opened last, once every part has been found: a box that cannot start
+    # leaves nothing behind in the state directory.
+    built = build_box(config, store=lambda: _store(args.state_dir, config))
     stop = built.box.stop
     signal.signal(signal.SIGTERM, lambda *_: stop())
     log.warning("pitable is running: %s", built.box.game.state.title.key)
@@ -119,9 +119,9 @@ def run_sim(args: argparse.Namespace) -> int:
         seeds = lambda: sheet_seeds.randint(0, MAX_SEED)  # noqa: E731
     store = _store(args.state_dir, config) if args.state_dir else None
     if steps is None:
-        import time
+        from pitable.hw.clock import MonotonicClock
 
-        sim = Simulator(config, entropy=entropy, store=store, clock=time.monotonic,
+        sim = Simulator(config, entropy=entropy, store=store, clock=MonotonicClock(),
                         scale=args.scale,
                         printer=box_printer(config.printer, simulated=True, seeds=seeds))
         try:

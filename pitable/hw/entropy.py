@@ -201,6 +201,10 @@ class DrbgSource:
     def name(self) -> str:
         return self.raw.name
 
+    def close(self) -> None:
+        """Close the raw source (the device), when it is one that can be closed."""
+        _close(self.raw)
+
     def read(self, n: int) -> bytes:
         while len(self._buffer) < n:
             seed = self.raw.read(self.seed_bytes)
@@ -269,6 +273,11 @@ class FallbackSource:
     def degraded(self) -> bool:
         return self.failure is not None
 
+    def close(self) -> None:
+        """Close the device behind the primary source; the OS generator needs no closing."""
+        _close(self.primary)
+        _close(self.fallback)
+
     def read(self, n: int) -> bytes:
         if self.failure is None:
             try:
@@ -281,6 +290,14 @@ class FallbackSource:
                     f"{exc}; rolling from the operating system's generator instead"
                 )
         return self.fallback.read(n)
+
+
+def _close(source: EntropySource) -> None:
+    # EntropySource is read-only by design (the transport only moves bytes); a device
+    # behind one may still hold a file open.
+    close = getattr(source, "close", None)
+    if callable(close):
+        close()
 
 
 def open_source(

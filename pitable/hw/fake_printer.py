@@ -21,29 +21,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pitable.errors import PrinterOffline, PrinterTimeout
+from pitable.hw.clock import FakeClock
 from pitable.hw.printer import BITS_PER_BYTE, INVERT, PAPER_DOTS
 
 if TYPE_CHECKING:
     from PIL import Image
-
-
-class FakeClock:
-    """A clock whose sleeps return at once, moving its time on by the time slept."""
-
-    def __init__(self, start: float = 0.0) -> None:
-        self.time = start
-        self.slept = 0.0
-
-    def now(self) -> float:
-        return self.time
-
-    def sleep(self, seconds: float) -> None:
-        if seconds > 0:
-            self.time += seconds
-            self.slept += seconds
-
-    def advance(self, seconds: float) -> None:
-        self.time += seconds
 
 
 @dataclass

@@ -1,33 +1,25 @@
 """The GPIO parts, on gpiozero: the ROLL button, the rotary encoder, the round LEDs.
 
 gpiozero calls its callbacks on its own threads; here they only turn an edge into an event
-and hand it to ``emit`` (the controller puts it on its queue). The controller decides what a
-press or a hold means, with its own clock, so that the same logic runs on the Pi, in the
-simulator and in the tests. gpiozero is imported only when the parts are built.
+(:mod:`pitable.hw.events`) and hand it to ``emit`` (the controller puts it on its queue).
+The controller decides what a press or a hold means, with its own clock, so that the same
+logic runs on the Pi, in the simulator and in the tests. gpiozero is imported only when the
+parts are built.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from pitable.errors import HardwareError
+from pitable.hw.clock import Clock, MonotonicClock
+from pitable.hw.events import ButtonDown, ButtonUp, Event, Pushed, Turned
 
 
 class GpioError(HardwareError):
     """A pin could not be claimed or the pin library could not be loaded."""
-
-
-@dataclass(frozen=True)
-class Edge:
-    """An input changed: ``kind`` is "down" or "up" (ROLL button), "turn" or "push"."""
-
-    kind: str
-    at: float
-    steps: int = 0
 
 
 def pin_factory(name: str) -> Any:
@@ -80,7 +72,7 @@ class Controls:
 
     def __init__(
         self,
-        emit: Callable[[Edge], None],
+        emit: Callable[[Event], None],
         *,
         button: int = 17,
         pull_up: bool = True,
@@ -88,12 +80,12 @@ class Controls:
         encoder: tuple[int, int, int] | None = (5, 6, 13),
         encoder_pull_up: bool = True,
         factory: Any = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock | None = None,
     ) -> None:
         from gpiozero import Button, RotaryEncoder
 
         self.emit = emit
-        self.clock = clock
+        self.clock = clock or MonotonicClock()
         self.bounce_s = bounce_s
         self._last: dict[str, float] = {}
         self._devices: list[Any] = []
@@ -102,8 +94,8 @@ class Controls:
                 button, pull_up=pull_up, bounce_time=bounce_s or None, pin_factory=factory
             )
             self._devices.append(self.button)
-            self.button.when_pressed = lambda: self._edge("down", "roll")
-            self.button.when_released = lambda: self._edge("up", "roll")
+            self.button.when_pressed = lambda: self._edge(ButtonDown, "roll")
+            self.button.when_released = lambda: self._edge(ButtonUp, "roll")
             self.encoder = self.push = None
             if encoder is not None:
                 a, b, push = encoder
@@ -116,21 +108,22 @@ class Controls:
                     pin_factory=factory,
                 )
                 self._devices.append(self.push)
-                self.push.when_pressed = lambda: self._edge("push", "push")
+                self.push.when_pressed = lambda: self._edge(None, "push")
         except Exception as exc:
             self.close()
             raise GpioError(f"cannot claim the input pins: {exc}") from exc
 
-    def _edge(self, kind: str, line: str) -> None:
-        now = self.clock()
+    def _edge(self, button: type[ButtonDown | ButtonUp] | None, line: str) -> None:
+        """An edge of ``line``: of the ROLL button (``button`` says which way) or the push."""
+        now = self.clock.now()
         last = self._last.get(line)
         if last is not None and now - last < self.bounce_s:
             return
         self._last[line] = now
-        self.emit(Edge(kind, now))
+        self.emit(Pushed() if button is None else button(now))
 
     def _turn(self, steps: int) -> None:
-        self.emit(Edge("turn", self.clock(), steps))
+        self.emit(Turned(steps))
 
     def close(self) -> None:
         for device in reversed(self._devices):

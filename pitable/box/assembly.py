@@ -1,0 +1,145 @@
+"""Build a box from a config on a set of backends: the real parts, the fakes, or a test's own.
+
+Every part is opened under one :class:`contextlib.ExitStack`, the way gpiozero's composite
+devices build their children: a part that fails to build closes every part built before
+it, in reverse order, and closing the box closes them all, in reverse order. The parts are
+opened in this order: the entropy source, the panels, the LEDs, the inputs, the printer,
+and last the session store, so that a box that cannot find its parts (``pitable run`` off
+the Pi) leaves nothing on disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image
+
+from pitable.box.backends import Backends, Fakes, default_backends, display_bus
+from pitable.box.controller import Box
+from pitable.box.games import Store
+from pitable.box.parts import DisplaySlot
+from pitable.config import Config, DisplayConfig
+from pitable.hw.events import Event
+from pitable.hw.gpio import Controls, RoundLeds
+from pitable.hw.oled import I2CPanelSpec, open_panel
+from pitable.rules import Die
+
+log = logging.getLogger("pitable.box")
+
+
+@dataclass
+class BuiltBox:
+    """A box and its parts; :meth:`close` (or ``with``) closes every part."""
+
+    box: Box
+    controls: Controls
+    leds: RoundLeds | None
+    backends: Backends
+    stack: contextlib.ExitStack
+
+    @property
+    def fakes(self) -> Fakes | None:
+        return self.backends.fakes
+
+    def close(self) -> None:
+        """Stop the loop, then close every part in the reverse order of their opening."""
+        self.box.stop()
+        self.stack.close()
+
+    def __enter__(self) -> BuiltBox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _opener(d: DisplayConfig, config: Config, backends: Backends) -> Callable[[], Any]:
+    """How to (re)open one display on its transport."""
+
+    def open_display() -> Any:
+        if d.interface == "spi":
+            return backends.spi(d)
+        spec = I2CPanelSpec(display_bus(d, config, backends.mux_bus), d.address)
+        serial = backends.i2c(spec)
+        return open_panel(d.driver, serial, width=d.width, height=d.height, rotate=d.rotate,
+                          contrast=d.contrast, where=d.location)
+
+    return open_display
+
+
+def _close_with(stack: contextlib.ExitStack, part: object) -> None:
+    """Have ``stack`` close ``part`` if it is a part that can be closed."""
+    close = getattr(part, "close", None)
+    if callable(close):
+        stack.callback(close)
+
+
+def build_box(
+    config: Config,
+    *,
+    backends: Backends | None = None,
+    store: Callable[[], Store] | None = None,
+) -> BuiltBox:
+    """Build every part named in ``config`` on ``backends`` (default: the global default,
+    see :func:`~pitable.box.backends.default_backends`), open the store with ``store``
+    (None: nothing is kept), and start the box: it resumes the stored game and draws it."""
+    backends = backends or default_backends(config)
+    clock = backends.clock
+    with contextlib.ExitStack() as stack:
+        factory = backends.pins()
+        entropy = backends.entropy(config.entropy)
+        _close_with(stack, entropy)
+        slots: dict[str, DisplaySlot] = {}
+        for d in config.displays.all():
+            if d.enabled:
+                name = f"{d.name} die" if d.name != "status" else "status"
+                slot = DisplaySlot(name, _opener(d, config, backends), (d.width, d.height),
+                                   clock)
+                stack.callback(slot.close)
+                slots[d.name] = slot
+        dice = {die: slots[str(die)] for die in Die if str(die) in slots}
+        status = slots.get("status") or DisplaySlot(
+            "status", lambda: _Nowhere((128, 64)), (128, 64), clock
+        )
+        leds = RoundLeds(config.leds.pins, active_high=config.leds.active_high,
+                         factory=factory)
+        stack.callback(leds.close)
+        # The box is made last, on this queue: the parts post to it from the start.
+        events: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        enc = config.encoder
+        controls = Controls(
+            events.put,
+            button=config.button.pin,
+            pull_up=config.button.pull_up,
+            bounce_s=config.button.bounce_ms / 1000,
+            encoder=(enc.a, enc.b, enc.push) if enc.enabled else None,
+            encoder_pull_up=enc.pull_up,
+            factory=factory,
+            clock=clock,
+        )
+        stack.callback(controls.close)
+        printer = backends.printer(config.printer)
+        if printer is not None:
+            stack.callback(printer.close)
+            printer.post = events.put
+        opened = stack.enter_context(contextlib.closing(store())) if store is not None else None
+        box = Box(dice, status, entropy, clock, config.box, leds=leds, store=opened,
+                  printer=printer, events=events)
+        box.start()
+        return BuiltBox(box, controls, leds, backends, stack.pop_all())
+
+
+class _Nowhere:
+    """A status screen that is not fitted: the box runs without one."""
+
+    def __init__(self, size: tuple[int, int]) -> None:
+        self.size = size
+        self.mode = "1"
+
+    def display(self, image: Image.Image) -> None:
+        pass

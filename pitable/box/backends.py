@@ -1,0 +1,220 @@
+"""What stands behind each part of the box, as one injected value.
+
+The way gpiozero's pin factories are chosen: :func:`build_box
+<pitable.box.assembly.build_box>` takes its :class:`Backends` keyword-only, and without one
+uses the global default, chosen by the ``PITABLE_BACKENDS`` environment variable (``real``,
+the default, or ``sim``), as ``GPIOZERO_PIN_FACTORY`` chooses gpiozero's. The real set
+(:meth:`Backends.real`) and the simulated set (:meth:`Backends.simulated`) are two values of
+the same type, and a test can pass its own, or replace one field of either with
+:func:`dataclasses.replace`.
+
+Each field opens one kind of part: the pin factory (gpiozero's, or its ``MockFactory``), the
+I2C transport of a panel (luma's ``i2c`` on ``/dev/i2c-N``, or on a
+:class:`~pitable.hw.fake_i2c.FakeBus` that decodes the bytes), a panel on SPI, the
+printer, the entropy source, and the clock. Hardware libraries are imported only when an
+opener runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pitable.config import Config, DisplayConfig, EntropyConfig, PrinterConfig
+from pitable.errors import ConfigError
+from pitable.hw.clock import Clock, FakeClock, MonotonicClock
+from pitable.hw.fake_i2c import FakeI2C, FakeOled
+from pitable.hw.oled import I2CPanelSpec, mux_channel_bus, open_i2c_interface, open_panel
+
+if TYPE_CHECKING:
+    from pitable.box.controller import Printer
+    from pitable.hw.entropy import EntropySource
+
+#: The environment variable that chooses the default backends.
+ENVIRONMENT = "PITABLE_BACKENDS"
+
+#: Fake bus numbers of the mux channels in the simulator (the real ones come from sysfs).
+SIM_MUX_BUS_BASE = 10
+#: Fake bus numbers of SPI panels in the simulator: one per chip select.
+SIM_SPI_BUS_BASE = 20
+
+
+@dataclass
+class Fakes:
+    """What stands in for the hardware in the simulator, to drive it and read it back."""
+
+    factory: Any
+    i2c: FakeI2C
+    #: Each display's fake controller (or luma's dummy device for an SSD1322), by name.
+    panels: dict[str, Any] = field(default_factory=dict)
+    #: Each display's bus and address, by name, to unplug it.
+    where: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def image(self, name: str) -> Any:
+        panel = self.panels[name]
+        return panel.image() if isinstance(panel, FakeOled) else panel.image
+
+    def unplug(self, name: str) -> None:
+        bus, address = self.where[name]
+        self.i2c.bus(bus).unplug(address)
+
+    def replug(self, name: str) -> None:
+        bus, address = self.where[name]
+        self.i2c.bus(bus).replug(address)
+        self.panels[name] = self.i2c.bus(bus).devices[address]
+
+    def pin(self, number: int) -> Any:
+        return self.factory.pin(number)
+
+
+@dataclass(frozen=True)
+class Backends:
+    """The openers of every kind of part, and the clock; see the module's docstring."""
+
+    #: "real", "sim", or a test's own name, for messages.
+    name: str
+    #: The gpiozero pin factory the inputs and the LEDs are built on.
+    pins: Callable[[], Any]
+    #: luma's serial interface to the panel at a bus number and address.
+    i2c: Callable[[I2CPanelSpec], Any]
+    #: The bus number of a mux channel: (parent bus, mux address, channel) -> bus.
+    mux_bus: Callable[[int, int, int], int]
+    #: A panel on SPI, opened from its display table.
+    spi: Callable[[DisplayConfig], Any]
+    #: The box's printer (None when the config disables it).
+    printer: Callable[[PrinterConfig], Printer | None]
+    #: Where the dice get their randomness.
+    entropy: Callable[[EntropyConfig], EntropySource]
+    clock: Clock = field(default_factory=MonotonicClock)
+    #: The fakes behind the simulated set, to drive and read them; None for real parts.
+    fakes: Fakes | None = None
+
+    @classmethod
+    def real(cls, config: Config, *, clock: Clock | None = None) -> Backends:
+        """The Pi's parts: the config's pin factory, /dev/i2c-N, SPI, the UART, /dev/hwrng."""
+        from pitable.box.printing import box_printer
+        from pitable.hw.gpio import pin_factory
+
+        def spi_panel(d: DisplayConfig) -> Any:
+            from luma.core.interface.serial import spi
+
+            serial = spi(port=d.spi_port, device=d.spi_device or 0, gpio_DC=d.dc,
+                         gpio_RST=d.reset)
+            return open_panel(d.driver, serial, width=d.width, height=d.height,
+                              rotate=d.rotate, contrast=d.contrast, where=d.location)
+
+        return cls(
+            name="real",
+            pins=lambda: pin_factory(config.gpio.pin_factory),
+            i2c=open_i2c_interface,
+            mux_bus=mux_channel_bus,
+            spi=spi_panel,
+            printer=box_printer,
+            entropy=_open_entropy,
+            clock=clock or MonotonicClock(),
+        )
+
+    @classmethod
+    def simulated(
+        cls,
+        config: Config,
+        *,
+        clock: Clock | None = None,
+        seeds: Callable[[], int] | None = None,
+    ) -> Backends:
+        """Every part on a fake: gpiozero's MockFactory, a fake I2C bus with a fake
+        controller where each display of ``config`` sits, the fake printer, and a
+        :class:`~pitable.hw.clock.FakeClock` unless ``clock`` is given. ``seeds`` gives the
+        printed sheets' seeds. The dice roll from the machine's own generator, as the box
+        does; a test passes its own ``entropy``."""
+        from pitable.box.printing import box_printer
+        from pitable.hw.gpio import pin_factory
+
+        fakes = Fakes(pin_factory("mock"), FakeI2C(config.i2c.speed_hz))
+
+        def mux_bus(parent: int, address: int, channel: int) -> int:
+            return SIM_MUX_BUS_BASE + channel
+
+        for d in config.displays.all():
+            if not d.enabled or d.driver == "ssd1322":
+                continue
+            bus_number = (SIM_SPI_BUS_BASE + (d.spi_device or 0) if d.interface == "spi"
+                          else display_bus(d, config, mux_bus))
+            bus = fakes.i2c.bus(bus_number)
+            if d.address not in bus.devices:
+                kind = "sh1106" if d.driver == "sh1106" else "ssd1306"
+                fakes.panels[d.name] = bus.attach(d.address, FakeOled(kind, d.width, d.height))
+                fakes.where[d.name] = (bus_number, d.address)
+
+        def i2c(spec: I2CPanelSpec) -> Any:
+            return open_i2c_interface(spec, fakes.i2c.bus)
+
+        def spi_panel(d: DisplayConfig) -> Any:
+            if d.driver == "ssd1322":
+                # luma's own stand-in keeps the last image it was given.
+                from luma.core.device import dummy
+
+                device = dummy(width=d.width, height=d.height, mode="1")
+                fakes.panels[d.name] = device
+                return device
+            # Any other panel on SPI speaks the same bytes as on I2C: a fake bus of its own.
+            serial = i2c(I2CPanelSpec(SIM_SPI_BUS_BASE + (d.spi_device or 0), d.address))
+            return open_panel(d.driver, serial, width=d.width, height=d.height,
+                              rotate=d.rotate, contrast=d.contrast, where=d.location)
+
+        def printer(c: PrinterConfig) -> Printer | None:
+            return box_printer(c, simulated=True, seeds=seeds)
+
+        return cls(
+            name="sim",
+            pins=lambda: fakes.factory,
+            i2c=i2c,
+            mux_bus=mux_bus,
+            spi=spi_panel,
+            printer=printer,
+            entropy=_open_entropy,
+            clock=clock or FakeClock(),
+            fakes=fakes,
+        )
+
+    def replace(self, **changes: Any) -> Backends:
+        """This set with some openers changed, e.g. ``entropy=lambda _: SeededSource(7)``."""
+        return dataclasses.replace(self, **changes)
+
+
+def display_bus(
+    d: DisplayConfig, config: Config, mux_bus: Callable[[int, int, int], int]
+) -> int:
+    """The I2C bus number of display ``d``: its mux channel's, its own, or the config's."""
+    if d.mux_channel is not None and config.i2c.mux:
+        return mux_bus(config.i2c.bus, config.i2c.mux_address, d.mux_channel)
+    return d.bus if d.bus is not None else config.i2c.bus
+
+
+def _open_entropy(e: EntropyConfig) -> EntropySource:
+    from pitable.hw.entropy import open_source
+
+    return open_source(e.device, require=e.require_hwrng, min_entropy=e.min_entropy)
+
+
+#: What the environment variable may say, and the set each name gives.
+_NAMED: dict[str, Callable[[Config], Backends]] = {
+    "real": Backends.real,
+    "sim": Backends.simulated,
+}
+
+
+def default_backends(config: Config, environ: Mapping[str, str] | None = None) -> Backends:
+    """The global default: ``$PITABLE_BACKENDS`` (``real`` when unset or empty)."""
+    env = os.environ if environ is None else environ
+    name = env.get(ENVIRONMENT, "").strip().lower() or "real"
+    try:
+        chosen = _NAMED[name]
+    except KeyError:
+        raise ConfigError(
+            f"{ENVIRONMENT}={env[ENVIRONMENT]!r}: expected one of {', '.join(_NAMED)}"
+        ) from None
+    return chosen(config)
