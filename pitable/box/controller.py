@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pitable.box.config_title import configured_title
 from pitable.box.parts import DisplaySlot
 from pitable.config import BoxConfig
 from pitable.errors import EntropyError
@@ -265,7 +266,7 @@ class Box:
             if games:
                 # The last game ended: the next one is of the title and mode chosen last.
                 return self._new_game(games[-1].title, games[-1].mode)
-        return self._new_game(self.settings.title, self.settings.mode)
+        return self._new_game(configured_title(self.settings).key, self.settings.mode)
 
     def _new_game(self, title: str, mode: str) -> Game:
         state = GameState(find_title(title).key, Mode.from_str(mode))
