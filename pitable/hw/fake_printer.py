@@ -20,8 +20,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pitable.config import PAPER_DOTS
 from pitable.errors import PrinterOffline, PrinterTimeout
-from pitable.hw.printer import BITS_PER_BYTE, INVERT, PAPER_DOTS
+from pitable.hw.printer import BITS_PER_BYTE, INVERT
 
 if TYPE_CHECKING:
     from PIL import Image
