@@ -27,7 +27,15 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from pitable.errors import ConfigError
-from pitable.pins import HEADER_GPIOS, I2C_PINS, ID_PINS, LOCAL_UARTS, SPI_PINS, UART_PINS
+from pitable.pins import (
+    HEADER_GPIOS,
+    I2C_PINS,
+    ID_PINS,
+    LOCAL_UARTS,
+    SPI_PINS,
+    UART_PINS,
+    USABLE_GPIOS,
+)
 
 #: Where the box looks for its configuration when no path is given.
 DEFAULT_CONFIG_PATH = Path("/etc/pitable/pitable.toml")
@@ -54,7 +62,8 @@ IMAGE_COMMANDS = ("gsv0", "dc2")
 UART_OVERLAYS = ("disable-bt", "miniuart-bt")
 #: Paper width in mm -> printable dots (203 dpi heads).
 PAPER_DOTS = {58: 384, 80: 576}
-_GPIO_RULE = "a header GPIO 2 to 27 (BCM numbering)"
+_USABLE = f"GPIO {USABLE_GPIOS[0]} to {USABLE_GPIOS[-1]}"
+_GPIO_RULE = f"a header {_USABLE} (BCM numbering)"
 _DEFAULT_MUX_CHANNELS = {"green": 0, "purple": 1, "red": 2, "status": 3}
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
@@ -70,11 +79,14 @@ class Spec:
     the kind of value in the message ("an I2C address"); ``choices`` lists the values
     allowed, each with an optional label shown beside it (``8 (TCA9548A)``), and
     ``choices_if``, given the whole table, says where they bind (elsewhere only the range
-    does); ``gpio``
-    makes the value (or each item of a list) a header GPIO; ``check`` is a key's own test,
-    called as ``check(key, value)``; ``hex`` writes and reports it as ``0x3c``; ``fold_case``
-    reads it in lower case; ``in_file = False`` keeps it out of the file (the loader fills
-    it in).
+    does); ``gpio`` makes the value (or each item of a list) a header GPIO; ``check`` is a
+    key's own test, called as ``check(key, value)``; ``hex`` writes and reports it as
+    ``0x3c``; ``fold_case`` reads it in lower case; ``in_file = False`` keeps it out of the
+    file (the loader fills it in).
+
+    Written by hand on dataclasses' field metadata rather than with a schema library:
+    every command imports the config, and start-up on a Pi Zero costs more than the
+    hundred lines this takes.
     """
 
     doc: str = ""
@@ -782,7 +794,7 @@ def _gpio(key: str, pin: int) -> None:
     if pin in ID_PINS:
         raise _fail(
             key,
-            f"GPIO {pin} is {ID_PINS[pin]}, kept for the HAT ID EEPROM; use GPIO 2 to 27",
+            f"GPIO {pin} is {ID_PINS[pin]}, kept for the HAT ID EEPROM; use {_USABLE}",
         )
     if pin not in HEADER_GPIOS:
         raise _fail(key, f"expected {_GPIO_RULE}, got {pin}")
