@@ -22,8 +22,9 @@ import contextlib
 import io
 import sys
 
+from pitable.config import DEFAULTS, PrinterConfig, printer_config
 from pitable.hw.fake_printer import FakePrinter
-from pitable.hw.printer import WINDOW_BYTES, PrinterSettings, ThermalPrinter, feed
+from pitable.hw.printer import WINDOW_BYTES, ThermalPrinter, feed
 from pitable.render.sheet import render_sheet
 from pitable.rules.sheets import generate
 
@@ -32,7 +33,7 @@ TARGET_SAVING = 0.30
 PINNED = {"valley": ("b", 7), "island": ("a", 7), "temple": ("a", 7)}
 
 
-def pitable_print(image: object, settings: PrinterSettings) -> tuple[int, float, int]:
+def pitable_print(image: object, settings: PrinterConfig) -> tuple[int, float, int]:
     fake = FakePrinter(baudrate=settings.baudrate, dots=settings.dots)
     printer = ThermalPrinter(settings, transport=fake, clock=fake.clock)
     report = printer.print_image(image)  # type: ignore[arg-type]
@@ -40,7 +41,9 @@ def pitable_print(image: object, settings: PrinterSettings) -> tuple[int, float,
     return report.bytes_sent, fake.finished_at, fake.peak_buffer
 
 
-def plain_print(image: object, settings: PrinterSettings) -> tuple[int, float]:
+def plain_print(image: object, settings: PrinterConfig) -> tuple[int, float]:
+    # python-escpos is the baseline only: the box itself does not depend on it (the
+    # `bench` extra installs it).
     from escpos.printer import Dummy
 
     if settings.dots == 384:
@@ -63,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baud", type=int, default=19200)
     parser.add_argument("--seeds", type=int, default=50, help="seeds a side for the worst case")
     args = parser.parse_args(argv)
-    settings = PrinterSettings(baudrate=args.baud)
+    settings = printer_config(DEFAULTS.printer, baudrate=args.baud)
     print(
         f"{args.baud} baud, {settings.line_time_ms:g} ms a printed row,"
         f" {settings.feed_time_ms:g} ms a fed row, {settings.dots} dots wide;"

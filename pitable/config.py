@@ -2,6 +2,13 @@
 
 Standard library only, because fast commands import it. The built-in :data:`DEFAULTS`
 describe the reference wiring of ../shared/design.md; a file only has to name what differs.
+
+Every key is declared once, as a dataclass field made by :func:`setting`: its default, its
+doc, and what it may hold (a range with its unit, a list of choices, a GPIO, a check of
+its own). One parser (:func:`config_from_dict`), one validator (:func:`validate`) and one
+commented writer (:meth:`Config.to_toml`) read those declarations; only the checks that
+join several parts (pins and buses shared) are written by hand.
+
 Every error is a :class:`~pitable.errors.ConfigError` whose message starts with the dotted
 key and says what was expected::
 
@@ -13,12 +20,22 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+import typing
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from pitable.errors import ConfigError, UnknownTitle
+from pitable.errors import ConfigError
+from pitable.pins import (
+    HEADER_GPIOS,
+    I2C_PINS,
+    ID_PINS,
+    LOCAL_UARTS,
+    SPI_PINS,
+    UART_PINS,
+    USABLE_GPIOS,
+)
 
 #: Where the box looks for its configuration when no path is given.
 DEFAULT_CONFIG_PATH = Path("/etc/pitable/pitable.toml")
@@ -38,79 +55,235 @@ STATUS_DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
 DICE_NAMES = ("green", "purple", "red")
 DISPLAY_NAMES = (*DICE_NAMES, "status")
 
+PIN_FACTORIES = ("", "lgpio", "rpigpio", "pigpio", "native", "mock")
+BAUDRATES = (9600, 19200, 38400, 57600, 115200)
+MODES = ("table", "solo")
+IMAGE_COMMANDS = ("gsv0", "dc2")
+UART_OVERLAYS = ("disable-bt", "miniuart-bt")
+#: Paper width in mm -> printable dots (203 dpi heads).
+PAPER_DOTS = {58: 384, 80: 576}
+_USABLE = f"GPIO {USABLE_GPIOS[0]} to {USABLE_GPIOS[-1]}"
+_GPIO_RULE = f"a header {_USABLE} (BCM numbering)"
+_DEFAULT_MUX_CHANNELS = {"green": 0, "purple": 1, "red": 2, "status": 3}
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+
+
+# --- the declaration of a key ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What a key of the file may hold, and the words that explain it.
+
+    ``low``/``high`` bound a number (``low_open``: strictly above ``low``); ``what`` names
+    the kind of value in the message ("an I2C address"); ``choices`` lists the values
+    allowed, each with an optional label shown beside it (``8 (TCA9548A)``), and
+    ``choices_if``, given the whole table, says where they bind (elsewhere only the range
+    does); ``gpio`` makes the value (or each item of a list) a header GPIO; ``check`` is a
+    key's own test, called as ``check(key, value)``; ``hex`` writes and reports it as
+    ``0x3c``; ``fold_case`` reads it in lower case; ``in_file = False`` keeps it out of the
+    file (the loader fills it in).
+
+    Written by hand on dataclasses' field metadata rather than with a schema library:
+    every command imports the config, and start-up on a Pi Zero costs more than the
+    hundred lines this takes.
+    """
+
+    doc: str = ""
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    unit: str = ""
+    what: str = ""
+    choices: Mapping[object, str] | None = None
+    choices_if: Callable[[Any], bool] | None = None
+    gpio: bool = False
+    check: Callable[[str, Any], None] | None = None
+    hex: bool = False
+    fold_case: bool = False
+    in_file: bool = True
+
+    def rule(self) -> str:
+        """What the key may hold, in words, or "" when any value of its type will do."""
+        if self.choices is not None:
+            return _or(self.choices)
+        if self.gpio:
+            return _GPIO_RULE
+        return self.range_rule()
+
+    def range_rule(self) -> str:
+        """The range, in words: ``0.3 s to 5 s``, ``0 or more``; "" without one."""
+        if self.low is not None and self.high is not None:
+            low, high = self._num(self.low), self._num(self.high)
+            if self.low_open:
+                return f"above {low}{self.unit} and at most {high}{self.unit}"
+            return f"{low}{self.unit} to {high}{self.unit}"
+        if self.low is not None:
+            return f"{self._num(self.low)}{self.unit} or more"
+        return ""
+
+    def _num(self, value: float) -> str:
+        if self.hex:
+            return _hex(int(value))
+        return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def setting(default: Any, doc: str = "", **spec: Any) -> Any:
+    """A config field: its default and its :class:`Spec` (``doc``, range, choices, ...)."""
+    choices = spec.pop("choices", None)
+    if choices is not None and not isinstance(choices, Mapping):
+        choices = dict.fromkeys(choices, "")
+    return field(default=default, metadata={"spec": Spec(doc, choices=choices, **spec)})
+
+
+def _doc(doc: str) -> dict[str, Spec]:
+    """The metadata of a table of the file: its doc."""
+    return {"spec": Spec(doc)}
+
+
+def spec_of(f: Field[Any]) -> Spec:
+    """The declaration of a config field (an empty one for a field declared without)."""
+    spec = f.metadata.get("spec")
+    return spec if isinstance(spec, Spec) else Spec()
+
+
+def _check_url_or_path(key: str, value: str) -> None:
+    if not (value.startswith("/") or _URL.match(value)):
+        raise _fail(
+            key,
+            "expected a device path such as /dev/serial0 or a pyserial URL such as"
+            f" socket://host:9100, got {_show(value)}",
+        )
+
+
+def _check_device(key: str, value: str) -> None:
+    if not value:
+        raise _fail(key, 'expected a device path such as /dev/hwrng, got ""')
+
+
+def _check_led_count(key: str, value: tuple[int, ...]) -> None:
+    if len(value) > 25:
+        raise _fail(key, f"expected 0 to 25 LEDs, got {len(value)}")
+
+
+# --- the tables --------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BoxConfig:
     """[box]: the game and the timing of the box's reactions."""
 
-    title: str = "valley"
-    mode: str = "table"
-    hold_s: float = 1.0
-    tumble_ms: int = 300
-    blink_ms: int = 500
-    state_dir: str = ""
+    title: str | None = setting(
+        None,
+        "The game, named as for `pitable options GAME` (a title's key or one of its other"
+        " names). Left out: the first title of the rules.",
+    )
+    mode: str = setting(
+        "table", "table: one roll for everyone; solo: the LEDs count the rounds.",
+        choices=MODES,
+    )
+    hold_s: float = setting(
+        1.0, "How long the ROLL button must be held to open the menu.",
+        low=0.3, high=5, unit=" s",
+    )
+    tumble_ms: int = setting(
+        300, "Length of the dice's tumble animation (0: none).", low=0, high=2000, unit=" ms"
+    )
+    blink_ms: int = setting(
+        500, "Blink period of a hazard warning.", low=100, high=2000, unit=" ms"
+    )
+    state_dir: str = setting(
+        "", 'Where the game in progress is saved ("": the default directory).'
+    )
 
 
 @dataclass(frozen=True)
 class GpioConfig:
     """[gpio]: which gpiozero pin factory drives the pins ("" = gpiozero's own choice)."""
 
-    pin_factory: str = ""
+    pin_factory: str = setting(
+        "",
+        '"" lets gpiozero choose (lgpio on a Pi 5, RPi.GPIO on older Pis), or name one.',
+        choices=PIN_FACTORIES,
+    )
 
 
 @dataclass(frozen=True)
 class EntropyConfig:
     """[entropy]: the hardware random generator and how much it must be trusted."""
 
-    device: str = "/dev/hwrng"
-    require_hwrng: bool = False
-    min_entropy: float = 6.0
+    device: str = setting(
+        "/dev/hwrng", "The hardware random number generator.", check=_check_device
+    )
+    require_hwrng: bool = setting(
+        False, "true: refuse to roll without it; false: fall back to the OS generator."
+    )
+    min_entropy: float = setting(
+        6.0, "Assessed bits of entropy per byte for the health tests.",
+        low=0, high=8, low_open=True, what="bits per byte",
+    )
 
 
 @dataclass(frozen=True)
 class ButtonConfig:
     """[button]: the ROLL button."""
 
-    pin: int = 17
-    pull_up: bool = True
-    bounce_ms: int = 20
+    pin: int = setting(17, "The GPIO of the ROLL button.", gpio=True)
+    pull_up: bool = setting(True, "true: wired to ground, with the Pi's pull-up.")
+    bounce_ms: int = setting(20, "Debounce time.", low=0, high=200, unit=" ms")
 
 
 @dataclass(frozen=True)
 class EncoderConfig:
     """[encoder]: the rotary encoder with push, for the menus."""
 
-    enabled: bool = True
-    a: int = 5
-    b: int = 6
-    push: int = 13
-    pull_up: bool = True
+    enabled: bool = setting(True, "false: no encoder fitted.")
+    a: int = setting(5, "The GPIO of the encoder's A output.", gpio=True)
+    b: int = setting(6, "The GPIO of the encoder's B output.", gpio=True)
+    push: int = setting(13, "The GPIO of the encoder's push switch.", gpio=True)
+    pull_up: bool = setting(True, "true: wired to ground, with the Pi's pull-ups.")
 
 
 @dataclass(frozen=True)
 class LedsConfig:
     """[leds]: the round LEDs, in order; an empty tuple means none are fitted."""
 
-    pins: tuple[int, ...] = (12, 16, 20, 21, 26)
-    active_high: bool = True
+    pins: tuple[int, ...] = setting(
+        (12, 16, 20, 21, 26), "GPIOs in order, 0 to 25 of them ([]: no LEDs).",
+        gpio=True, check=_check_led_count,
+    )
+    active_high: bool = setting(True, "true: a high pin lights the LED.")
 
 
 @dataclass(frozen=True)
 class I2cConfig:
     """[i2c]: the bus of the displays, and the TCA9548A mux on it."""
 
-    bus: int = 1
-    mux: bool = True
-    mux_address: int = 0x70
-    mux_channels: int = 8
-    speed_hz: int = 400_000
+    bus: int = setting(
+        1, "The mux's parent bus (I2C1 is GPIO 2 SDA, GPIO 3 SCL).",
+        low=0, what="an I2C bus number",
+    )
+    mux: bool = setting(
+        True,
+        "true: each display on its own mux channel (kernel overlay i2c-mux,pca9548);"
+        " false: each display names its own bus.",
+    )
+    mux_address: int = setting(
+        0x70, "The mux's address.", low=0x70, high=0x77, hex=True, what="a TCA9548A address"
+    )
+    mux_channels: int = setting(
+        8, "How many channels the mux has.", choices={8: "TCA9548A", 4: "PCA9546"}
+    )
+    speed_hz: int = setting(
+        400_000, "The bus clock set in config.txt.", low=10_000, high=1_000_000, unit=" Hz"
+    )
 
 
 @dataclass(frozen=True)
 class SpiConfig:
     """[spi]: the SPI port, used only by displays with ``interface = "spi"``."""
 
-    port: int = 0
+    port: int = setting(0, "SPI0 is GPIO 7 to 11; SPI1 is GPIO 17 to 21.", choices=tuple(SPI_PINS))
 
 
 @dataclass(frozen=True)
@@ -123,21 +296,39 @@ class DisplayConfig:
     SPI (``spi_port`` copies ``[spi] port``). ``width`` and ``height`` follow the driver.
     """
 
-    name: str
-    driver: str = "ssd1306"
-    interface: str = "i2c"
-    width: int = 128
-    height: int = 64
-    address: int = 0x3C
-    mux_channel: int | None = None
-    bus: int | None = None
-    spi_port: int = 0
-    spi_device: int | None = None
-    dc: int | None = None
-    reset: int | None = None
-    rotate: int = 0
-    contrast: int = 255
-    enabled: bool = True
+    name: str = setting("", in_file=False)
+    driver: str = setting(
+        "ssd1306",
+        'The chip: "ssd1306" or "sh1106" for a die; the status screen also takes "ssd1309"'
+        ' and "ssd1322" (256x64, on SPI only).',
+        choices=STATUS_DRIVERS, fold_case=True,
+    )
+    interface: str = setting(
+        "i2c", "How it is wired.", choices=("i2c", "spi"), fold_case=True
+    )
+    width: int = setting(128, "Follows from the driver; given, it must match.")
+    height: int = setting(64, "Follows from the driver; given, it must match.")
+    address: int = setting(
+        0x3C, "On I2C: its address.", low=0x03, high=0x77, hex=True, what="an I2C address"
+    )
+    mux_channel: int | None = setting(
+        None, "On I2C with i2c.mux = true: its channel, 0 to i2c.mux_channels - 1."
+    )
+    bus: int | None = setting(
+        None,
+        "On I2C with i2c.mux = false: its bus (for example the Pi 4's extra buses 3 to 6).",
+        low=0, what="an I2C bus number",
+    )
+    spi_port: int = setting(0, in_file=False)
+    spi_device: int | None = setting(
+        None, 'On SPI (interface = "spi"): its chip select.', choices=(0, 1)
+    )
+    dc: int | None = setting(None, "On SPI: the GPIO wired to its D/C pin.", gpio=True)
+    reset: int | None = setting(None, "On SPI, optional: the GPIO wired to its reset pin.",
+                                gpio=True)
+    rotate: int = setting(0, "Quarter turns.", choices=(0, 1, 2, 3))
+    contrast: int = setting(255, "Brightness.", low=0, high=255)
+    enabled: bool = setting(True, "false leaves the display out.")
 
     @property
     def part_name(self) -> str:
@@ -186,36 +377,114 @@ class Displays:
 
 @dataclass(frozen=True)
 class PrinterConfig:
-    """[printer]: the serial thermal printer."""
+    """[printer]: the serial thermal printer, every setting its driver uses.
 
-    enabled: bool = True
-    port: str = "/dev/serial0"
-    baudrate: int = 19200
-    paper_width_mm: int = 58
-    image_command: str = "gsv0"
-    line_time_ms: float = 30.0
-    feed_time_ms: float = 2.0
-    dtr_busy_pin: int = -1
-    timeout_s: float = 5.0
-    #: How the boot config frees the PL011 UART for the printer: Bluetooth off
-    #: ("disable-bt") or moved to the mini UART ("miniuart-bt").
-    uart_overlay: str = "disable-bt"
+    The one type of the printer's settings: :mod:`pitable.hw.printer` prints with it, and
+    :func:`printer_config` puts a command line's options on top of the file's.
+    """
+
+    enabled: bool = setting(True, "false: no printer fitted.")
+    port: str = setting(
+        "/dev/serial0",
+        "A serial device (/dev/serial0 is the UART on GPIO 14 and 15) or a pyserial URL"
+        " such as socket://host:9100.",
+        check=_check_url_or_path,
+    )
+    baudrate: int = setting(
+        19200,
+        "As printed on the printer's self-test page. A network printer (socket://...) takes"
+        " any rate, which only paces the writes.",
+        choices=BAUDRATES, choices_if=lambda p: not _URL.match(p.port), low=1,
+    )
+    paper_width_mm: int = setting(
+        58, "The paper roll's width (58 mm prints 384 dots, 80 mm 576).",
+        choices=tuple(PAPER_DOTS),
+    )
+    image_command: str = setting(
+        "gsv0",
+        '"gsv0" (ESC/POS GS v 0 raster) or "dc2" (DC2 * bitmaps, for the Adafruit/CSN-A2'
+        " family).",
+        choices=IMAGE_COMMANDS,
+    )
+    line_time_ms: float = setting(
+        30.0, "Time the printer needs per printed dot row.", low=0, high=1000, unit=" ms"
+    )
+    feed_time_ms: float = setting(
+        2.0, "Time the printer needs per dot row fed.", low=0, high=1000, unit=" ms"
+    )
+    dtr_busy_pin: int | None = setting(
+        None,
+        "The GPIO wired to the printer's DTR busy line (4 on the reference wiring); left"
+        " out, writes are paced by the two times above.",
+        gpio=True,
+    )
+    timeout_s: float = setting(
+        5.0, "A write, or the busy line, that hangs this long fails the print.",
+        low=0, high=60, low_open=True, unit=" s",
+    )
+    heat_dots: int = setting(
+        11, "dc2 printers: heating dots (ESC 7); more is faster.", low=0, high=255
+    )
+    heat_time: int = setting(
+        120, "dc2 printers: heating time (ESC 7); more is darker.", low=0, high=255
+    )
+    heat_interval: int = setting(
+        40, "dc2 printers: heating interval (ESC 7).", low=0, high=255
+    )
+    tear_feed_mm: float = setting(
+        12.0, "Paper fed after a sheet, so that it clears the tear bar.",
+        low=0, high=100, unit=" mm",
+    )
+    uart_overlay: str = setting(
+        "disable-bt",
+        'How the boot config frees the PL011 UART on GPIO 14/15 for the printer:'
+        ' "disable-bt" (Bluetooth off) or "miniuart-bt" (Bluetooth on the mini UART).',
+        choices=UART_OVERLAYS,
+    )
+
+    @property
+    def dots(self) -> int:
+        """The printable width in dots."""
+        return PAPER_DOTS[self.paper_width_mm]
 
 
 @dataclass(frozen=True)
 class Config:
     """The whole configuration; ``Config()`` is the reference wiring."""
 
-    box: BoxConfig = field(default_factory=BoxConfig)
-    gpio: GpioConfig = field(default_factory=GpioConfig)
-    entropy: EntropyConfig = field(default_factory=EntropyConfig)
-    button: ButtonConfig = field(default_factory=ButtonConfig)
-    encoder: EncoderConfig = field(default_factory=EncoderConfig)
-    leds: LedsConfig = field(default_factory=LedsConfig)
-    i2c: I2cConfig = field(default_factory=I2cConfig)
-    spi: SpiConfig = field(default_factory=SpiConfig)
-    displays: Displays = field(default_factory=Displays)
-    printer: PrinterConfig = field(default_factory=PrinterConfig)
+    box: BoxConfig = field(
+        default_factory=BoxConfig, metadata=_doc("The game and how the box reacts.")
+    )
+    gpio: GpioConfig = field(default_factory=GpioConfig, metadata=_doc("How the pins are driven."))
+    entropy: EntropyConfig = field(
+        default_factory=EntropyConfig, metadata=_doc("Where the dice's randomness comes from.")
+    )
+    button: ButtonConfig = field(default_factory=ButtonConfig, metadata=_doc("The ROLL button."))
+    encoder: EncoderConfig = field(
+        default_factory=EncoderConfig,
+        metadata=_doc("The rotary encoder with push, for the menus."),
+    )
+    leds: LedsConfig = field(
+        default_factory=LedsConfig,
+        metadata=_doc("The round LEDs of a solo game, each through a resistor."),
+    )
+    i2c: I2cConfig = field(
+        default_factory=I2cConfig,
+        metadata=_doc("The displays' I2C bus and the TCA9548A mux on it."),
+    )
+    spi: SpiConfig = field(
+        default_factory=SpiConfig,
+        metadata=_doc('Used only by a display with interface = "spi".'),
+    )
+    displays: Displays = field(
+        default_factory=Displays,
+        metadata=_doc(
+            "The dice OLEDs (green, purple, red) and the status screen, one table each."
+        ),
+    )
+    printer: PrinterConfig = field(
+        default_factory=PrinterConfig, metadata=_doc("The thermal printer.")
+    )
 
     def to_toml(self) -> str:
         """This configuration as a commented TOML file that loads back to an equal one."""
@@ -225,39 +494,24 @@ class Config:
 #: The reference wiring: what the box uses when no file is found.
 DEFAULTS = Config()
 
+#: The tables of the file, by name, each with its dataclass.
+SECTIONS: dict[str, type] = {f.name: typing.cast(type, f.default_factory) for f in fields(Config)}
 
-# --- facts about the Raspberry Pi header -------------------------------------------------
 
-#: The GPIOs on the 40-pin header, by BCM number.
-HEADER_GPIOS = range(28)
-#: GPIO 0 and 1 belong to the HAT ID EEPROM, which the firmware reads at boot.
-_ID_PINS = {0: "ID_SD", 1: "ID_SC"}
-#: I2C bus number -> {GPIO: signal}. Bus 1 is every Pi's; 3 to 6 are the Pi 4's extra buses,
-#: each on the pins of its device-tree overlay's default.
-I2C_PINS: dict[int, dict[int, str]] = {
-    1: {2: "SDA", 3: "SCL"},
-    3: {4: "SDA", 5: "SCL"},
-    4: {6: "SDA", 7: "SCL"},
-    5: {12: "SDA", 13: "SCL"},
-    6: {22: "SDA", 23: "SCL"},
-}
-#: SPI port -> {GPIO: signal}. SPI0 with ``dtparam=spi=on`` takes both chip selects.
-SPI_PINS: dict[int, dict[int, str]] = {
-    0: {7: "CE1", 8: "CE0", 9: "MISO", 10: "MOSI", 11: "SCLK"},
-    1: {17: "CE1", 18: "CE0", 19: "MISO", 20: "MOSI", 21: "SCLK"},
-}
-UART_PINS = {14: "TXD", 15: "RXD"}
-#: Serial devices that are the PL011/mini UART on GPIO 14/15 (a USB adapter or a network
-#: printer leaves those pins free).
-LOCAL_UARTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
+def table_fields(cls: type) -> tuple[Field[Any], ...]:
+    """The fields of a config table that a file may set, in declaration order."""
+    return tuple(f for f in fields(cls) if spec_of(f).in_file)
 
-PIN_FACTORIES = ("", "lgpio", "rpigpio", "pigpio", "native", "mock")
-BAUDRATES = (9600, 19200, 38400, 57600, 115200)
-MODES = ("table", "solo")
-IMAGE_COMMANDS = ("gsv0", "dc2")
-UART_OVERLAYS = ("disable-bt", "miniuart-bt")
-_DEFAULT_MUX_CHANNELS = {"green": 0, "purple": 1, "red": 2, "status": 3}
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+
+def printer_config(base: PrinterConfig, **overrides: Any) -> PrinterConfig:
+    """``base`` with ``overrides`` on top (None leaves a setting as it is), checked.
+
+    The one place where the printer's settings are made from the config, for the box and
+    for ``pitable print``'s options.
+    """
+    changed = replace(base, **{k: v for k, v in overrides.items() if v is not None})
+    _check_table(changed, "printer")
+    return changed
 
 
 # --- loading ----------------------------------------------------------------------------
@@ -339,6 +593,8 @@ def _toml_syntax_message(message: str, text: str) -> str:
     return f"{where}: not valid TOML: {what}" if where else f"not valid TOML: {what}"
 
 
+
+
 # --- parsing: types and unknown keys -------------------------------------------------------
 
 
@@ -365,364 +621,236 @@ def _unknown(key: str, name: str, known: Iterable[str], what: str = "key") -> Co
     return ConfigError(f"{key}: unknown {what}{hint}")
 
 
-class _Table:
-    """One TOML table being read: each getter checks a type; ``done()`` rejects the rest."""
-
-    def __init__(self, data: object, prefix: str, known: Iterable[str], what: str = "key") -> None:
-        if data is None:
-            data = {}
-        if not isinstance(data, Mapping):
-            raise ConfigError(f"{prefix}: expected a table ([{prefix}]), got {_show(data)}")
-        self.data: Mapping[str, Any] = data
-        self.prefix = prefix
-        self.known = tuple(known)
-        # Unknown keys first: a misspelt key explains a "wrong" default better than anything.
-        for name in self.data:
-            if name not in self.known:
-                raise _unknown(self.key(name), name, self.known, what)
-
-    def key(self, name: str) -> str:
-        return f"{self.prefix}.{name}"
-
-    def has(self, name: str) -> bool:
-        return name in self.data
-
-    def _get(self, name: str, default: Any, check: Callable[[Any], bool], expected: str) -> Any:
-        if name not in self.data:
-            return default
-        value = self.data[name]
-        if not check(value):
-            raise ConfigError(f"{self.key(name)}: expected {expected}, got {_show(value)}")
-        return value
-
-    def get_int(self, name: str, default: Any) -> Any:
-        # bool is an int in Python; `pin = true` is a mistake, not GPIO 1.
-        return self._get(name, default, _is_int, "an integer")
-
-    def get_float(self, name: str, default: float) -> float:
-        value = self._get(name, default, lambda v: _is_int(v) or isinstance(v, float), "a number")
-        return float(value)
-
-    def get_bool(self, name: str, default: bool) -> bool:
-        return bool(self._get(name, default, lambda v: isinstance(v, bool), "true or false"))
-
-    def get_str(self, name: str, default: str) -> str:
-        return str(self._get(name, default, lambda v: isinstance(v, str), "a string"))
-
-    def get_int_list(self, name: str, default: tuple[int, ...]) -> tuple[int, ...]:
-        value = self._get(
-            name, default, lambda v: isinstance(v, list | tuple), "a list of integers"
-        )
-        for i, item in enumerate(value):
-            if not _is_int(item):
-                raise ConfigError(f"{self.key(name)}[{i}]: expected an integer, got {_show(item)}")
-        return tuple(value)
-
-
 def _is_int(value: object) -> bool:
+    # bool is an int in Python; `pin = true` is a mistake, not GPIO 1.
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _names(cls: type, *leave_out: str) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls) if f.name not in leave_out)
+def _is_number(value: object) -> bool:
+    return _is_int(value) or isinstance(value, float)
 
 
-_SECTIONS: dict[str, type] = {
-    "box": BoxConfig,
-    "gpio": GpioConfig,
-    "entropy": EntropyConfig,
-    "button": ButtonConfig,
-    "encoder": EncoderConfig,
-    "leds": LedsConfig,
-    "i2c": I2cConfig,
-    "spi": SpiConfig,
-    "displays": Displays,
-    "printer": PrinterConfig,
+#: A field's type, as written in its annotation -> (test, what the message expects).
+_TYPES: dict[object, tuple[Callable[[object], bool], str]] = {
+    int: (_is_int, "an integer"),
+    float: (_is_number, "a number"),
+    bool: (lambda v: isinstance(v, bool), "true or false"),
+    str: (lambda v: isinstance(v, str), "a string"),
 }
-#: The keys a [displays.NAME] table may hold (name and spi_port are filled in by the loader).
-_DISPLAY_KEYS = _names(DisplayConfig, "name", "spi_port")
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _value_type(cls: type, name: str) -> object:
+    """A field's type with ``| None`` taken off (a file cannot say None: it leaves the key
+    out)."""
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    hint = _HINTS[cls][name]
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) is not tuple and len(args) == 1:
+        return args[0]
+    return hint
+
+
+def _table(data: object, prefix: str) -> Mapping[str, Any]:
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{prefix}: expected a table ([{prefix}]), got {_show(data)}")
+    return data
+
+
+def _read(cls: type, f: Field[Any], key: str, value: object) -> object:
+    """One value of the file, checked against its field's type."""
+    kind = _value_type(cls, f.name)
+    if typing.get_origin(kind) is tuple:
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{key}: expected a list of integers, got {_show(value)}")
+        for i, item in enumerate(value):
+            if not _is_int(item):
+                raise ConfigError(f"{key}[{i}]: expected an integer, got {_show(item)}")
+        return tuple(value)
+    test, expected = _TYPES[kind]
+    if not test(value):
+        raise ConfigError(f"{key}: expected {expected}, got {_show(value)}")
+    if kind is float:
+        return float(typing.cast(float, value))
+    if isinstance(value, str) and spec_of(f).fold_case:
+        # Chip and bus names are printed in capitals on the boards; accept them as written.
+        return value.lower()
+    return value
+
+
+def parse_table(cls: type, data: object, prefix: str, **given: Any) -> dict[str, Any]:
+    """The keys of one table of the file, read and type-checked, as field values.
+
+    Unknown keys are rejected first (with the closest known one): a misspelt key explains
+    a "wrong" default better than anything. ``given`` adds values the file does not hold.
+    """
+    table = _table(data, prefix)
+    known = {f.name: f for f in table_fields(cls)}
+    for name in table:
+        if name not in known:
+            raise _unknown(f"{prefix}.{name}", name, known)
+    values = dict(given)
+    for name, value in table.items():
+        values[name] = _read(cls, known[name], f"{prefix}.{name}", value)
+    return values
 
 
 def _parse(data: Mapping[str, Any]) -> Config:
     for name, value in data.items():
-        if name in _SECTIONS:
+        if name in SECTIONS:
             continue
         # A key written above the first [section] header: say which section it belongs in.
-        homes = [s for s, cls in _SECTIONS.items() if name in _names(cls)]
+        homes = [
+            s for s, cls in SECTIONS.items() if name in {f.name for f in table_fields(cls)}
+        ]
         if homes and not isinstance(value, Mapping):
             raise ConfigError(f"{name}: unknown key, did you mean '{homes[0]}.{name}'?")
-        raise _unknown(name, name, _SECTIONS, "section")
+        raise _unknown(name, name, SECTIONS, "section")
 
-    d = DEFAULTS
-    t = _Table(data.get("box"), "box", _names(BoxConfig))
-    title = t.get_str("title", d.box.title)
-    try:
-        # Accept the titles' aliases (skull-island, ...), stored as the key.
-        title = _find_title_key(title)
-    except UnknownTitle:
-        raise ConfigError(f"box.title: expected {_title_choices()}, got {_show(title)}") from None
-    box = BoxConfig(
-        title=title,
-        mode=t.get_str("mode", d.box.mode),
-        hold_s=t.get_float("hold_s", d.box.hold_s),
-        tumble_ms=t.get_int("tumble_ms", d.box.tumble_ms),
-        blink_ms=t.get_int("blink_ms", d.box.blink_ms),
-        state_dir=t.get_str("state_dir", d.box.state_dir),
+    tables: dict[str, Any] = {}
+    for name, cls in SECTIONS.items():
+        if cls is Displays:
+            continue
+        tables[name] = cls(**parse_table(cls, data.get(name), name))
+
+    displays = _table(data.get("displays"), "displays")
+    for name in displays:
+        if name not in DISPLAY_NAMES:
+            raise _unknown(
+                f"displays.{name}", name, DISPLAY_NAMES, "display (green, purple, red, status)"
+            )
+    tables["displays"] = Displays(
+        **{
+            name: _parse_display(displays.get(name), name, tables["i2c"], tables["spi"])
+            for name in DISPLAY_NAMES
+        }
     )
-
-    t = _Table(data.get("gpio"), "gpio", _names(GpioConfig))
-    gpio = GpioConfig(pin_factory=t.get_str("pin_factory", d.gpio.pin_factory))
-
-    t = _Table(data.get("entropy"), "entropy", _names(EntropyConfig))
-    entropy = EntropyConfig(
-        device=t.get_str("device", d.entropy.device),
-        require_hwrng=t.get_bool("require_hwrng", d.entropy.require_hwrng),
-        min_entropy=t.get_float("min_entropy", d.entropy.min_entropy),
-    )
-
-    t = _Table(data.get("button"), "button", _names(ButtonConfig))
-    button = ButtonConfig(
-        pin=t.get_int("pin", d.button.pin),
-        pull_up=t.get_bool("pull_up", d.button.pull_up),
-        bounce_ms=t.get_int("bounce_ms", d.button.bounce_ms),
-    )
-
-    t = _Table(data.get("encoder"), "encoder", _names(EncoderConfig))
-    encoder = EncoderConfig(
-        enabled=t.get_bool("enabled", d.encoder.enabled),
-        a=t.get_int("a", d.encoder.a),
-        b=t.get_int("b", d.encoder.b),
-        push=t.get_int("push", d.encoder.push),
-        pull_up=t.get_bool("pull_up", d.encoder.pull_up),
-    )
-
-    t = _Table(data.get("leds"), "leds", _names(LedsConfig))
-    leds = LedsConfig(
-        pins=t.get_int_list("pins", d.leds.pins),
-        active_high=t.get_bool("active_high", d.leds.active_high),
-    )
-
-    t = _Table(data.get("i2c"), "i2c", _names(I2cConfig))
-    i2c = I2cConfig(
-        bus=t.get_int("bus", d.i2c.bus),
-        mux=t.get_bool("mux", d.i2c.mux),
-        mux_address=t.get_int("mux_address", d.i2c.mux_address),
-        mux_channels=t.get_int("mux_channels", d.i2c.mux_channels),
-        speed_hz=t.get_int("speed_hz", d.i2c.speed_hz),
-    )
-
-    t = _Table(data.get("spi"), "spi", _names(SpiConfig))
-    spi = SpiConfig(port=t.get_int("port", d.spi.port))
-
-    displays_data = data.get("displays")
-    t = _Table(displays_data, "displays", DISPLAY_NAMES, "display (green, purple, red, status)")
-    displays = Displays(
-        **{name: _parse_display(t.data.get(name), name, i2c, spi) for name in DISPLAY_NAMES}
-    )
-
-    t = _Table(data.get("printer"), "printer", _names(PrinterConfig))
-    printer = PrinterConfig(
-        enabled=t.get_bool("enabled", d.printer.enabled),
-        port=t.get_str("port", d.printer.port),
-        baudrate=t.get_int("baudrate", d.printer.baudrate),
-        paper_width_mm=t.get_int("paper_width_mm", d.printer.paper_width_mm),
-        image_command=t.get_str("image_command", d.printer.image_command),
-        line_time_ms=t.get_float("line_time_ms", d.printer.line_time_ms),
-        feed_time_ms=t.get_float("feed_time_ms", d.printer.feed_time_ms),
-        dtr_busy_pin=t.get_int("dtr_busy_pin", d.printer.dtr_busy_pin),
-        timeout_s=t.get_float("timeout_s", d.printer.timeout_s),
-        uart_overlay=t.get_str("uart_overlay", d.printer.uart_overlay),
-    )
-    return Config(box, gpio, entropy, button, encoder, leds, i2c, spi, displays, printer)
+    return Config(**tables)
 
 
 def _parse_display(data: object, name: str, i2c: I2cConfig, spi: SpiConfig) -> DisplayConfig:
+    """One [displays.NAME] table: what it may hold depends on its interface and the mux."""
     default: DisplayConfig = getattr(DEFAULTS.displays, name)
-    t = _Table(data, f"displays.{name}", _DISPLAY_KEYS)
-    # Chip and bus names are printed in capitals on the boards; accept them as written.
-    driver = t.get_str("driver", default.driver).lower()
-    interface = t.get_str("interface", default.interface).lower()
+    prefix = f"displays.{name}"
+    values = parse_table(DisplayConfig, data, prefix)
+    driver = values.setdefault("driver", default.driver)
+    interface = values.setdefault("interface", default.interface)
+    # Given sizes are kept so that validate() can say they do not match the driver.
     width, height = DRIVER_SIZES.get(driver, (default.width, default.height))
+    values.setdefault("width", width)
+    values.setdefault("height", height)
 
     def only_for(keys: Iterable[str], why: str) -> None:
         for key in keys:
-            if t.has(key):
-                raise ConfigError(f"{t.key(key)}: only with {why}")
+            if key in values:
+                raise ConfigError(f"{prefix}.{key}: only with {why}")
 
-    common = {
-        "name": name,
-        "driver": driver,
-        "interface": interface,
-        # Given sizes are kept so that validate() can say they do not match the driver.
-        "width": t.get_int("width", width),
-        "height": t.get_int("height", height),
-        "rotate": t.get_int("rotate", default.rotate),
-        "contrast": t.get_int("contrast", default.contrast),
-        "enabled": t.get_bool("enabled", default.enabled),
-    }
     if interface == "spi":
         only_for(("address", "mux_channel", "bus"), 'interface = "i2c"')
-        return DisplayConfig(
-            **common,
-            spi_port=spi.port,
-            spi_device=t.get_int("spi_device", 0),
-            dc=t.get_int("dc", None),
-            reset=t.get_int("reset", None),
-        )
+        values.setdefault("spi_device", 0)
+        return DisplayConfig(name=name, spi_port=spi.port, **values)
     only_for(("spi_device", "dc", "reset"), 'interface = "spi"')
     if i2c.mux:
-        if t.has("bus"):
+        if "bus" in values:
             raise ConfigError(
-                f"{t.key('bus')}: not with i2c.mux = true, where the display's bus is its"
+                f"{prefix}.bus: not with i2c.mux = true, where the display's bus is its"
                 " mux channel (set mux_channel, or i2c.mux = false)"
             )
-        where: dict[str, Any] = {
-            "mux_channel": t.get_int("mux_channel", _DEFAULT_MUX_CHANNELS[name]),
-        }
+        values.setdefault("mux_channel", _DEFAULT_MUX_CHANNELS[name])
     else:
         only_for(("mux_channel",), "i2c.mux = true")
-        where = {"bus": t.get_int("bus", i2c.bus)}
-    return DisplayConfig(**common, address=t.get_int("address", default.address), **where)
+        values.setdefault("bus", i2c.bus)
+    values.setdefault("address", default.address)
+    return DisplayConfig(name=name, **values)
 
 
-def _find_title_key(name: str) -> str:
-    # Imported here: pitable.rules is standard-library only, but loading it is work that
-    # only a [box] title needs.
-    from pitable.rules import find_title
-
-    return find_title(name).key
-
-
-def _title_choices() -> str:
-    from pitable.rules import all_titles
-
-    titles = all_titles()
-    keys = ", ".join(t.key for t in titles[:-1]) + f" or {titles[-1].key}"
-    # One alias each is enough to show that the games' own names work too.
-    aliases = ", ".join(t.aliases[0] for t in titles if t.aliases)
-    return f"{keys} (or {aliases})" if aliases else keys
-
-
-# --- validation: values, and how the parts share the header ------------------------------
+# --- validation: each key by its declaration ------------------------------------------------
 
 
 def _fail(key: str, what: str) -> ConfigError:
     return ConfigError(f"{key}: {what}")
 
 
-def _choice(key: str, value: object, choices: Iterable[object]) -> None:
-    choices = tuple(choices)
+def _or(choices: Iterable[object] | Mapping[object, str]) -> str:
+    """``"table" or "solo"``; ``8 (TCA9548A) or 4 (PCA9546)``."""
+    labels = choices if isinstance(choices, Mapping) else dict.fromkeys(choices, "")
+    shown = [_show(c) + (f" ({label})" if label else "") for c, label in labels.items()]
+    return ", ".join(shown[:-1]) + f" or {shown[-1]}" if len(shown) > 1 else shown[0]
+
+
+def _choice(key: str, value: object, choices: Iterable[object] | Mapping[object, str]) -> None:
     if value not in choices:
-        shown = [_show(c) for c in choices]
-        text = ", ".join(shown[:-1]) + f" or {shown[-1]}" if len(shown) > 1 else shown[0]
-        raise _fail(key, f"expected {text}, got {_show(value)}")
-
-
-def _range(key: str, value: float, low: float, high: float, unit: str = "") -> None:
-    if not low <= value <= high:
-        raise _fail(key, f"expected {low}{unit} to {high}{unit}, got {value}{unit}")
-
-
-def _gpio(key: str, pin: int) -> None:
-    if pin in _ID_PINS:
-        raise _fail(
-            key,
-            f"GPIO {pin} is {_ID_PINS[pin]}, kept for the HAT ID EEPROM; use GPIO 2 to 27",
-        )
-    if pin not in HEADER_GPIOS:
-        raise _fail(key, f"expected a header GPIO 2 to 27 (BCM numbering), got {pin}")
-
-
-def _i2c_address(key: str, address: int) -> None:
-    if not 0x03 <= address <= 0x77:
-        raise _fail(key, f"expected an I2C address 0x03 to 0x77, got {_hex(address)}")
+        raise _fail(key, f"expected {_or(choices)}, got {_show(value)}")
 
 
 def _hex(value: int) -> str:
     return f"0x{value:02x}" if value >= 0 else str(value)
 
 
+def _gpio(key: str, pin: int) -> None:
+    if pin in ID_PINS:
+        raise _fail(
+            key,
+            f"GPIO {pin} is {ID_PINS[pin]}, kept for the HAT ID EEPROM; use {_USABLE}",
+        )
+    if pin not in HEADER_GPIOS:
+        raise _fail(key, f"expected {_GPIO_RULE}, got {pin}")
+
+
+def check_value(key: str, value: Any, spec: Spec, table: object = None) -> None:
+    """Check one value of ``table`` against its declaration; raise :class:`ConfigError`
+    naming ``key``."""
+    if value is None:
+        return
+    if spec.choices is not None and (
+        spec.choices_if is None or table is None or spec.choices_if(table)
+    ):
+        _choice(key, value, spec.choices)
+    if spec.low is not None and isinstance(value, int | float) and not isinstance(value, bool):
+        low, high = spec.low, spec.high
+        below = value <= low if spec.low_open else value < low
+        if below or (high is not None and value > high):
+            shown = _hex(int(value)) if spec.hex else f"{value}{spec.unit}"
+            what = f"{spec.what} " if spec.what else ""
+            rule = spec.range_rule()
+            if high is None:
+                rule = f"({rule})"
+            raise _fail(key, f"expected {what}{rule}, got {shown}")
+    if spec.check is not None:
+        spec.check(key, value)
+    if spec.gpio:
+        if isinstance(value, tuple):
+            for i, pin in enumerate(value):
+                _gpio(f"{key}[{i}]", pin)
+        else:
+            _gpio(key, value)
+
+
+def _check_table(table: object, prefix: str) -> None:
+    for f in table_fields(type(table)):
+        check_value(f"{prefix}.{f.name}", getattr(table, f.name), spec_of(f), table)
+
+
 def validate(config: Config) -> None:
     """Check every value and how the parts share the pins and buses.
 
     Raises :class:`ConfigError` naming the first wrong key. :func:`load_config` calls this;
-    call it yourself on a :class:`Config` built in code.
+    call it yourself on a :class:`Config` built in code. The ``[box]`` title is kept as
+    written: the rules, which know the titles, check it where the box starts.
     """
-    box = config.box
-    try:
-        key = _find_title_key(box.title)
-    except UnknownTitle:
-        key = ""
-    if key != box.title:
-        raise _fail("box.title", f"expected {_title_choices()}, got {_show(box.title)}")
-    _choice("box.mode", box.mode, MODES)
-    _range("box.hold_s", box.hold_s, 0.3, 5, " s")
-    _range("box.tumble_ms", box.tumble_ms, 0, 2000, " ms")
-    _range("box.blink_ms", box.blink_ms, 100, 2000, " ms")
-
-    _choice("gpio.pin_factory", config.gpio.pin_factory, PIN_FACTORIES)
-
-    if not config.entropy.device:
-        raise _fail("entropy.device", 'expected a device path such as /dev/hwrng, got ""')
-    if not 0 < config.entropy.min_entropy <= 8:
-        raise _fail(
-            "entropy.min_entropy",
-            f"expected bits per byte above 0 and at most 8, got {config.entropy.min_entropy}",
-        )
-
-    _gpio("button.pin", config.button.pin)
-    _range("button.bounce_ms", config.button.bounce_ms, 0, 200, " ms")
-
-    for name in ("a", "b", "push"):
-        _gpio(f"encoder.{name}", getattr(config.encoder, name))
-
-    if len(config.leds.pins) > 25:
-        raise _fail("leds.pins", f"expected 0 to 25 LEDs, got {len(config.leds.pins)}")
-    for i, pin in enumerate(config.leds.pins):
-        _gpio(f"leds.pins[{i}]", pin)
-
-    i2c = config.i2c
-    if i2c.bus < 0:
-        raise _fail("i2c.bus", f"expected an I2C bus number (0 or more), got {i2c.bus}")
-    if not 0x70 <= i2c.mux_address <= 0x77:
-        raise _fail(
-            "i2c.mux_address",
-            f"expected a TCA9548A address 0x70 to 0x77, got {_hex(i2c.mux_address)}",
-        )
-    if i2c.mux_channels not in (4, 8):
-        raise _fail(
-            "i2c.mux_channels",
-            f"expected 8 (TCA9548A) or 4 (PCA9546), got {i2c.mux_channels}",
-        )
-    _range("i2c.speed_hz", i2c.speed_hz, 10_000, 1_000_000, " Hz")
-
-    _choice("spi.port", config.spi.port, tuple(SPI_PINS))
-
+    for name in SECTIONS:
+        if name != "displays":
+            _check_table(getattr(config, name), name)
     for display in config.displays.all():
         _check_display(display, config)
-
-    p = config.printer
-    if not (p.port.startswith("/") or _URL.match(p.port)):
-        raise _fail(
-            "printer.port",
-            "expected a device path such as /dev/serial0 or a pyserial URL such as"
-            f" socket://host:9100, got {_show(p.port)}",
-        )
-    _choice("printer.baudrate", p.baudrate, BAUDRATES)
-    _choice("printer.paper_width_mm", p.paper_width_mm, (58, 80))
-    _choice("printer.image_command", p.image_command, IMAGE_COMMANDS)
-    _choice("printer.uart_overlay", p.uart_overlay, UART_OVERLAYS)
-    _range("printer.line_time_ms", p.line_time_ms, 0, 1000, " ms")
-    _range("printer.feed_time_ms", p.feed_time_ms, 0, 1000, " ms")
-    if p.dtr_busy_pin != -1:
-        _gpio("printer.dtr_busy_pin", p.dtr_busy_pin)
-    if not 0 < p.timeout_s <= 60:
-        raise _fail(
-            "printer.timeout_s", f"expected above 0 s and at most 60 s, got {p.timeout_s} s"
-        )
-
     _check_buses(config)
     _check_pins(config)
+
+
+# --- validation: how the parts share the header --------------------------------------------
 
 
 def _check_display(d: DisplayConfig, config: Config) -> None:
@@ -730,10 +858,9 @@ def _check_display(d: DisplayConfig, config: Config) -> None:
     if d.name not in DISPLAY_NAMES:
         raise _fail(key, f"unknown display; expected {', '.join(DISPLAY_NAMES)}")
     if d.name != "status":
+        # The faces are drawn for the dice's 128x64 I2C panels only.
         _choice(f"{key}.driver", d.driver, DICE_DRIVERS)
-    else:
-        _choice(f"{key}.driver", d.driver, STATUS_DRIVERS)
-    _choice(f"{key}.interface", d.interface, ("i2c", "spi"))
+    _check_table(d, key)
     if d.driver == "ssd1322" and d.interface != "spi":
         raise _fail(
             f"{key}.interface",
@@ -745,8 +872,6 @@ def _check_display(d: DisplayConfig, config: Config) -> None:
         raise _fail(f"{key}.width", f"the {d.driver} is {width} wide, got {d.width}")
     if d.height != height:
         raise _fail(f"{key}.height", f"the {d.driver} is {height} high, got {d.height}")
-    _choice(f"{key}.rotate", d.rotate, (0, 1, 2, 3))
-    _range(f"{key}.contrast", d.contrast, 0, 255)
 
     def absent(names: Iterable[str], why: str) -> None:
         for name in names:
@@ -761,18 +886,13 @@ def _check_display(d: DisplayConfig, config: Config) -> None:
             )
         if d.spi_device is None:
             raise _fail(f"{key}.spi_device", 'required with interface = "spi"')
-        _choice(f"{key}.spi_device", d.spi_device, (0, 1))
         if d.dc is None:
             raise _fail(
                 f"{key}.dc", 'required with interface = "spi": the GPIO wired to the D/C pin'
             )
-        _gpio(f"{key}.dc", d.dc)
-        if d.reset is not None:
-            _gpio(f"{key}.reset", d.reset)
         return
 
     absent(("spi_device", "dc", "reset"), 'interface = "spi"')
-    _i2c_address(f"{key}.address", d.address)
     if config.i2c.mux:
         absent(("bus",), "i2c.mux = false (behind the mux, set mux_channel)")
         if d.mux_channel is None:
@@ -792,8 +912,6 @@ def _check_display(d: DisplayConfig, config: Config) -> None:
         absent(("mux_channel",), "i2c.mux = true")
         if d.bus is None:
             raise _fail(f"{key}.bus", "required with i2c.mux = false")
-        if d.bus < 0:
-            raise _fail(f"{key}.bus", f"expected an I2C bus number (0 or more), got {d.bus}")
 
 
 def _check_buses(config: Config) -> None:
@@ -862,7 +980,7 @@ def pin_claims(config: Config) -> list[tuple[str, int]]:
                 for n in ("dc", "reset")
                 if (pin := getattr(d, n)) is not None
             ]
-    if config.printer.enabled and config.printer.dtr_busy_pin != -1:
+    if config.printer.enabled and config.printer.dtr_busy_pin is not None:
         claims.append(("printer.dtr_busy_pin", config.printer.dtr_busy_pin))
     return claims
 
@@ -888,93 +1006,25 @@ _HEADER = """\
 #     pitable config check FILE
 """
 
-#: A comment above each key, by dotted key (displays share one set, under "displays").
-_COMMENTS: dict[str, str] = {
-    "box": "The game and how the box reacts.",
-    "box.title": "valley, island or temple (Wiraqocha, Skull Island and Apikhabou also work).",
-    "box.mode": "table: one roll for everyone; solo: the LEDs count the rounds.",
-    "box.hold_s": "Seconds the ROLL button must be held to open the menu (0.3 to 5).",
-    "box.tumble_ms": "Length of the dice's tumble animation, 0 to 2000 ms (0: none).",
-    "box.blink_ms": "Blink period of a hazard warning, 100 to 2000 ms.",
-    "box.state_dir": 'Where the game in progress is saved ("": the default directory).',
-    "gpio": "How the pins are driven.",
-    "gpio.pin_factory": (
-        '"" lets gpiozero choose (lgpio on a Pi 5, RPi.GPIO on older Pis);'
-        ' or "lgpio", "rpigpio", "pigpio", "native", "mock".'
-    ),
-    "entropy": "Where the dice's randomness comes from.",
-    "entropy.device": "The hardware random number generator.",
-    "entropy.require_hwrng": (
-        "true: refuse to roll without it; false: fall back to the OS generator."
-    ),
-    "entropy.min_entropy": "Assessed bits of entropy per byte for the health tests (0 to 8).",
-    "button": "The ROLL button, wired from the GPIO to ground.",
-    "button.pin": "",
-    "button.pull_up": "",
-    "button.bounce_ms": "Debounce time, 0 to 200 ms.",
-    "encoder": "The rotary encoder with push, for the menus.",
-    "encoder.enabled": "",
-    "encoder.a": "",
-    "encoder.b": "",
-    "encoder.push": "",
-    "encoder.pull_up": "",
-    "leds": "The round LEDs of a solo game, each through a resistor.",
-    "leds.pins": "GPIOs in order, 0 to 25 of them ([]: no LEDs).",
-    "leds.active_high": "true: a high pin lights the LED.",
-    "i2c": "The displays' I2C bus and the TCA9548A mux on it.",
-    "i2c.bus": "The mux's parent bus (I2C1 is GPIO 2 SDA, GPIO 3 SCL).",
-    "i2c.mux": (
-        "true: each display on its own mux channel (kernel overlay i2c-mux,pca9548);"
-        " false: each display names its own bus."
-    ),
-    "i2c.mux_address": "0x70 to 0x77.",
-    "i2c.mux_channels": "8 for a TCA9548A, 4 for a PCA9546.",
-    "i2c.speed_hz": "The bus clock set in config.txt (informational).",
-    "spi": 'Used only by a display with interface = "spi" (SPI0: GPIO 7 to 11).',
-    "spi.port": "",
-    "displays": """\
-The dice OLEDs (green, purple, red: "ssd1306" or "sh1106", 128x64) and the status
-screen ("ssd1306", "sh1106", "ssd1309" 128x64, or "ssd1322" 256x64 on SPI only).
-Width and height follow from the driver.
-On I2C: address, and mux_channel (0 to i2c.mux_channels - 1) when i2c.mux is true,
-or bus (for example the Pi 4's extra buses 3 to 6) when it is false.
-On SPI: interface = "spi", spi_device (chip select 0 or 1), dc (the D/C GPIO) and
-optionally reset (the reset GPIO).
-rotate: 0 to 3, quarter turns; contrast: 0 to 255; enabled = false leaves a display out.""",
-    "printer": "The thermal printer.",
-    "printer.enabled": "",
-    "printer.port": (
-        "A serial device (/dev/serial0 is the UART on GPIO 14 and 15)"
-        " or a pyserial URL such as socket://host:9100."
-    ),
-    "printer.baudrate": "9600, 19200, 38400, 57600 or 115200.",
-    "printer.paper_width_mm": "58 or 80.",
-    "printer.image_command": '"gsv0" (GS v 0 raster) or "dc2" (DC2 * for older printers).',
-    "printer.line_time_ms": "Time the printer needs per dot line.",
-    "printer.feed_time_ms": "Time the printer needs per line fed.",
-    "printer.dtr_busy_pin": "The GPIO wired to the printer's DTR busy line (-1: not wired).",
-    "printer.timeout_s": "",
-    "printer.uart_overlay": (
-        '"disable-bt" (Bluetooth off) or "miniuart-bt" (Bluetooth on the mini UART) frees the'
-        " PL011 UART on GPIO 14/15 for the printer."
-    ),
-}
 
-_HEX_KEYS = {"address", "mux_address"}
-
-
-def _toml_value(name: str, value: object) -> str:
+def _toml_value(value: object, spec: Spec) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return f"0x{value:02x}" if name in _HEX_KEYS and value >= 0 else str(value)
+        return _hex(value) if spec.hex else str(value)
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, str):
         return _toml_string(value)
     if isinstance(value, tuple | list):
-        return "[" + ", ".join(_toml_value(name, v) for v in value) + "]"
-    raise TypeError(f"{name}: cannot write {value!r} as TOML")
+        return "[" + ", ".join(_toml_value(v, spec) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def field_comment(spec: Spec) -> str:
+    """A key's comment in the written file: its doc, then what it may hold."""
+    rule = spec.rule()
+    return f"{spec.doc} Allowed: {rule}." if rule and spec.doc else spec.doc or rule
 
 
 def _toml_string(text: str) -> str:
@@ -991,6 +1041,7 @@ def _toml_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+
 def _comment(text: str) -> list[str]:
     import textwrap
 
@@ -1000,30 +1051,45 @@ def _comment(text: str) -> list[str]:
     return [f"# {line}".rstrip() for line in lines]
 
 
+
 def _to_toml(config: Config) -> str:
     lines = [_HEADER.rstrip("\n")]
-    for section in _SECTIONS:
-        if section == "displays":
-            lines += ["", *_comment(_COMMENTS["displays"])]
-            for d in config.displays.all():
-                lines += ["", f"[displays.{d.name}]", *_display_lines(d)]
+    for f in fields(config):
+        table = getattr(config, f.name)
+        lines += ["", *_comment(spec_of(f).doc)]
+        if isinstance(table, Displays):
+            # The four displays share their keys: explained once, then each display's table
+            # with the keys its interface uses.
+            for g in table_fields(DisplayConfig):
+                lines += _comment(f"{g.name}: {field_comment(spec_of(g))}")
+            for d in table.all():
+                lines += ["", f"[displays.{d.name}]"]
+                lines += [
+                    f"{g.name} = {_toml_value(value, spec_of(g))}"
+                    for g in table_fields(DisplayConfig)
+                    if (value := getattr(d, g.name)) is not None and _written(d, g.name)
+                ]
             continue
-        value = getattr(config, section)
-        lines += ["", *_comment(_COMMENTS[section]), f"[{section}]"]
-        for f in fields(value):
-            lines += _comment(_COMMENTS[f"{section}.{f.name}"])
-            lines.append(f"{f.name} = {_toml_value(f.name, getattr(value, f.name))}")
+        lines.append(f"[{f.name}]")
+        for g in table_fields(type(table)):
+            spec = spec_of(g)
+            lines += _comment(field_comment(spec))
+            value = getattr(table, g.name)
+            if value is None:
+                lines.append(f"# {g.name} is not set")
+            else:
+                lines.append(f"{g.name} = {_toml_value(value, spec)}")
     return "\n".join(lines) + "\n"
 
 
-def _display_lines(d: DisplayConfig) -> list[str]:
-    names = ["driver", "interface"]
+def _written(d: DisplayConfig, name: str) -> bool:
+    """Whether a display's key belongs in its table: width and height follow the driver,
+    and each interface has keys of its own."""
+    if name in ("width", "height"):
+        return False
     if d.interface == "spi":
-        names += ["spi_device", "dc", "reset"]
-    else:
-        names += ["address", "mux_channel", "bus"]
-    names += ["rotate", "contrast", "enabled"]
-    return [f"{n} = {_toml_value(n, getattr(d, n))}" for n in names if getattr(d, n) is not None]
+        return name not in ("address", "mux_channel", "bus")
+    return name not in ("spi_device", "dc", "reset")
 
 
 def with_display(config: Config, display: DisplayConfig) -> Config:

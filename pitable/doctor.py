@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pitable.config import LOCAL_UARTS, Config, DisplayConfig, pin_claims
+from pitable.config import Config, DisplayConfig, PrinterConfig, pin_claims, printer_config
 from pitable.errors import PitableError
 from pitable.firmware import (
     FRAGMENT_NAME,
@@ -29,6 +29,7 @@ from pitable.firmware import (
     include_present,
     uses_local_uart,
 )
+from pitable.pins import I2C_PINS, LOCAL_UARTS, UART_PINS, signal_pins
 
 #: SSD1306, SSD1309 and SH1106 all take 0xE3 as "no operation": a write that a panel
 #: acknowledges and that changes nothing on it.
@@ -163,7 +164,11 @@ def check_mux(config: Config, sysfs: Path) -> Result | None:
         )
     channels = sorted({d.mux_channel for d in users if d.mux_channel is not None})
     missing = [c for c in channels if not (mux / f"channel-{c}").is_symlink()]
-    wires = "SDA to GPIO 2 and SCL to GPIO 3" if i2c.bus == 1 else "its SDA and SCL wires"
+    if i2c.bus == 1:
+        sda, scl = signal_pins(I2C_PINS[1], "SDA", "SCL")
+        wires = f"SDA to GPIO {sda} and SCL to GPIO {scl}"
+    else:
+        wires = "its SDA and SCL wires"
     if missing:
         return _failed(
             part, f"the mux at {where} did not answer at boot (no channel"
@@ -240,17 +245,9 @@ def _smbus(bus: int) -> Any:
 # --- the printer ------------------------------------------------------------------------
 
 
-def printer_settings(config: Config, port: str | None = None) -> Any:
-    """The config's [printer] table as the printer module's settings."""
-    from pitable.hw.printer import PrinterSettings
-
-    p = config.printer
-    return PrinterSettings(
-        port=port or p.port, baudrate=p.baudrate, paper_width_mm=p.paper_width_mm,
-        image_command=p.image_command, line_time_ms=p.line_time_ms,
-        feed_time_ms=p.feed_time_ms, timeout_s=p.timeout_s,
-        dtr_busy_pin=None if p.dtr_busy_pin < 0 else p.dtr_busy_pin,
-    )
+def printer_settings(config: Config, port: str | None = None) -> PrinterConfig:
+    """The config's [printer] table, with ``port`` in place of its own when given."""
+    return printer_config(config.printer, port=port)
 
 
 def check_printer(
@@ -279,7 +276,8 @@ def check_printer(
     finally:
         printer.close()
     if status.online is None and status.paper is None:
-        rx = ("GPIO 15 (through the divider)" if settings.port in LOCAL_UARTS
+        (rx_gpio,) = signal_pins(UART_PINS, "RXD")
+        rx = (f"GPIO {rx_gpio} (through the divider)" if settings.port in LOCAL_UARTS
               else "the adapter's RX")
         return _failed(
             part, f"no answer to a status request on {settings.port} at"

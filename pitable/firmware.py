@@ -18,15 +18,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pitable.config import (
-    I2C_PINS,
-    LOCAL_UARTS,
-    SPI_PINS,
-    UART_PINS,
-    Config,
-    load_default_or,
-)
+from pitable.config import Config, load_default_or
 from pitable.errors import PitableError
+from pitable.pins import I2C_PINS, LOCAL_UARTS, SPI_PINS, UART_PINS, signal_pins
 
 #: The fragment's name on the boot partition, next to config.txt.
 FRAGMENT_NAME = "pitable-config.txt"
@@ -75,12 +69,13 @@ def boot_config(config: Config) -> str:
     i2c = config.i2c
     for bus in uses_i2c_buses(config):
         if bus == 1:
+            sda, scl = signal_pins(I2C_PINS[1], "SDA", "SCL")
             lines += [
-                f"# I2C1 on GPIO 2 (SDA) and 3 (SCL), at {i2c.speed_hz // 1000} kHz.",
+                f"# I2C1 on GPIO {sda} (SDA) and {scl} (SCL), at {i2c.speed_hz // 1000} kHz.",
                 f"dtparam=i2c_arm=on,i2c_arm_baudrate={i2c.speed_hz}",
             ]
         elif bus in _EXTRA_I2C:
-            sda, scl = I2C_PINS[bus]
+            sda, scl = signal_pins(I2C_PINS[bus], "SDA", "SCL")
             lines += [
                 f"# I2C{bus} (Pi 4) on GPIO {sda} (SDA) and {scl} (SCL).",
                 f"dtoverlay=i2c{bus},baudrate={i2c.speed_hz}",
@@ -103,17 +98,18 @@ def boot_config(config: Config) -> str:
             "dtoverlay=i2c-mux," + ",".join(params),
         ]
     if uses_spi(config):
-        if config.spi.port == 0:
-            lines += ["# SPI0 on GPIO 7 to 11, for the SPI displays.", "dtparam=spi=on"]
-        else:
-            lines += ["# SPI1 on GPIO 17 to 21, for the SPI displays.", "dtoverlay=spi1-2cs"]
+        port = config.spi.port
+        low, high = min(SPI_PINS[port]), max(SPI_PINS[port])
+        lines.append(f"# SPI{port} on GPIO {low} to {high}, for the SPI displays.")
+        lines.append("dtparam=spi=on" if port == 0 else "dtoverlay=spi1-2cs")
     if uses_local_uart(config):
         overlay = config.printer.uart_overlay
+        tx, rx = signal_pins(UART_PINS, "TXD", "RXD")
         why = (
             "Bluetooth off" if overlay == "disable-bt" else "Bluetooth moved to the mini UART"
         )
         lines += [
-            "# The printer: the PL011 UART on GPIO 14 (TX) and 15 (RX), " + why + ".",
+            f"# The printer: the PL011 UART on GPIO {tx} (TX) and {rx} (RX), {why}.",
             "enable_uart=1",
             f"dtoverlay={overlay}",
             "# On a Pi 5 the GPIO 14/15 UART is UART0, apart from Bluetooth and off by",

@@ -7,7 +7,7 @@ import threading
 import pytest
 from PIL import ImageChops
 
-from pitable.box.printing import BoxPrinter, printer_settings
+from pitable.box.printing import BoxPrinter
 from pitable.box.sim import Simulator
 from pitable.config import DEFAULTS
 from pitable.hw.clock import FakeClock
@@ -19,7 +19,7 @@ from tests.test_box import make, read_faces
 
 
 def fake_printer(**kw: object) -> tuple[BoxPrinter, FakePrinter]:
-    settings = printer_settings(DEFAULTS.printer)
+    settings = DEFAULTS.printer
     clock = FakeClock()
     transport = FakePrinter(dots=settings.dots, clock=clock, **kw)  # type: ignore[arg-type]
     printer = BoxPrinter(ThermalPrinter(settings, transport=transport, clock=clock), settings,

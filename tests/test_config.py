@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pitable import config as config_module
+from pitable.box.config_title import configured_title
 from pitable.config import (
     DEFAULT_CONFIG_PATH,
     DEFAULTS,
@@ -26,6 +27,7 @@ from pitable.config import (
     with_display,
 )
 from pitable.errors import ConfigError
+from pitable.rules import all_titles
 
 SPI_STATUS = """
 [displays.status]
@@ -92,10 +94,25 @@ def test_display_locations_read_as_a_person_would_say_them() -> None:
     assert (spi.width, spi.height) == (256, 64)
 
 
-def test_title_aliases_are_stored_as_the_key() -> None:
-    assert loads_config('[box]\ntitle = "skull-island"').box.title == "island"
-    assert loads_config('[box]\ntitle = "Apikhabou"').box.title == "temple"
-    assert loads_config('[box]\ntitle = "wiraqocha"').box.title == "valley"
+def test_title_aliases_find_the_title() -> None:
+    assert configured_title(loads_config('[box]\ntitle = "skull-island"').box).key == "island"
+    assert configured_title(loads_config('[box]\ntitle = "Apikhabou"').box).key == "temple"
+    assert configured_title(loads_config('[box]\ntitle = "wiraqocha"').box).key == "valley"
+
+
+def test_no_title_is_the_first_title_of_the_rules() -> None:
+    assert DEFAULTS.box.title is None
+    assert configured_title(DEFAULTS.box) == all_titles()[0]
+    assert configured_title(DEFAULTS.box).key == "valley"
+
+
+def test_a_bad_title_names_the_key_and_the_titles() -> None:
+    box = loads_config('[box]\ntitle = "monopoly"').box
+    with pytest.raises(ConfigError) as info:
+        configured_title(box)
+    message = str(info.value)
+    assert message.startswith("box.title: expected valley, island or temple")
+    assert message.endswith('got "monopoly"')
 
 
 def test_integers_are_accepted_where_a_number_is_expected() -> None:
@@ -261,7 +278,6 @@ BAD = [
     ("bad mux size", "[i2c]\nmux_channels = 16", "i2c.mux_channels", "8 (TCA9548A)"),
     ("bad rotate", "[displays.green]\nrotate = 4", "displays.green.rotate", "got 4"),
     ("bad contrast", "[displays.green]\ncontrast = 300", "displays.green.contrast", "255"),
-    ("bad title", '[box]\ntitle = "monopoly"', "box.title", "valley, island or temple"),
     ("bad mode", '[box]\nmode = "party"', "box.mode", '"table" or "solo"'),
     ("hold too short", "[box]\nhold_s = 0.1", "box.hold_s", "0.3"),
     ("tumble too long", "[box]\ntumble_ms = 5000", "box.tumble_ms", "2000"),
@@ -294,8 +310,8 @@ def test_validate_checks_a_config_built_in_code() -> None:
     bad = with_display(DEFAULTS, DisplayConfig("green", driver="ssd1306", mux_channel=None))
     with pytest.raises(ConfigError, match=r"^displays\.green\.mux_channel: required"):
         validate(bad)
-    bad = dataclasses.replace(DEFAULTS, box=dataclasses.replace(DEFAULTS.box, title="skull"))
-    with pytest.raises(ConfigError, match=r"^box\.title: "):
+    bad = dataclasses.replace(DEFAULTS, box=dataclasses.replace(DEFAULTS.box, hold_s=9.0))
+    with pytest.raises(ConfigError, match=r"^box\.hold_s: expected 0\.3 s to 5 s, got 9\.0 s$"):
         validate(bad)
 
 

@@ -144,3 +144,49 @@ def test_a_bad_file_in_a_real_process_gives_no_traceback(tmp_path: Path) -> None
         f"pitable config: error: {path}: displays.red.address:"
         " expected an I2C address 0x03 to 0x77, got 0x90\n"
     )
+
+
+def test_check_a_bad_title_names_box_title_and_the_titles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, '[box]\ntitle = "monopoly"\n')
+    assert main(["config", "check", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f"pitable config: error: {path}: box.title: expected valley, island or temple"
+        ' (or wiraqocha, skull-island, apikhabou), got "monopoly"\n'
+    )
+
+
+def test_sim_refuses_a_bad_title_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, '[box]\ntitle = "monopoly"\n')
+    assert main(["--config", str(path), "sim", "--script", "press"]) == 2
+    out, err = capsys.readouterr()
+    assert "Valley" not in out
+    assert err.count("\n") == 1
+    assert f"{path}: box.title: expected valley" in err
+
+
+def test_without_a_title_the_box_plays_the_first_title(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "[button]\npin = 27\n")
+    assert main(["config", "check", str(path)]) == 0
+    assert table_rows(capsys.readouterr().out)["game"][0] == "valley, table play"
+
+
+def test_the_config_imports_nothing_from_the_layers_above_it(tmp_path: Path) -> None:
+    path = write(tmp_path, '[box]\ntitle = "skull-island"\n')
+    code = (
+        "import sys; from pitable.config import load_config, DEFAULTS;"
+        f" load_config({str(path)!r}); DEFAULTS.to_toml();"
+        " above = ('pitable.rules', 'pitable.hw', 'pitable.render', 'pitable.box');"
+        " print(sorted(m for m in sys.modules if m.startswith(above)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "[]"

@@ -7,14 +7,14 @@ import threading
 import pytest
 from PIL import Image, ImageChops
 
+from pitable.box.printing import JobState, JobStatus, PrintSpooler
+from pitable.config import DEFAULTS, PrinterConfig, printer_config
 from pitable.errors import ConfigError, PaperOut, PrinterError, PrinterOffline, PrinterTimeout
 from pitable.hw.fake_printer import FakePrinter
 from pitable.hw.printer import (
+    STATUS_ONLINE,
+    STATUS_PAPER,
     WINDOW_BYTES,
-    JobState,
-    JobStatus,
-    PrinterSettings,
-    PrintSpooler,
     SerialTransport,
     ThermalPrinter,
     encode_image,
@@ -33,7 +33,8 @@ def same_picture(a: Image.Image, b: Image.Image) -> bool:
 
 
 def printer_on(fake: FakePrinter, **settings: object) -> ThermalPrinter:
-    return ThermalPrinter(PrinterSettings(**settings), transport=fake, clock=fake.clock)  # type: ignore[arg-type]
+    config = printer_config(DEFAULTS.printer, **settings)
+    return ThermalPrinter(config, transport=fake, clock=fake.clock)
 
 
 @pytest.mark.parametrize("command", ["gsv0", "dc2"])
@@ -74,7 +75,7 @@ def test_a_picture_on_80_mm_paper() -> None:
 
 def test_a_picture_wider_than_the_paper_is_refused() -> None:
     with pytest.raises(PrinterError, match="576 dots wide"):
-        encode_image(Image.new("1", (576, 10), 1), PrinterSettings())
+        encode_image(Image.new("1", (576, 10), 1), PrinterConfig())
 
 
 @pytest.mark.parametrize("baudrate", [9600, 19200, 115200])
@@ -93,7 +94,7 @@ def test_without_pacing_the_buffer_overruns() -> None:
     # The check can fail: the same job written in one go floods the fake's buffer.
     image = render_sheet(generate("valley", 11))
     fake = FakePrinter(buffer_bytes=WINDOW_BYTES)
-    fake.write(b"".join(c.data for c in encode_image(image, PrinterSettings())))
+    fake.write(b"".join(c.data for c in encode_image(image, PrinterConfig())))
     assert fake.overran
 
 
@@ -124,7 +125,7 @@ def test_the_dtr_busy_line_gates_the_writes() -> None:
         polls.append(fake.clock.now())
         return fake.writes > 0 and len(polls) % 6 != 0
 
-    printer = ThermalPrinter(PrinterSettings(), transport=fake, clock=fake.clock, busy=busy)
+    printer = ThermalPrinter(PrinterConfig(), transport=fake, clock=fake.clock, busy=busy)
     image = render_sheet(generate("temple", 1))
     printer.print_image(image)
     assert same_picture(fake.printout().crop((0, 0, 384, image.height)), image)
@@ -134,7 +135,7 @@ def test_the_dtr_busy_line_gates_the_writes() -> None:
 def test_a_busy_line_stuck_high_times_out() -> None:
     fake = FakePrinter()
     printer = ThermalPrinter(
-        PrinterSettings(timeout_s=2.0), transport=fake, clock=fake.clock, busy=lambda: True
+        PrinterConfig(timeout_s=2.0), transport=fake, clock=fake.clock, busy=lambda: True
     )
     with pytest.raises(PrinterTimeout, match="busy line"):
         printer.print_image(render_sheet(generate("temple", 1)))
@@ -171,9 +172,9 @@ def test_a_printer_that_does_not_answer_still_prints() -> None:
 
 def test_an_echoing_port_is_not_taken_for_a_status() -> None:
     # pyserial's loop:// sends every byte back; the echo of a query is not a reply.
-    transport = SerialTransport(PrinterSettings(port="loop://"))
+    transport = SerialTransport(PrinterConfig(port="loop://"))
     try:
-        status = ThermalPrinter(PrinterSettings(port="loop://"), transport=transport).status()
+        status = ThermalPrinter(PrinterConfig(port="loop://"), transport=transport).status()
     finally:
         transport.close()
     assert status == type(status)(online=None, paper=None)
@@ -181,7 +182,7 @@ def test_an_echoing_port_is_not_taken_for_a_status() -> None:
 
 def test_a_port_that_cannot_be_opened_is_offline() -> None:
     with pytest.raises(PrinterOffline, match="/dev/no-such-printer"):
-        SerialTransport(PrinterSettings(port="/dev/no-such-printer"))
+        SerialTransport(PrinterConfig(port="/dev/no-such-printer"))
 
 
 @pytest.mark.parametrize(
@@ -190,22 +191,39 @@ def test_a_port_that_cannot_be_opened_is_offline() -> None:
         ("paper_width_mm", 57),
         ("image_command", "escpos"),
         ("baudrate", 0),
+        ("baudrate", 9601),
         ("line_time_ms", -1.0),
         ("timeout_s", 0.0),
         ("heat_time", 300),
         ("dtr_busy_pin", 40),
         ("port", " "),
+        ("heat_dots", -1),
+        ("tear_feed_mm", -2.0),
     ],
 )
 def test_bad_settings_name_their_key(field: str, value: object) -> None:
-    with pytest.raises(ConfigError, match=f"printer.{field}"):
-        PrinterSettings(**{field: value})  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=f"^printer.{field}: expected "):
+        printer_config(DEFAULTS.printer, **{field: value})
+
+
+def test_settings_on_top_of_the_config_keep_the_rest() -> None:
+    settings = printer_config(DEFAULTS.printer, port="loop://", baudrate=None)
+    assert settings.port == "loop://"
+    assert settings.baudrate == DEFAULTS.printer.baudrate
+    assert settings.dtr_busy_pin is None
 
 
 def test_settings_give_the_paper_width_in_dots() -> None:
-    assert PrinterSettings().dots == 384
-    assert PrinterSettings(paper_width_mm=80).dots == 576
-    assert "line_time_ms" in PrinterSettings.field_names()
+    assert PrinterConfig().dots == 384
+    assert PrinterConfig(paper_width_mm=80).dots == 576
+
+
+def test_the_status_query_is_dle_eot_1_and_4() -> None:
+    # ESC/POS real-time status: DLE EOT 1 (printer), DLE EOT 4 (paper roll sensor).
+    assert (STATUS_ONLINE, STATUS_PAPER) == (b"\x10\x04\x01", b"\x10\x04\x04")
+    fake = FakePrinter()
+    printer_on(fake).status()
+    assert fake.data == STATUS_ONLINE + STATUS_PAPER
 
 
 # --- the print queue -------------------------------------------------------------------

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from pitable.box.config_title import configured_title
 from pitable.config import BoxConfig
 from pitable.errors import StoreError
-from pitable.rules import Options, Roll, Title, find_title, title_or_default
+from pitable.rules import Options, Roll, Title, find_title
 from pitable.rules.session import GameState, Mode, Turn, level
 
 log = logging.getLogger("pitable.box")
@@ -129,7 +130,7 @@ class Games:
             if games:
                 # The last game ended: the next one is of the title and mode chosen last.
                 return self.new_game(find_title(games[-1].title), games[-1].mode)
-        return self.new_game(title_or_default(self.settings.title), self.settings.mode)
+        return self.new_game(configured_title(self.settings), self.settings.mode)
 
     def new_game(self, title: Title, mode: str) -> Game:
         """Start a game of ``title`` in ``mode``, saved when the store takes it."""

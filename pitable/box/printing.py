@@ -1,35 +1,226 @@
 """The box's printer: a fresh sheet for the current title, printed in the background.
 
 The menu asks :class:`BoxPrinter` for a sheet; it draws one from a new seed and hands it to
-the :class:`~pitable.hw.printer.PrintSpooler`, whose thread does the slow part while the box
-goes on rolling. Each change of a job comes back to the controller as an event on its
-queue, so the status screen says when the sheet is done, or why it failed; a failed sheet
-keeps its picture and the menu offers to print it again.
+the :class:`PrintSpooler`, whose thread does the slow part (the printer module encodes
+and sends, paced) while the box goes on rolling. Each change of a job comes back to the
+controller as an event on its queue, so the status screen says when the sheet is done, or
+why it failed; a failed sheet keeps its picture and the menu offers to print it again.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
+import itertools
+import logging
+import queue
 import secrets
+import threading
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pitable.config import PrinterConfig
+from pitable.errors import PaperOut, PitableError, PrinterError, PrinterOffline, PrinterTimeout
 from pitable.hw.events import Event, PrinterChanged
-from pitable.hw.printer import JobState, JobStatus, PrinterSettings, PrintSpooler
 from pitable.rules import Title
 from pitable.rules.sheets import MAX_SEED, generate
 
+if TYPE_CHECKING:
+    from PIL import Image
 
-def printer_settings(config: PrinterConfig, **overrides: Any) -> PrinterSettings:
-    """The config's ``[printer]`` table as the printer's settings, with ``overrides`` on top."""
-    names = set(PrinterSettings.field_names())
-    values = {k: v for k, v in dataclasses.asdict(config).items() if k in names}
-    # The config says -1 where no busy line is wired.
-    if values.get("dtr_busy_pin") is not None and values["dtr_busy_pin"] < 0:
-        values["dtr_busy_pin"] = None
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    return PrinterSettings(**values)
+    from pitable.hw.printer import PrintReport
+
+log = logging.getLogger(__name__)
+
+
+# --- the background queue ------------------------------------------------------------
+
+
+class JobState(enum.Enum):
+    QUEUED = "queued"
+    PRINTING = "printing"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class ImagePrinter(Protocol):
+    def print_image(self, image: Image.Image) -> PrintReport: ...
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """A print job as the menu shows it."""
+
+    id: int
+    name: str
+    state: JobState
+    #: Why it failed, in a few words: "paper out", "offline", "timed out".
+    reason: str | None = None
+    #: The printer's own message for a failure.
+    detail: str | None = None
+    attempts: int = 0
+    report: PrintReport | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.state in (JobState.DONE, JobState.FAILED)
+
+    def __str__(self) -> str:
+        why = f": {self.reason}" if self.reason else ""
+        return f"print {self.id} ({self.name}) {self.state.value}{why}"
+
+
+def failure_reason(exc: BaseException) -> str:
+    if isinstance(exc, PaperOut):
+        return "paper out"
+    if isinstance(exc, PrinterTimeout):
+        return "timed out"
+    if isinstance(exc, PrinterOffline):
+        return "offline"
+    if isinstance(exc, PitableError):
+        return "printer error"
+    return "failed"
+
+
+@dataclass
+class _Job:
+    status: JobStatus
+    image: Any = field(repr=False)
+
+
+class PrintSpooler:
+    """Prints jobs one after the other on a thread of its own.
+
+    :meth:`submit` and :meth:`retry` never wait for the printer: they queue the job and
+    return its status at once. ``on_change`` is called from the spooler's thread with each
+    new status (queued, printing, done, failed); it must not block, and the box passes one
+    that puts an event on its queue. A failed job keeps its picture, so :meth:`retry`
+    prints it again.
+    """
+
+    def __init__(
+        self,
+        printer: ImagePrinter,
+        *,
+        on_change: Callable[[JobStatus], None] | None = None,
+    ) -> None:
+        self.printer = printer
+        self.on_change = on_change
+        self._jobs: dict[int, _Job] = {}
+        self._ids = itertools.count(1)
+        self._queue: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+        self._changed = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="pitable-printer", daemon=True)
+        self._closed = False
+        self._thread.start()
+
+    def submit(self, image: Image.Image, name: str = "sheet") -> JobStatus:
+        with self._changed:
+            if self._closed:
+                raise PrinterError("the print queue is closed")
+            status = JobStatus(next(self._ids), name, JobState.QUEUED)
+            self._jobs[status.id] = _Job(status, image)
+        self._queue.put(status.id)
+        self._notify(status)
+        return status
+
+    def retry(self, job_id: int) -> JobStatus:
+        """Queue a failed job again."""
+        with self._changed:
+            job = self._job(job_id)
+            if job.status.state is not JobState.FAILED:
+                raise PrinterError(f"print {job_id} is {job.status.state.value}, not failed")
+            status = JobStatus(
+                job_id, job.status.name, JobState.QUEUED, attempts=job.status.attempts
+            )
+            job.status = status
+        self._queue.put(job_id)
+        self._notify(status)
+        return status
+
+    def status(self, job_id: int) -> JobStatus:
+        with self._changed:
+            return self._job(job_id).status
+
+    def jobs(self) -> list[JobStatus]:
+        with self._changed:
+            return [j.status for j in self._jobs.values()]
+
+    def failed(self) -> list[JobStatus]:
+        return [s for s in self.jobs() if s.state is JobState.FAILED]
+
+    def wait(self, job_id: int, timeout: float | None = None) -> JobStatus:
+        """Block until the job is done or failed (for the command line and tests)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._job(job_id).status.finished, timeout)
+            return self._job(job_id).status
+
+    def close(self, timeout: float | None = None) -> None:
+        """Stop taking jobs; the thread ends after the job it is printing, if any."""
+        with self._changed:
+            self._closed = True
+        self._queue.put(None)
+        self._thread.join(timeout)
+
+    def _job(self, job_id: int) -> _Job:
+        try:
+            return self._jobs[job_id]
+        except KeyError:
+            raise PrinterError(f"no print job {job_id}") from None
+
+    def _set(self, job_id: int, **changes: Any) -> None:
+        with self._changed:
+            job = self._jobs[job_id]
+            old = job.status
+            job.status = JobStatus(
+                old.id,
+                old.name,
+                changes.get("state", old.state),
+                changes.get("reason"),
+                changes.get("detail"),
+                changes.get("attempts", old.attempts),
+                changes.get("report"),
+            )
+            status = job.status
+            self._changed.notify_all()
+        self._notify(status)
+
+    def _notify(self, status: JobStatus) -> None:
+        if self.on_change is None:
+            return
+        try:
+            self.on_change(status)
+        except Exception:
+            log.exception("print status callback failed")
+
+    def _run(self) -> None:
+        while True:
+            job_id = self._queue.get()
+            if job_id is None:
+                return
+            with self._changed:
+                job = self._jobs[job_id]
+                attempts = job.status.attempts + 1
+            self._set(job_id, state=JobState.PRINTING, attempts=attempts)
+            try:
+                report = self.printer.print_image(job.image)
+            except Exception as exc:
+                # The thread must outlive any failure: the box keeps printing later jobs.
+                reason = failure_reason(exc)
+                if not isinstance(exc, PitableError):
+                    log.exception("print %d failed", job_id)
+                else:
+                    # Reported through the job's status; the log keeps the detail.
+                    log.info("print %d failed: %s", job_id, exc)
+                self._set(
+                    job_id, state=JobState.FAILED, reason=reason, detail=str(exc), attempts=attempts
+                )
+            else:
+                self._set(job_id, state=JobState.DONE, attempts=attempts, report=report)
+
+
+# --- the box's printer ---------------------------------------------------------------
 
 
 class BoxPrinter:
@@ -38,7 +229,7 @@ class BoxPrinter:
     def __init__(
         self,
         printer: Any,
-        settings: PrinterSettings,
+        settings: PrinterConfig,
         *,
         seeds: Callable[[], int] = lambda: secrets.randbelow(MAX_SEED + 1),
     ) -> None:
@@ -114,7 +305,7 @@ def box_printer(
         return None
     from pitable.hw.printer import ThermalPrinter
 
-    settings = printer_settings(config)
+    settings = config
     if simulated:
         from pitable.hw.clock import FakeClock
         from pitable.hw.fake_printer import FakePrinter

@@ -50,9 +50,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from pitable.config import load_default_or
+    from pitable.box.config_title import load_checked
 
-    return load_default_or(getattr(args, "config", None)).config
+    return load_checked(getattr(args, "config", None)).config
 
 
 def _store(state_dir: str | None, config: Any) -> Any:

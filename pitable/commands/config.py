@@ -9,14 +9,9 @@ from __future__ import annotations
 import argparse
 
 from pitable import config as config_module
-from pitable.config import (
-    DEFAULT_CONFIG_PATH,
-    DEFAULTS,
-    LOCAL_UARTS,
-    Config,
-    DisplayConfig,
-    load_default_or,
-)
+from pitable.box.config_title import configured_title, load_checked
+from pitable.config import DEFAULT_CONFIG_PATH, DEFAULTS, Config, DisplayConfig
+from pitable.pins import I2C_PINS, LOCAL_UARTS, UART_PINS, signal_pins
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    config, source = load_default_or(args.path or args.config)
+    config, source = load_checked(args.path or args.config)
     if source is None:
         # Looked up at call time, so that tests can point the default somewhere else.
         default = config_module.DEFAULT_CONFIG_PATH
@@ -109,8 +104,9 @@ def wiring_rows(config: Config) -> list[tuple[str, str, str]]:
     if p.enabled:
         where = p.port
         if p.port in LOCAL_UARTS:
-            where += " (GPIO 14 TX, GPIO 15 RX)"
-        busy = "not wired" if p.dtr_busy_pin == -1 else f"GPIO {p.dtr_busy_pin}"
+            tx, rx = signal_pins(UART_PINS, "TXD", "RXD")
+            where += f" (GPIO {tx} TX, GPIO {rx} RX)"
+        busy = "not wired" if p.dtr_busy_pin is None else f"GPIO {p.dtr_busy_pin}"
         rows.append(
             (
                 "thermal printer",
@@ -138,7 +134,7 @@ def wiring_rows(config: Config) -> list[tuple[str, str, str]]:
     rows.append(
         (
             "game",
-            f"{box.title}, {box.mode} play",
+            f"{configured_title(box).key}, {box.mode} play",
             f"hold {box.hold_s:g} s for the menu, {tumble}, hazard blink {box.blink_ms} ms",
         )
     )
@@ -147,7 +143,8 @@ def wiring_rows(config: Config) -> list[tuple[str, str, str]]:
 
 def _i2c_bus_name(bus: int) -> str:
     if bus == 1:
-        return "I2C1 (GPIO 2 SDA, GPIO 3 SCL)"
+        sda, scl = signal_pins(I2C_PINS[1], "SDA", "SCL")
+        return f"I2C1 (GPIO {sda} SDA, GPIO {scl} SCL)"
     return f"/dev/i2c-{bus}"
 
 

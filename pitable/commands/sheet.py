@@ -11,11 +11,14 @@ from __future__ import annotations
 import argparse
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pitable.commands.dice import whole_number
 from pitable.errors import PrinterError, UsageError
 from pitable.rules.sheets import MAX_SEED, Sheet, generate
+
+if TYPE_CHECKING:
+    from pitable.config import PrinterConfig
 
 #: The formats ``sheet --out`` writes, by file extension.
 FORMATS = {".pdf": "PDF", ".png": "PNG", ".pbm": "PPM", ".txt": "text"}
@@ -121,13 +124,12 @@ def sheet_bytes(sheet: Sheet, suffix: str, *, width: int, paper: str, copies: in
     return buffer.getvalue()
 
 
-def printer_settings(args: argparse.Namespace) -> Any:
+def printer_settings(args: argparse.Namespace) -> PrinterConfig:
     """The config's [printer] table, with the command line's options on top."""
-    from pitable.box.printing import printer_settings as from_config
-    from pitable.config import load_default_or
+    from pitable.config import load_default_or, printer_config
 
     config = load_default_or(getattr(args, "config", None)).config.printer
-    return from_config(
+    return printer_config(
         config,
         port=args.port,
         baudrate=args.baud,
@@ -141,7 +143,8 @@ def printer_settings(args: argparse.Namespace) -> Any:
 def run_print(args: argparse.Namespace) -> int:
     sheet = make_sheet(args)
     settings = printer_settings(args)
-    from pitable.hw.printer import JobState, PrintSpooler, ThermalPrinter
+    from pitable.box.printing import JobState, PrintSpooler
+    from pitable.hw.printer import ThermalPrinter
     from pitable.render.sheet import render_sheet
 
     image = render_sheet(sheet, settings.dots)

@@ -11,16 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
-from pitable.config import I2C_PINS, LOCAL_UARTS, SPI_PINS, Config, load_default_or
+from pitable.config import Config, load_default_or
 from pitable.errors import UsageError
 from pitable.firmware import uses_i2c_buses
+from pitable.pins import I2C_PINS, LOCAL_UARTS, PHYSICAL_PIN, SPI_PINS
 
 #: BCM GPIO -> physical pin on the 40-pin header.
-HEADER_PIN = {
-    2: 3, 3: 5, 4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 0: 27, 5: 29, 6: 31,
-    13: 33, 19: 35, 26: 37, 14: 8, 15: 10, 18: 12, 23: 16, 24: 18, 25: 22, 8: 24, 7: 26,
-    1: 28, 12: 32, 16: 36, 20: 38, 21: 40,
-}
+HEADER_PIN = PHYSICAL_PIN
 _COLOURS = {"green": "#2e9e44", "purple": "#7b3fa8", "red": "#c62828", "status": "#455a64"}
 _INK = "#263238"
 
@@ -102,7 +99,7 @@ def wires(config: Config) -> list[Wire]:
     if p.enabled and p.port in LOCAL_UARTS:
         out += [Wire(14, "printer", "RX (from GPIO 14 TX)"),
                 Wire(15, "printer", "TX (divider to GPIO 15)")]
-    if p.enabled and p.dtr_busy_pin != -1:
+    if p.enabled and p.dtr_busy_pin is not None:
         out.append(Wire(p.dtr_busy_pin, "printer", "DTR busy"))
     return out
 

@@ -20,9 +20,10 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pitable.config import PAPER_DOTS
 from pitable.errors import PrinterOffline, PrinterTimeout
 from pitable.hw.clock import FakeClock
-from pitable.hw.printer import BITS_PER_BYTE, INVERT, PAPER_DOTS
+from pitable.hw.printer import BITS_PER_BYTE, INVERT
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -1,4 +1,4 @@
-"""The thermal printer: python-escpos over pyserial, paced to what the mechanism prints.
+"""The thermal printer: ESC/POS over pyserial, paced to what the mechanism prints.
 
 The cheap serial thermal printers (the CSN-A2 family that Adafruit sells, and the many
 ESC/POS units like it) have no flow control worth the name: bytes sent faster than the
@@ -11,52 +11,53 @@ the wire at ``baudrate``), so that at most about 2 KB (:data:`WINDOW_BYTES`) sit
 printer at once. Where the
 printer's DTR busy line is wired to a GPIO, it gates the writes instead of the model.
 
-A print runs in the background on a :class:`PrintSpooler`: the caller (the box's rolling
-loop) is never blocked, each job's state is reported, and a failed job can be retried.
+This module only encodes and sends; the queue that runs prints in the background lives
+with the box (:mod:`pitable.box.printing`). Its settings are the config's ``[printer]``
+table, :class:`~pitable.config.PrinterConfig`.
 
-Hardware libraries (pyserial, python-escpos, gpiozero) are imported where they are used,
-so that this module imports anywhere.
+Hardware libraries (pyserial, gpiozero) are imported where they are used, so that this
+module imports anywhere.
 """
 
 from __future__ import annotations
 
 import contextlib
-import enum
-import itertools
-import logging
-import queue
-import threading
-import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from pitable.config import PrinterConfig
 from pitable.errors import (
-    ConfigError,
     MissingDependency,
     PaperOut,
-    PitableError,
     PrinterError,
     PrinterOffline,
     PrinterTimeout,
 )
+from pitable.hw.clock import Clock, MonotonicClock
 
 if TYPE_CHECKING:
     from PIL import Image
-
-log = logging.getLogger(__name__)
 
 ESC = b"\x1b"
 GS = b"\x1d"
 DC2 = b"\x12"
 DLE_EOT = b"\x10\x04"
+#: ESC/POS real-time status requests, ``DLE EOT n``: n = 1 asks for the printer status
+#: (bit 3 set: offline), n = 4 for the paper roll sensor (bits 5 and 6 set: paper end).
+#: The printer answers each with one byte that has bits 1 and 4 set and bits 0 and 7
+#: clear, even in the middle of a job. (python-escpos's ``query_status`` sends the same
+#: bytes; only these two bytes were ever needed from it.)
+STATUS_ONLINE = DLE_EOT + b"\x01"
+STATUS_PAPER = DLE_EOT + b"\x04"
+OFFLINE_BIT = 0x08
+PAPER_END_BITS = 0x60
+#: ``ESC v 0``: the dc2 family's status request; bit 2 of the reply set means no paper.
+STATUS_DC2 = ESC + b"v\x00"
 INIT = ESC + b"@"
 #: Dots a millimetre on every printer of the kind (203 dpi).
 DOTS_PER_MM = 8
-PAPER_DOTS = {58: 384, 80: 576}
-IMAGE_COMMANDS = ("gsv0", "dc2")
 #: A band of picture holds at most this many bytes.
 BAND_BYTES = 512
 #: The most bytes the pacing lets sit in the printer: four bands and their feeds. The
@@ -68,95 +69,7 @@ BITS_PER_BYTE = 10
 STATUS_WAIT_S = 0.3
 
 
-@dataclass(frozen=True)
-class PrinterSettings:
-    """How the thermal printer is connected and how fast it prints (the ``[printer]`` table).
-
-    - ``port``: a device path (``/dev/serial0``, ``/dev/ttyUSB0``) or any pyserial URL
-      (``socket://printer.local:9100``, ``socket://127.0.0.1:9100`` for a capture,
-      ``loop://``).
-    - ``baudrate``: 19200 for most units; 9600 for some (printed on their self-test page).
-    - ``paper_width_mm``: 58 (384 dots printable) or 80 (576 dots).
-    - ``image_command``: ``gsv0`` (ESC/POS ``GS v 0`` raster) or ``dc2`` (``DC2 *``
-      bitmaps, for the Adafruit/CSN-A2 family).
-    - ``line_time_ms``: how long the mechanism takes for one printed dot row (about 30).
-    - ``feed_time_ms``: how long it takes to feed one blank dot row (about 2).
-    - ``dtr_busy_pin``: the BCM GPIO wired to the printer's DTR busy output (4 on the
-      reference wiring), or none: then writes are paced by the two times above.
-    - ``timeout_s``: a write, or the busy line, that hangs this long fails the print.
-    - ``heat_dots``, ``heat_time``, ``heat_interval``: the ``ESC 7`` heating parameters
-      sent to ``dc2`` printers (Adafruit's defaults: 11, 120, 40); darker with a longer
-      heat time, faster with more heating dots.
-    - ``tear_feed_mm``: paper fed after a sheet, so that it clears the tear bar.
-    """
-
-    # The defaults the config file also has come from its [printer] table, so the two
-    # cannot drift apart.
-    port: str = PrinterConfig.port
-    baudrate: int = PrinterConfig.baudrate
-    paper_width_mm: int = PrinterConfig.paper_width_mm
-    image_command: str = PrinterConfig.image_command
-    line_time_ms: float = PrinterConfig.line_time_ms
-    feed_time_ms: float = PrinterConfig.feed_time_ms
-    dtr_busy_pin: int | None = None
-    timeout_s: float = PrinterConfig.timeout_s
-    heat_dots: int = 11
-    heat_time: int = 120
-    heat_interval: int = 40
-    tear_feed_mm: float = 12.0
-
-    def __post_init__(self) -> None:
-        def bad(name: str, why: str) -> ConfigError:
-            value = getattr(self, name)
-            return ConfigError(f"printer.{name} = {value!r}: {why}")
-
-        if not self.port.strip():
-            raise bad("port", "expected a device path or a pyserial URL")
-        if self.baudrate <= 0:
-            raise bad("baudrate", "expected a positive number, such as 19200 or 9600")
-        if self.paper_width_mm not in PAPER_DOTS:
-            raise bad("paper_width_mm", "expected 58 or 80")
-        if self.image_command not in IMAGE_COMMANDS:
-            raise bad("image_command", f"expected one of {', '.join(IMAGE_COMMANDS)}")
-        for name in ("line_time_ms", "feed_time_ms", "tear_feed_mm"):
-            if getattr(self, name) < 0:
-                raise bad(name, "expected 0 or more")
-        if self.timeout_s <= 0:
-            raise bad("timeout_s", "expected a positive number of seconds")
-        for name in ("heat_dots", "heat_time", "heat_interval"):
-            if not 0 <= getattr(self, name) <= 255:
-                raise bad(name, "expected 0 to 255")
-        if self.dtr_busy_pin is not None and not 0 <= self.dtr_busy_pin <= 27:
-            raise bad("dtr_busy_pin", "expected a BCM GPIO number from 0 to 27")
-
-    @property
-    def dots(self) -> int:
-        """The printable width in dots."""
-        return PAPER_DOTS[self.paper_width_mm]
-
-    @classmethod
-    def field_names(cls) -> list[str]:
-        return [f.name for f in fields(cls)]
-
-
 # --- time and bytes ------------------------------------------------------------------
-
-
-class Clock(Protocol):
-    """Where the pacing reads the time and waits; a fake one makes tests instant."""
-
-    def now(self) -> float: ...
-
-    def sleep(self, seconds: float) -> None: ...
-
-
-class MonotonicClock:
-    def now(self) -> float:
-        return time.monotonic()
-
-    def sleep(self, seconds: float) -> None:
-        if seconds > 0:
-            time.sleep(seconds)
 
 
 class Transport(Protocol):
@@ -174,12 +87,12 @@ class Transport(Protocol):
 class SerialTransport:
     """A pyserial port or URL; pyserial's errors become the printer's own."""
 
-    def __init__(self, settings: PrinterSettings) -> None:
+    def __init__(self, settings: PrinterConfig) -> None:
         try:
             import serial
         except ImportError:
             raise MissingDependency(
-                "printing needs pyserial and python-escpos: pip install 'pitable[pi]'"
+                "printing needs pyserial: pip install 'pitable[pi]'"
             ) from None
         self.port = settings.port
         self._serial_module = serial
@@ -217,7 +130,7 @@ class SerialTransport:
         self._serial.close()
 
 
-def open_transport(settings: PrinterSettings) -> SerialTransport:
+def open_transport(settings: PrinterConfig) -> SerialTransport:
     return SerialTransport(settings)
 
 
@@ -244,7 +157,7 @@ class Chunk:
     printed_rows: int = 0
     fed_rows: int = 0
 
-    def mechanism_s(self, settings: PrinterSettings) -> float:
+    def mechanism_s(self, settings: PrinterConfig) -> float:
         return (
             self.printed_rows * settings.line_time_ms + self.fed_rows * settings.feed_time_ms
         ) / 1000
@@ -278,7 +191,7 @@ def feed(rows: int) -> list[Chunk]:
     return out
 
 
-def encode_image(image: Image.Image, settings: PrinterSettings) -> list[Chunk]:
+def encode_image(image: Image.Image, settings: PrinterConfig) -> list[Chunk]:
     """The whole print job for ``image``: set-up, bands of picture and feeds, tear-off feed.
 
     Runs of blank rows become paper feed; each band of printed rows is cut at its last
@@ -347,27 +260,6 @@ class PrintReport:
     model_s: float
 
 
-class _Link:
-    """A python-escpos printer whose raw writes go through the pacing and the transport."""
-
-    def __init__(self, write: Callable[[bytes], None], transport: Transport) -> None:
-        try:
-            from escpos.escpos import Escpos
-        except ImportError:
-            raise MissingDependency(
-                "printing needs python-escpos: pip install 'pitable[pi]'"
-            ) from None
-
-        class Link(Escpos):
-            def _raw(self, msg: bytes) -> None:
-                write(msg)
-
-            def _read(self) -> bytes:
-                return transport.read(1, STATUS_WAIT_S)
-
-        self.escpos = Link()
-
-
 class ThermalPrinter:
     """A serial thermal printer: status, and paced pictures.
 
@@ -378,17 +270,16 @@ class ThermalPrinter:
 
     def __init__(
         self,
-        settings: PrinterSettings | None = None,
+        settings: PrinterConfig | None = None,
         *,
         transport: Transport | None = None,
         clock: Clock | None = None,
         busy: Callable[[], bool] | None = None,
     ) -> None:
-        self.settings = settings or PrinterSettings()
+        self.settings = settings or PrinterConfig()
         self._transport = transport
         self.clock = clock or MonotonicClock()
         self._busy = busy
-        self._link: _Link | None = None
         #: When the UART will have sent everything written so far, by the model.
         self._wire_free = self.clock.now()
 
@@ -408,35 +299,37 @@ class ThermalPrinter:
         if self._transport is not None:
             self._transport.close()
             self._transport = None
-            self._link = None
 
     # --- status -----------------------------------------------------------------
 
     def status(self) -> PrinterStatus:
         """Ask the printer whether it is online and has paper, where it answers.
 
-        ESC/POS units answer ``DLE EOT 1`` and ``DLE EOT 4`` (python-escpos's
-        ``query_status``); the ``dc2`` family answers ``ESC v 0``. A reply that is not a
-        status byte (the echo of a ``loop://`` port, noise) counts as no answer.
+        ESC/POS units answer ``DLE EOT 1`` and ``DLE EOT 4``; the ``dc2`` family answers
+        ``ESC v 0``. A reply that is not a status byte (the echo of a ``loop://`` port,
+        noise) counts as no answer.
         """
         transport = self.transport
         transport.discard_input()
         if self.settings.image_command == "dc2":
-            self._write(ESC + b"v\x00")
+            self._write(STATUS_DC2)
             reply = transport.read(1, STATUS_WAIT_S)
             # Bit 2 set: no paper. The reply has no fixed bits to check it against.
             paper = None if len(reply) != 1 else not reply[0] & 0x04
             return PrinterStatus(online=None, paper=paper)
-        from escpos.constants import RT_STATUS_ONLINE, RT_STATUS_PAPER
-
-        if self._link is None:
-            self._link = _Link(self._write, transport)
-        online_reply = self._link.escpos.query_status(RT_STATUS_ONLINE)
-        paper_reply = self._link.escpos.query_status(RT_STATUS_PAPER)
-        online = not online_reply[0] & 0x08 if _is_status(online_reply) else None
-        # Bits 5 and 6: the paper-end sensor (python-escpos's RT_MASK_NOPAPER).
-        paper = (paper_reply[0] & 0x60) != 0x60 if _is_status(paper_reply) else None
+        online_reply = self._query(STATUS_ONLINE)
+        paper_reply = self._query(STATUS_PAPER)
+        online = not online_reply[0] & OFFLINE_BIT if _is_status(online_reply) else None
+        paper = (
+            (paper_reply[0] & PAPER_END_BITS) != PAPER_END_BITS
+            if _is_status(paper_reply)
+            else None
+        )
         return PrinterStatus(online=online, paper=paper)
+
+    def _query(self, request: bytes) -> bytes:
+        self._write(request)
+        return self.transport.read(1, STATUS_WAIT_S)
 
     def check(self) -> PrinterStatus:
         """Raise :class:`PaperOut` or :class:`PrinterOffline` when the printer says so."""
@@ -509,189 +402,3 @@ class ThermalPrinter:
 def _is_status(reply: bytes) -> bool:
     """A real-time status byte has bits 1 and 4 set and bits 0 and 7 clear."""
     return len(reply) == 1 and reply[0] & 0x93 == 0x12
-
-
-# --- the background queue ------------------------------------------------------------
-
-
-class JobState(enum.Enum):
-    QUEUED = "queued"
-    PRINTING = "printing"
-    DONE = "done"
-    FAILED = "failed"
-
-
-class ImagePrinter(Protocol):
-    def print_image(self, image: Image.Image) -> PrintReport: ...
-
-
-@dataclass(frozen=True)
-class JobStatus:
-    """A print job as the menu shows it."""
-
-    id: int
-    name: str
-    state: JobState
-    #: Why it failed, in a few words: "paper out", "offline", "timed out".
-    reason: str | None = None
-    #: The printer's own message for a failure.
-    detail: str | None = None
-    attempts: int = 0
-    report: PrintReport | None = None
-
-    @property
-    def finished(self) -> bool:
-        return self.state in (JobState.DONE, JobState.FAILED)
-
-    def __str__(self) -> str:
-        why = f": {self.reason}" if self.reason else ""
-        return f"print {self.id} ({self.name}) {self.state.value}{why}"
-
-
-def failure_reason(exc: BaseException) -> str:
-    if isinstance(exc, PaperOut):
-        return "paper out"
-    if isinstance(exc, PrinterTimeout):
-        return "timed out"
-    if isinstance(exc, PrinterOffline):
-        return "offline"
-    if isinstance(exc, PitableError):
-        return "printer error"
-    return "failed"
-
-
-@dataclass
-class _Job:
-    status: JobStatus
-    image: Any = field(repr=False)
-
-
-class PrintSpooler:
-    """Prints jobs one after the other on a thread of its own.
-
-    :meth:`submit` and :meth:`retry` never wait for the printer: they queue the job and
-    return its status at once. ``on_change`` is called from the spooler's thread with each
-    new status (queued, printing, done, failed); it must not block, and the box passes one
-    that puts an event on its queue. A failed job keeps its picture, so :meth:`retry`
-    prints it again.
-    """
-
-    def __init__(
-        self,
-        printer: ImagePrinter,
-        *,
-        on_change: Callable[[JobStatus], None] | None = None,
-    ) -> None:
-        self.printer = printer
-        self.on_change = on_change
-        self._jobs: dict[int, _Job] = {}
-        self._ids = itertools.count(1)
-        self._queue: queue.SimpleQueue[int | None] = queue.SimpleQueue()
-        self._changed = threading.Condition()
-        self._thread = threading.Thread(target=self._run, name="pitable-printer", daemon=True)
-        self._closed = False
-        self._thread.start()
-
-    def submit(self, image: Image.Image, name: str = "sheet") -> JobStatus:
-        with self._changed:
-            if self._closed:
-                raise PrinterError("the print queue is closed")
-            status = JobStatus(next(self._ids), name, JobState.QUEUED)
-            self._jobs[status.id] = _Job(status, image)
-        self._queue.put(status.id)
-        self._notify(status)
-        return status
-
-    def retry(self, job_id: int) -> JobStatus:
-        """Queue a failed job again."""
-        with self._changed:
-            job = self._job(job_id)
-            if job.status.state is not JobState.FAILED:
-                raise PrinterError(f"print {job_id} is {job.status.state.value}, not failed")
-            status = JobStatus(
-                job_id, job.status.name, JobState.QUEUED, attempts=job.status.attempts
-            )
-            job.status = status
-        self._queue.put(job_id)
-        self._notify(status)
-        return status
-
-    def status(self, job_id: int) -> JobStatus:
-        with self._changed:
-            return self._job(job_id).status
-
-    def jobs(self) -> list[JobStatus]:
-        with self._changed:
-            return [j.status for j in self._jobs.values()]
-
-    def failed(self) -> list[JobStatus]:
-        return [s for s in self.jobs() if s.state is JobState.FAILED]
-
-    def wait(self, job_id: int, timeout: float | None = None) -> JobStatus:
-        """Block until the job is done or failed (for the command line and tests)."""
-        with self._changed:
-            self._changed.wait_for(lambda: self._job(job_id).status.finished, timeout)
-            return self._job(job_id).status
-
-    def close(self, timeout: float | None = None) -> None:
-        """Stop taking jobs; the thread ends after the job it is printing, if any."""
-        with self._changed:
-            self._closed = True
-        self._queue.put(None)
-        self._thread.join(timeout)
-
-    def _job(self, job_id: int) -> _Job:
-        try:
-            return self._jobs[job_id]
-        except KeyError:
-            raise PrinterError(f"no print job {job_id}") from None
-
-    def _set(self, job_id: int, **changes: Any) -> None:
-        with self._changed:
-            job = self._jobs[job_id]
-            old = job.status
-            job.status = JobStatus(
-                old.id,
-                old.name,
-                changes.get("state", old.state),
-                changes.get("reason"),
-                changes.get("detail"),
-                changes.get("attempts", old.attempts),
-                changes.get("report"),
-            )
-            status = job.status
-            self._changed.notify_all()
-        self._notify(status)
-
-    def _notify(self, status: JobStatus) -> None:
-        if self.on_change is None:
-            return
-        try:
-            self.on_change(status)
-        except Exception:
-            log.exception("print status callback failed")
-
-    def _run(self) -> None:
-        while True:
-            job_id = self._queue.get()
-            if job_id is None:
-                return
-            with self._changed:
-                job = self._jobs[job_id]
-                attempts = job.status.attempts + 1
-            self._set(job_id, state=JobState.PRINTING, attempts=attempts)
-            try:
-                report = self.printer.print_image(job.image)
-            except Exception as exc:
-                # The thread must outlive any failure: the box keeps printing later jobs.
-                reason = failure_reason(exc)
-                if not isinstance(exc, PitableError):
-                    log.exception("print %d failed", job_id)
-                else:
-                    # Reported through the job's status; the log keeps the detail.
-                    log.info("print %d failed: %s", job_id, exc)
-                self._set(
-                    job_id, state=JobState.FAILED, reason=reason, detail=str(exc), attempts=attempts
-                )
-            else:
-                self._set(job_id, state=JobState.DONE, attempts=attempts, report=report)
