@@ -1,35 +1,53 @@
 """The ``pitable`` command: argument parsing and wiring, no logic of its own.
 
-Each group of subcommands lives in a module of :mod:`pitable.commands` with a
-``register(subparsers)`` function; those modules import nothing heavy at the top, so that
-``pitable options`` starts fast on any machine. Every error a user can cause ends as one
-line on stderr and a non-zero exit status, never a traceback.
+Each command lives in a module of :mod:`pitable.commands` with a ``setup_<name>(parser)``
+function that gives the command its description, arguments and run function. The table
+below names every command, its one-line help and its module, so that ``pitable --help``
+lists them all without importing any; a run imports only the module of the command it
+runs, so that ``pitable options`` starts fast on any machine. Every error a user can cause
+ends as one line on stderr and a non-zero exit status, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, NoReturn
 
 from pitable import __version__
-from pitable.errors import PitableError
+from pitable.errors import EXIT_FAILURE, EXIT_USAGE, PitableError
 
-#: The modules that add subcommands, in the order ``pitable --help`` lists them.
-COMMAND_MODULES = (
-    "pitable.commands.dice",
-    "pitable.commands.box",
-    "pitable.commands.config",
-    "pitable.commands.session",
-    "pitable.commands.sheet",
-    "pitable.commands.doctor",
-    "pitable.commands.wiring",
+if TYPE_CHECKING:
+    import logging
+
+#: Every command in the order ``pitable --help`` lists them: its name, its one-line help
+#: and the module of :mod:`pitable.commands` that holds its ``setup_<name>`` function.
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("options", "what one or more rolls allow in a title", "dice"),
+    ("roll", "roll the three dice", "dice"),
+    ("fairness", "roll many times and test each die for fairness", "dice"),
+    ("run", "run the box on its real parts, from the config", "box"),
+    ("sim", "run the whole box on fakes: live in the terminal, or from a script", "box"),
+    ("config", "check the configuration file, or print one to start from", "config"),
+    ("history", "the rolls of a saved game", "session"),
+    ("level", "the adventurer level of a solo score", "session"),
+    ("sheet", "write a fresh adventure sheet as a PDF, PNG, PBM or text map", "sheet"),
+    ("print", "print a fresh adventure sheet on the thermal printer", "sheet"),
+    ("doctor", "check every configured part on the Pi and say what is wired wrong", "doctor"),
+    ("wiring", "print the wiring the config describes, or draw it as SVG", "wiring"),
 )
 
-EXIT_USAGE = 2
+#: The commands that use no part of the box and log nothing. They skip setting up logging:
+#: importing it costs about a quarter of what ``pitable options`` takes to start.
+QUIET_COMMANDS = frozenset({"options", "level", "config", "wiring", "sheet"})
+
+EPILOG = (
+    "Exit status: 0 when the command did its job; 2 for a wrong argument, config or input"
+    " file; 1 when a part of the box or the system fails at run time (a printer that does"
+    " not answer, a display that is unplugged, an error from the operating system)."
+)
 
 #: Optional libraries by import name: what to tell a user who lacks them.
 OPTIONAL_PACKAGES = {
@@ -49,10 +67,13 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> Parser:
+def build_parser(commands: Collection[str] | None = None) -> Parser:
+    """The whole parser; only the commands named in ``commands`` (all when None) get their
+    arguments, and only their modules are imported. The others are listed by name and help."""
     parser = Parser(
         prog="pitable",
         description="A dice box for the Penny Papers Adventures games.",
+        epilog=EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"pitable {__version__}")
     parser.add_argument(
@@ -67,43 +88,69 @@ def build_parser() -> Parser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    for name, summary, module in COMMANDS:
+        command = sub.add_parser(name, help=summary)
+        if commands is None or name in commands:
+            setup = getattr(importlib.import_module(f"pitable.commands.{module}"), f"setup_{name}")
+            setup(command)
     return parser
 
 
-class _StderrHandler(logging.Handler):
-    """Log lines on stderr as ``pitable: message``, to whatever sys.stderr is at the time."""
+def command_in(argv: Sequence[str]) -> str | None:
+    """The command word of ``argv``: its first word that is neither an option of ``pitable``
+    nor the value of ``--config`` (argparse also takes any prefix of it, such as ``--conf``)."""
+    takes_value = False
+    for word in argv:
+        if takes_value:
+            takes_value = False
+        elif len(word) >= 3 and "--config".startswith(word):
+            takes_value = True
+        elif not word.startswith("-"):
+            return word
+    return None
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.setFormatter(logging.Formatter("pitable: %(message)s"))
 
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            sys.stderr.write(self.format(record) + "\n")
-            sys.stderr.flush()
-        except Exception:
-            self.handleError(record)
+class _Stderr:
+    """Writes to whatever sys.stderr is at the time, so that a replaced stderr (a test's
+    capture, a closed pipe) gets the log lines written after the replacement."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 def setup_logging(verbose: bool) -> None:
+    """Log lines of the ``pitable`` loggers on stderr as ``pitable: message``."""
+    import logging
+
     root = logging.getLogger("pitable")
-    root.handlers = [h for h in root.handlers if not isinstance(h, _StderrHandler)]
-    root.addHandler(_StderrHandler())
+    root.handlers = [h for h in root.handlers if not _is_ours(h)]
+    handler = logging.StreamHandler(_Stderr())
+    handler.setFormatter(logging.Formatter("pitable: %(message)s"))
+    root.addHandler(handler)
     root.setLevel(logging.INFO if verbose else logging.WARNING)
     root.propagate = False
 
 
+def _is_ours(handler: logging.Handler) -> bool:
+    return isinstance(getattr(handler, "stream", None), _Stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    command = command_in(argv)
+    parser = build_parser(() if command is None else (command,))
     args = parser.parse_args(argv)
-    setup_logging(args.verbose)
+    if args.command not in QUIET_COMMANDS:
+        setup_logging(args.verbose)
     try:
         return int(args.run(args) or 0)
     except PitableError as exc:
         print(f"pitable {args.command}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return exc.exit_status
     except ModuleNotFoundError as exc:
         package = OPTIONAL_PACKAGES.get((exc.name or "").split(".")[0])
         if package is None:
@@ -121,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"pitable {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     except KeyboardInterrupt:
         return 130
 

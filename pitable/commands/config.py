@@ -19,12 +19,8 @@ from pitable.config import (
 )
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "config",
-        help="check the configuration file, or print one to start from",
-        description="The box's configuration: one TOML file naming its parts and pins.",
-    )
+def setup_config(p: argparse.ArgumentParser) -> None:
+    p.description = "The box's configuration: one TOML file naming its parts and pins."
     config_sub = p.add_subparsers(dest="config_command", metavar="ACTION")
     config_sub.required = True
 

@@ -14,11 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pitable.errors import HardwareError
-
-
-class GpioError(HardwareError):
-    """A pin could not be claimed or the pin library could not be loaded."""
+from pitable.errors import GpioError
 
 
 @dataclass(frozen=True)
