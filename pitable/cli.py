@@ -11,9 +11,10 @@ ends as one line on stderr and a non-zero exit status, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING, NoReturn
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from pitable import __version__
 from pitable.errors import EXIT_FAILURE, EXIT_USAGE, PitableError
@@ -59,16 +60,56 @@ OPTIONAL_PACKAGES = {
 }
 
 
+def _terminal_columns() -> int:
+    """The width of the terminal, as ``shutil.get_terminal_size()`` gives it to argparse.
+
+    Written here because argparse makes a help formatter for every argument it adds (to check
+    its metavar), and the formatter imports shutil for this one number: shutil pulls in bz2 and
+    lzma, which cost ``pitable options`` more than parsing its arguments does.
+    """
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0 and sys.__stdout__ is not None:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (ValueError, OSError):  # not a terminal, or stdout closed
+            columns = 0
+    return columns or 80
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, told the terminal's width so that it need not import shutil."""
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2  # as argparse does
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, without the usage block."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser(commands: Collection[str] | None = None) -> Parser:
-    """The whole parser; only the commands named in ``commands`` (all when None) get their
-    arguments, and only their modules are imported. The others are listed by name and help."""
+def build_parser(command: str | None = None) -> Parser:
+    """The parser of ``pitable``, with:
+
+    - ``command`` one of :data:`COMMANDS`: that command alone, and only its module imported;
+    - ``command`` None: every command with its arguments, every module imported;
+    - anything else (no command, a wrong one): every command by name and help, for
+      ``pitable --help`` and for the error that lists them, no module imported.
+    """
     parser = Parser(
         prog="pitable",
         description="A dice box for the Penny Papers Adventures games.",
@@ -87,13 +128,16 @@ def build_parser(commands: Collection[str] | None = None) -> Parser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
+    known = any(name == command for name, _, _ in COMMANDS)
     for name, summary, module in COMMANDS:
-        command = sub.add_parser(name, help=summary)
-        if commands is None or name in commands:
+        if known and name != command:
+            continue  # each parser costs a few gettext look-ups: build only the one used
+        parser_of_command = sub.add_parser(name, help=summary)
+        if command is None or name == command:
             # __import__ rather than importlib.import_module: ``python -X importtime``, with
             # which start-up is measured, does not report modules imported through importlib.
             found = __import__(f"pitable.commands.{module}", fromlist=["_"])
-            getattr(found, f"setup_{name}")(command)
+            getattr(found, f"setup_{name}")(parser_of_command)
     return parser
 
 
@@ -142,8 +186,7 @@ def _is_ours(handler: logging.Handler) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
-    command = command_in(argv)
-    parser = build_parser(() if command is None else (command,))
+    parser = build_parser(command_in(argv) or "")
     args = parser.parse_args(argv)
     if args.command not in QUIET_COMMANDS:
         setup_logging(args.verbose)
