@@ -1,10 +1,25 @@
-"""The exceptions pitable raises, one base per subsystem under :class:`PitableError`."""
+"""The exceptions pitable raises, one base per subsystem under :class:`PitableError`.
+
+Each class also says which exit status ``pitable`` ends with when it reaches the command
+line: 2 (:data:`EXIT_USAGE`) for something the user can correct in the command, the config
+or an input file; 1 (:data:`EXIT_FAILURE`) for a part or the system failing at run time.
+"""
 
 from __future__ import annotations
+
+from typing import ClassVar
+
+#: The exit status for a wrong argument, config or input file.
+EXIT_USAGE = 2
+#: The exit status for a part of the box or the system failing at run time.
+EXIT_FAILURE = 1
 
 
 class PitableError(Exception):
     """Base class of every error pitable raises on purpose."""
+
+    #: What ``pitable`` exits with when this error ends a command.
+    exit_status: ClassVar[int] = EXIT_USAGE
 
 
 # --- rules -----------------------------------------------------------------
@@ -35,6 +50,16 @@ class BadDangerCount(RulesError, ValueError):
 
 class HardwareError(PitableError):
     """A part of the box failed or is missing."""
+
+    exit_status = EXIT_FAILURE
+
+
+class GpioError(HardwareError):
+    """A pin could not be claimed or the pin library could not be loaded."""
+
+
+class DisplayError(HardwareError, OSError):
+    """A panel did not answer; the message names its bus and address."""
 
 
 class EntropyError(HardwareError):
@@ -81,6 +106,8 @@ class StoreError(PitableError):
 
 class StoreUnavailable(StoreError, OSError):
     """The session store cannot be opened, not even as a fresh database."""
+
+    exit_status = EXIT_FAILURE
 
 
 class StoreDamaged(StoreError):

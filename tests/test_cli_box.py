@@ -78,7 +78,8 @@ def test_run_off_the_pi_says_what_is_missing_in_one_line(tmp_path: Path) -> None
         [sys.executable, "-m", "pitable", "run", "--state-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=60, env=env, check=False,
     )
-    assert result.returncode == 2
+    # No pin library works here: the system lacks a part, exit status 1.
+    assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0
     assert "pitable sim" in result.stderr and "Traceback" not in result.stderr
 

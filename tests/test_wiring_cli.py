@@ -9,12 +9,17 @@ from pathlib import Path
 import pytest
 
 from pitable.cli import main
-from pitable.commands.config import wiring_table
-from pitable.commands.wiring import HEADER_PIN, wires, wiring_svg
-from pitable.config import DEFAULTS, bus_pins, loads_config, pin_claims
+from pitable.commands.config import wiring_rows, wiring_table
+from pitable.config import DEFAULTS, Config, bus_pins, loads_config, pin_claims
+from pitable.render.wiring_diagram import HEADER_PIN, wires, wiring_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 DOCS = Path(__file__).parent.parent / "docs"
+
+
+def draw(config: Config) -> str:
+    """The picture that ``pitable wiring --svg`` writes for ``config``."""
+    return wiring_svg(config, wiring_rows(config))
 
 
 def texts(svg: str) -> list[str]:
@@ -54,18 +59,18 @@ def test_svg_draws_every_pin_and_part(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_the_committed_picture_is_the_default_wiring() -> None:
     # Regenerate with: pitable wiring --svg docs/wiring.svg
-    assert (DOCS / "wiring.svg").read_text() == wiring_svg(DEFAULTS)
+    assert (DOCS / "wiring.svg").read_text() == draw(DEFAULTS)
 
 
 def test_text_from_the_config_is_escaped() -> None:
     printer = dataclasses.replace(DEFAULTS.printer, port='socket://a&b<"c">:9100')
-    svg = wiring_svg(dataclasses.replace(DEFAULTS, printer=printer))
+    svg = draw(dataclasses.replace(DEFAULTS, printer=printer))
     assert any('socket://a&b<"c">:9100' in t for t in texts(svg))
 
 
 def test_a_different_config_draws_different_wires() -> None:
     config = loads_config("[encoder]\nenabled = false\n[leds]\npins = [16, 20]\n")
-    labels = texts(wiring_svg(config))
+    labels = texts(draw(config))
     # The encoder is left only in the table underneath, as "off".
     assert labels.count("encoder") == 1 and "LED 3" not in labels
     assert "pin 36 · GPIO 16" in labels and "pin 29 · GPIO 5" not in labels

@@ -16,22 +16,20 @@ log = logging.getLogger("pitable.box")
 GIF_SUFFIXES = (".gif",)
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "run",
-        help="run the box on its real parts, from the config",
-        description="Run the dice box: the parts named in the config (--config, default"
-        " /etc/pitable/pitable.toml), until stopped.",
+def setup_run(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Run the dice box: the parts named in the config (--config, default"
+        " /etc/pitable/pitable.toml), until stopped."
     )
     p.add_argument("--state-dir", metavar="DIR", help="where the games are kept")
     p.set_defaults(run=run_box)
 
-    p = sub.add_parser(
-        "sim",
-        help="run the whole box on fakes: live in the terminal, or from a script",
-        description="The box on fakes of every part. Without --script: live in this"
+
+def setup_sim(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "The box on fakes of every part. Without --script: live in this"
         " terminal (space rolls, h holds, arrows turn the encoder, enter pushes, q quits)."
-        " With --script: headless, e.g. --script press,press,hold,turn+1,push.",
+        " With --script: headless, e.g. --script press,press,hold,turn+1,push."
     )
     p.add_argument("--script", metavar="STEPS",
                    help="comma-separated: press, hold, push, turn+N, turn-N, waitMS,"

@@ -14,12 +14,8 @@ from pitable.config import DEFAULT_CONFIG_PATH, DEFAULTS, Config, DisplayConfig
 from pitable.pins import I2C_PINS, LOCAL_UARTS, UART_PINS, signal_pins
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "config",
-        help="check the configuration file, or print one to start from",
-        description="The box's configuration: one TOML file naming its parts and pins.",
-    )
+def setup_config(p: argparse.ArgumentParser) -> None:
+    p.description = "The box's configuration: one TOML file naming its parts and pins."
     config_sub = p.add_subparsers(dest="config_command", metavar="ACTION")
     config_sub.required = True
 

@@ -1,7 +1,8 @@
 """``pitable options``, ``roll`` and ``fairness``: the rules core on the command line.
 
 Nothing here imports a hardware or drawing library at the top: these commands start fast
-anywhere. Pillow is imported only when ``fairness --png`` asks for a picture.
+anywhere. The entropy source is imported only by the commands that roll, and Pillow only
+when ``fairness --png`` asks for a picture.
 """
 
 from __future__ import annotations
@@ -12,16 +13,7 @@ import sys
 from typing import Any
 
 from pitable.errors import UsageError
-from pitable.hw.entropy import DEFAULT_DEVICE, open_source
-from pitable.rules import (
-    DICE_SETS_HELP,
-    Roll,
-    all_titles,
-    draw_rolls,
-    find_dice_set,
-    find_title,
-)
-from pitable.rules.fairness import fairness
+from pitable.rules import DICE_SETS_HELP, Roll, all_titles, draw_rolls, find_dice_set, find_title
 
 
 def whole_number(minimum: int) -> Any:
@@ -47,6 +39,10 @@ def add_dice_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    # Here, not at the top: the entropy module's health tests import hashlib and logging,
+    # which ``pitable options`` does not need.
+    from pitable.hw.entropy import DEFAULT_DEVICE
+
     parser.add_argument(
         "--rng-device",
         default=DEFAULT_DEVICE,
@@ -61,13 +57,11 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "options",
-        help="what one or more rolls allow in a title",
-        description="What each ROLL allows in GAME. Each ROLL is three faces, green, purple"
+def setup_options(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "What each ROLL allows in GAME. Each ROLL is three faces, green, purple"
         " and red, separated by commas: 2,3,5 or *,3,5 (* is that die's special face)."
-        " Each ROLL is read on its own.",
+        " Each ROLL is read on its own."
     )
     p.add_argument("game", metavar="GAME", help="valley, island or temple")
     p.add_argument("rolls", metavar="ROLL", nargs="+")
@@ -82,14 +76,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_dice_argument(p)
     p.set_defaults(run=run_options)
 
-    p = sub.add_parser("roll", help="roll the three dice")
+
+def setup_roll(p: argparse.ArgumentParser) -> None:
     p.add_argument("--count", type=whole_number(1), default=1, metavar="N", help="rolls (1)")
     p.add_argument("--json", action="store_true", help="each roll as [green, purple, red]")
     add_source_arguments(p)
     add_dice_argument(p)
     p.set_defaults(run=run_roll)
 
-    p = sub.add_parser("fairness", help="roll many times and test each die for fairness")
+
+def setup_fairness(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--rolls", type=whole_number(1), default=10_000, metavar="N", help="rolls (10000)"
     )
@@ -122,6 +118,8 @@ def run_options(args: argparse.Namespace) -> int:
 
 
 def run_roll(args: argparse.Namespace) -> int:
+    from pitable.hw.entropy import open_source
+
     dice = find_dice_set(args.dice)
     source = open_source(args.rng_device, require=args.require_hwrng)
     # Draw every roll before printing any, so that a refused source prints no roll at all.
@@ -132,6 +130,9 @@ def run_roll(args: argparse.Namespace) -> int:
 
 
 def run_fairness(args: argparse.Namespace) -> int:
+    from pitable.hw.entropy import open_source
+    from pitable.rules.fairness import fairness
+
     if args.png and not args.png.lower().endswith(".png"):
         raise UsageError(f"--png {args.png}: expected a file name ending in .png")
     dice = find_dice_set(args.dice)

@@ -6,14 +6,12 @@ import argparse
 from pathlib import Path
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "doctor",
-        help="check every configured part on the Pi and say what is wired wrong",
-        description="Check each part the config names: the boot config, the I2C mux, each"
+def setup_doctor(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Check each part the config names: the boot config, the I2C mux, each"
         " OLED, the printer, /dev/hwrng (SP 800-90B and FIPS 140-2 tests) and the GPIO"
         " pins. One line per part; exit status 0 only when every check passes. Stop the"
-        " service first (sudo systemctl stop pitable): it holds the pins.",
+        " service first (sudo systemctl stop pitable): it holds the pins."
     )
     p.add_argument("--boot-dir", metavar="DIR", type=Path,
                    help="the boot partition (default /boot/firmware, else /boot)")

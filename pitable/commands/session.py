@@ -36,12 +36,9 @@ def count(text: str) -> int:
     return value
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "history",
-        help="the rolls of a saved game",
-        description="List the rolls of a game saved by the box: the game in progress, or"
-        " the game ID.",
+def setup_history(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "List the rolls of a game saved by the box: the game in progress, or the game ID."
     )
     p.add_argument("--game", type=count, metavar="ID", help="a game's id (default: current)")
     p.add_argument("--json", action="store_true", help="one JSON object a line, per roll")
@@ -53,11 +50,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.set_defaults(run=run_history)
 
-    p = sub.add_parser(
-        "level",
-        help="the adventurer level of a solo score",
-        description="The adventurer level a solo SCORE earns in GAME, and the stars that"
-        " the next level takes.",
+
+def setup_level(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "The adventurer level a solo SCORE earns in GAME, and the stars that"
+        " the next level takes."
     )
     p.add_argument("game", metavar="GAME", help="valley, island or temple")
     p.add_argument("score", metavar="SCORE", type=stars, help=STARS_HELP)

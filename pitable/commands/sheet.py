@@ -36,14 +36,12 @@ def add_sheet_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--side", default="a", metavar="a|b", help="the side of the sheet (a)")
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "sheet",
-        help="write a fresh adventure sheet as a PDF, PNG, PBM or text map",
-        description="Write a fresh adventure sheet for GAME to FILE; the format follows the"
+def setup_sheet(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Write a fresh adventure sheet for GAME to FILE; the format follows the"
         " extension: .pdf (spaces of 10 mm when printed at actual size, two sheets a"
         " page), .png or .pbm (the thermal printer's strip, or --width pixels wide), .txt"
-        " (the map as letters).",
+        " (the map as letters)."
     )
     add_sheet_arguments(p)
     p.add_argument("--out", metavar="FILE", required=True, help="the file to write")
@@ -64,11 +62,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.set_defaults(run=run_sheet)
 
-    p = sub.add_parser(
-        "print",
-        help="print a fresh adventure sheet on the thermal printer",
-        description="Print a fresh adventure sheet for GAME on the thermal printer named by"
-        " the configuration's [printer] table; the options below override it.",
+
+def setup_print(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Print a fresh adventure sheet for GAME on the thermal printer named by"
+        " the configuration's [printer] table; the options below override it."
     )
     add_sheet_arguments(p)
     p.add_argument(

@@ -13,13 +13,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from pitable.errors import HardwareError
+from pitable.errors import GpioError
 from pitable.hw.clock import Clock, MonotonicClock
 from pitable.hw.events import ButtonDown, ButtonUp, Event, Pushed, Turned
-
-
-class GpioError(HardwareError):
-    """A pin could not be claimed or the pin library could not be loaded."""
 
 
 def pin_factory(name: str) -> Any:

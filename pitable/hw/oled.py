@@ -23,11 +23,7 @@ from typing import Any, Protocol
 
 from PIL import Image, ImageChops
 
-from pitable.errors import HardwareError
-
-
-class DisplayError(HardwareError, OSError):
-    """A panel did not answer; the message names its bus and address."""
+from pitable.errors import DisplayError, HardwareError
 
 
 class Panel(Protocol):
