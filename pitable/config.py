@@ -222,6 +222,10 @@ class EntropyConfig:
         6.0, "Assessed bits of entropy per byte for the health tests.",
         low=0, high=8, low_open=True, what="bits per byte",
     )
+    deadline_s: float = setting(
+        2.0, "How long the generator may give nothing before it counts as failed.",
+        low=0, high=60, low_open=True, unit=" s",
+    )
 
 
 @dataclass(frozen=True)

@@ -218,8 +218,11 @@ def test_closing_the_box_closes_the_random_generator_device(tmp_path: Path) -> N
     config = dataclasses.replace(DEFAULTS, entropy=EntropyConfig(device=str(device)))
     built = build_box(config, backends=Backends.simulated(config))
     built.box.entropy.read(1)  # opens the device
-    raw = built.box.entropy.primary.raw  # type: ignore[attr-defined]
-    assert raw._stream is not None and not raw._stream.closed
-    stream = raw._stream
+    pooled = built.box.entropy.primary  # type: ignore[attr-defined]
+    raw = pooled.inner.raw
+    assert raw._fd is not None
+    fd = raw._fd
     built.close()
-    assert stream.closed
+    assert raw._fd is None and not pooled._thread.is_alive()
+    with pytest.raises(OSError):
+        os.fstat(fd)

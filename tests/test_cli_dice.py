@@ -82,8 +82,10 @@ def test_roll_count_and_json(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert code == 0
     rolls = [json.loads(line) for line in out.splitlines()]
     assert len(rolls) == 500
-    for roll in rolls:
+    for line in rolls:
+        roll = line["roll"]
         assert len(roll) == 3 and all(f == "*" or 1 <= f <= 5 for f in roll)
+        assert line["source"] in ("hwrng:/dev/hwrng", "os")
     code, out, _ = run(capsys, "roll", "--count", "3")
     assert len(out.splitlines()) == 3
 
@@ -161,3 +163,102 @@ def test_no_traceback_from_a_subprocess() -> None:
     )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+# --- a device that gives nothing, and the config's [entropy] --------------------------
+
+
+def pitable(*argv: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pitable", *argv], capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
+def test_roll_from_a_fifo_nobody_writes_to_falls_back_after_the_deadline(
+    tmp_path: Path,
+) -> None:
+    fifo = tmp_path / "hwrng"
+    os.mkfifo(fifo)
+    result = pitable("roll", "--rng-device", str(fifo), "--rng-deadline", "0.3", "--json",
+                     "--count", "3")
+    assert result.returncode == 0
+    assert [json.loads(line)["source"] for line in result.stdout.splitlines()] == ["os"] * 3
+    assert result.stderr.count("\n") == 1
+    assert f"{fifo} gave no random bytes within 0.3 s" in result.stderr
+    assert "operating system's generator" in result.stderr
+
+
+def test_roll_from_a_fifo_nobody_writes_to_is_refused_when_required(tmp_path: Path) -> None:
+    fifo = tmp_path / "hwrng"
+    os.mkfifo(fifo)
+    result = pitable("roll", "--rng-device", str(fifo), "--rng-deadline", "0.3",
+                     "--require-hwrng")
+    assert result.returncode == 1  # a part failing at run time
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and str(fifo) in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_doctor_does_not_hang_on_a_fifo_nobody_writes_to(tmp_path: Path) -> None:
+    fifo = tmp_path / "hwrng"
+    os.mkfifo(fifo)
+    result = pitable("doctor", "--rng-device", str(fifo))
+    assert result.returncode == 1
+    line = next(x for x in result.stdout.splitlines() if "random generator" in x)
+    assert f"{fifo} gave 0 of 20000 bytes" in line
+
+
+@pytest.fixture
+def device(tmp_path: Path) -> Path:
+    path = tmp_path / "good-hwrng"
+    path.write_bytes(os.urandom(8192))
+    return path
+
+
+def write_config(tmp_path: Path, device: Path, require: bool) -> Path:
+    config = tmp_path / "pitable.toml"
+    config.write_text(
+        f'[entropy]\ndevice = "{device}"\nrequire_hwrng = {str(require).lower()}\n'
+    )
+    return config
+
+
+def test_roll_and_fairness_follow_the_config_entropy_table(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, device: Path
+) -> None:
+    config = write_config(tmp_path, device, require=True)
+    code, out, err = run(capsys, "--config", str(config), "roll", "--json", "--count", "4")
+    assert code == 0 and err == ""
+    assert {json.loads(line)["source"] for line in out.splitlines()} == {f"hwrng:{device}"}
+    code, out, err = run(capsys, "--config", str(config), "fairness", "--rolls", "100",
+                         "--json")
+    assert code == 0 and err == ""
+    assert json.loads(out)["source"] == f"hwrng:{device}"
+    missing = write_config(tmp_path, tmp_path / "missing", require=True)
+    for command in (["roll"], ["fairness", "--rolls", "10"]):
+        code, out, err = run(capsys, "--config", str(missing), *command)
+        assert code == 1 and out == "" and len(err.splitlines()) == 1  # a missing part
+        assert str(tmp_path / "missing") in err
+
+
+def test_options_override_the_config_entropy_table(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, device: Path
+) -> None:
+    missing = write_config(tmp_path, tmp_path / "missing", require=True)
+    code, out, _ = run(capsys, "--config", str(missing), "roll", "--json",
+                       "--rng-device", str(device))
+    assert code == 0 and json.loads(out)["source"] == f"hwrng:{device}"
+    code, out, err = run(capsys, "--config", str(missing), "fairness", "--rolls", "50",
+                         "--json", "--no-require-hwrng")
+    assert code == 0 and json.loads(out)["source"] == "os"
+    assert err.count("operating system's generator") == 1
+    lenient = write_config(tmp_path, tmp_path / "missing", require=False)
+    code, out, err = run(capsys, "--config", str(lenient), "roll", "--require-hwrng")
+    assert code == 1 and out == ""
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "61", "soon"])
+def test_a_bad_deadline_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    code, out, err = run(capsys, "roll", "--rng-deadline", value)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and "--rng-deadline" in err

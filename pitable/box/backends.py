@@ -197,7 +197,8 @@ def display_bus(
 def _open_entropy(e: EntropyConfig) -> EntropySource:
     from pitable.hw.entropy import open_source
 
-    return open_source(e.device, require=e.require_hwrng, min_entropy=e.min_entropy)
+    return open_source(e.device, require=e.require_hwrng, min_entropy=e.min_entropy,
+                       deadline_s=e.deadline_s)
 
 
 #: What the environment variable may say, and the set each name gives.

@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pitable.errors import UsageError
-from pitable.rules import DICE_SETS_HELP, Roll, all_titles, draw_rolls, find_dice_set, find_title
+from pitable.rules import DICE_SETS_HELP, DiceSet, Roll, all_titles, find_dice_set, find_title
+from pitable.rules.dice import roll_from_byte
+
+if TYPE_CHECKING:
+    from pitable.hw.entropy import FallbackSource
+
+#: The longest --rng-deadline accepted: a device silent this long is not coming back.
+MAX_DEADLINE_S = 60.0
 
 
 def whole_number(minimum: int) -> Any:
@@ -38,23 +46,81 @@ def add_dice_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above 0, at most MAX_DEADLINE_S."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_DEADLINE_S):
+        raise argparse.ArgumentTypeError(
+            f"{text}: expected seconds above 0 and at most {MAX_DEADLINE_S:g}"
+        )
+    return value
+
+
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     # Here, not at the top: the entropy module's health tests import hashlib and logging,
     # which ``pitable options`` does not need.
-    from pitable.hw.entropy import DEFAULT_DEVICE
+    from pitable.hw.entropy import DEFAULT_DEADLINE_S, DEFAULT_DEVICE
 
     parser.add_argument(
         "--rng-device",
-        default=DEFAULT_DEVICE,
+        default=None,
         metavar="PATH",
-        help=f"hardware random generator to roll from (default {DEFAULT_DEVICE})",
+        help="hardware random generator to roll from (default: the config's entropy.device,"
+        f" {DEFAULT_DEVICE})",
     )
     parser.add_argument(
         "--require-hwrng",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=None,
         help="refuse to roll when the hardware generator cannot be used, instead of"
-        " falling back to the operating system's generator",
+        " falling back to the operating system's generator (default: the config's"
+        " entropy.require_hwrng)",
     )
+    parser.add_argument(
+        "--rng-deadline",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="how long the generator may give nothing before it counts as failed"
+        f" (default: the config's entropy.deadline_s, {DEFAULT_DEADLINE_S:g})",
+    )
+
+
+def open_args_source(args: argparse.Namespace) -> FallbackSource:
+    """The entropy source the options ask for, else the config's [entropy] table."""
+    from pitable.config import load_default_or
+    from pitable.hw.entropy import open_source
+
+    entropy = load_default_or(getattr(args, "config", None)).config.entropy
+    device = entropy.device if args.rng_device is None else args.rng_device
+    if not device:
+        raise UsageError('--rng-device "": expected a device path such as /dev/hwrng')
+    require = entropy.require_hwrng if args.require_hwrng is None else args.require_hwrng
+    deadline = entropy.deadline_s if args.rng_deadline is None else args.rng_deadline
+    return open_source(device, require=require, min_entropy=entropy.min_entropy,
+                       deadline_s=deadline)
+
+
+def draw_sourced(
+    source: FallbackSource, count: int, dice: DiceSet
+) -> list[tuple[Roll, str]]:
+    """``count`` rolls, each with the source its byte came from.
+
+    The same rejection rule as :func:`pitable.rules.draw_rolls`; the source's name is
+    read after each read, since every read hands out bytes of one source only.
+    """
+    table = [roll_from_byte(v, dice) for v in range(256)]
+    rolls: list[tuple[Roll, str]] = []
+    while len(rolls) < count:
+        block = source.read(min(count - len(rolls), 4096))
+        if not block:
+            raise EOFError("the entropy source returned no bytes")
+        name = source.name
+        rolls.extend((roll, name) for v in block if (roll := table[v]) is not None)
+    return rolls
 
 
 def setup_options(p: argparse.ArgumentParser) -> None:
@@ -118,39 +184,48 @@ def run_options(args: argparse.Namespace) -> int:
 
 
 def run_roll(args: argparse.Namespace) -> int:
-    from pitable.hw.entropy import open_source
-
     dice = find_dice_set(args.dice)
-    source = open_source(args.rng_device, require=args.require_hwrng)
-    # Draw every roll before printing any, so that a refused source prints no roll at all.
-    rolls = draw_rolls(source, args.count, dice)
-    lines = [json.dumps(r.to_json()) if args.json else str(r) for r in rolls]
+    source = open_args_source(args)
+    try:
+        # Draw every roll before printing any, so that a refused source prints no roll at all.
+        rolls = draw_sourced(source, args.count, dice)
+    finally:
+        source.close()
+    lines = [
+        json.dumps({"roll": r.to_json(), "source": name}) if args.json else str(r)
+        for r, name in rolls
+    ]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 
 def run_fairness(args: argparse.Namespace) -> int:
-    from pitable.hw.entropy import open_source
     from pitable.rules.fairness import fairness
 
     if args.png and not args.png.lower().endswith(".png"):
         raise UsageError(f"--png {args.png}: expected a file name ending in .png")
     dice = find_dice_set(args.dice)
-    source = open_source(args.rng_device, require=args.require_hwrng)
-    rolls = draw_rolls(source, args.rolls, dice)
+    source = open_args_source(args)
+    try:
+        sourced = draw_sourced(source, args.rolls, dice)
+    finally:
+        source.close()
+    rolls = [roll for roll, _ in sourced]
+    # After a fallback mid-run, the report names both sources in the order they served.
+    origin = " then ".join(dict.fromkeys(name for _, name in sourced))
     report = fairness(rolls, dice)
     if args.png:
         from pitable.render.histogram import draw_histogram
 
-        draw_histogram(report, source=source.name).save(args.png)
+        draw_histogram(report, source=origin).save(args.png)
     if args.json:
         print(json.dumps({
             "rolls": args.rolls,
-            "source": source.name,
+            "source": origin,
             "dice": [d.to_json() for d in report],
         }))
         return 0
-    print(f"{args.rolls} rolls from {source.name}")
+    print(f"{args.rolls} rolls from {origin}")
     header = "die     " + "".join(f"{f!s:>7}" for f in dice.faces) + "     chi2  p-value"
     print(header)
     for d in report:

@@ -1,0 +1,104 @@
+"""The box keeps answering while its entropy device blocks, and says where each roll came from."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pitable.box.sim import Simulator
+from pitable.box.store import SessionStore
+from pitable.config import DEFAULTS
+from pitable.hw.entropy import FallbackSource, HwrngSource, PooledSource, open_source
+from tests.test_box import read_faces
+from tests.test_entropy import StallingStream, good_bytes
+
+CONFIG = dataclasses.replace(
+    DEFAULTS, box=dataclasses.replace(DEFAULTS.box, tumble_ms=0, mode="table", title="valley")
+)
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "hwrng"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SessionStore]:
+    with SessionStore.open(tmp_path / "state") as opened:
+        yield opened
+
+
+def press_within_a_second(sim: Simulator) -> None:
+    """One press, and no more than a second of box time for it to show."""
+    sim.button_down()
+    sim.advance(0.1)
+    sim.button_up()
+    sim.advance(0.9)
+
+
+def test_a_silent_device_does_not_stall_the_box_it_falls_back_and_says_so(
+    fifo: Path, store: SessionStore
+) -> None:
+    entropy = open_source(str(fifo), deadline_s=0.2)
+    sim = Simulator(CONFIG, entropy=entropy, store=store)
+    press_within_a_second(sim)
+    assert sim.box.game.state.rounds == 1
+    assert len(read_faces(sim, "valley")) == 3
+    assert "hwrng failed: OS generator" in sim.box.notices()
+    press_within_a_second(sim)
+    assert sim.box.game.state.rounds == 2
+    game_id = sim.box.game.store_id
+    assert game_id is not None
+    assert [r.source for r in store.rolls(game_id)] == ["os", "os"]
+    sim.close()
+    entropy.close()
+
+
+def test_a_silent_required_device_refuses_the_roll_and_the_box_still_answers(
+    fifo: Path,
+) -> None:
+    entropy = open_source(str(fifo), require=True, deadline_s=0.2)
+    sim = Simulator(CONFIG, entropy=entropy)
+    for _ in range(2):
+        press_within_a_second(sim)
+        assert sim.box.game.state.rounds == 0
+        assert sim.box.view().message == "No trusted randomness: roll refused"
+    sim.close()
+    entropy.close()
+
+
+def test_after_a_stall_mid_game_the_store_says_which_rolls_came_from_the_device(
+    store: SessionStore,
+) -> None:
+    # Two small windows of checked bytes (about 27 rolls), then the device blocks for good.
+    stream = StallingStream(good_bytes(32))
+    try:
+        entropy = FallbackSource(
+            PooledSource(HwrngSource(stream, block=16), deadline_s=0.2, chunk=16)
+        )
+        sim = Simulator(CONFIG, entropy=entropy, store=store)
+        presses = 0
+        while not entropy.degraded:
+            press_within_a_second(sim)
+            presses += 1
+            assert presses < 40
+        for _ in range(3):
+            press_within_a_second(sim)
+        assert sim.box.game.state.rounds == presses + 3
+        game_id = sim.box.game.store_id
+        assert game_id is not None
+        sources = [r.source for r in store.rolls(game_id)]
+        first_os = sources.index("os")
+        assert first_os > 5
+        assert set(sources[:first_os]) == {"hwrng:stalling"}
+        assert set(sources[first_os:]) == {"os"}
+        sim.close()
+        entropy.close()
+    finally:
+        stream.release.set()
