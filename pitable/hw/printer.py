@@ -24,6 +24,7 @@ import contextlib
 import enum
 import itertools
 import logging
+import os
 import queue
 import threading
 import time
@@ -191,7 +192,11 @@ class SerialTransport:
                 write_timeout=settings.timeout_s,
             )
         except (serial.SerialException, ValueError, OSError) as exc:
-            raise PrinterOffline(f"cannot open printer port {settings.port}: {exc}") from None
+            # pyserial's message already holds the port and the OS error with its errno:
+            # the OS error's own words, once, are the reason.
+            reason = (os.strerror(exc.errno) if isinstance(exc, OSError) and exc.errno
+                      else str(exc))
+            raise PrinterOffline(f"cannot open printer port {settings.port}: {reason}") from None
 
     def write(self, data: bytes) -> None:
         serial = self._serial_module
