@@ -228,3 +228,29 @@ def test_without_python_3_11_the_scripts_say_so(checkout: Checkout) -> None:
         "pitable needs Python 3.11 or newer; none was found on PATH"
         " (or set PYTHON=/path/to/python3)")
     assert not (checkout.root / ".venv").exists()
+
+
+def first_pitable_example(readme: str) -> str:
+    """The first ```sh or ```console block of the README that calls `pitable` itself."""
+    import re
+
+    for block in re.findall(r"^```(?:sh|console)\n(.*?)^```", readme, re.M | re.S):
+        if re.search(r"^(\$ )?pitable ", block, re.M):
+            return str(block)
+    raise AssertionError("the README has no example that calls pitable")
+
+
+def test_the_readmes_first_example_pastes_as_it_stands_after_the_set_up() -> None:
+    """Run as a reader would paste it, in a shell where pitable is not on the PATH."""
+    if not (ROOT / ".venv/bin/activate").exists():
+        pytest.skip("no .venv beside the source: run scripts/sim or scripts/test first")
+    example = first_pitable_example((ROOT / "README.md").read_text())
+    venvs = {str(ROOT / ".venv/bin"), os.path.join(os.environ.get("VIRTUAL_ENV", "-"), "bin")}
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                           if p.rstrip("/") not in venvs)
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | {"PATH": path}
+    result = subprocess.run(["bash", "-e"], input=example, cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    said = [line.removeprefix("# ") for line in example.splitlines() if line.startswith("# ")]
+    assert said and result.stdout.splitlines() == said
