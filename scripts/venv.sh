@@ -30,7 +30,7 @@ pip_step() {
   return "${PIPESTATUS[0]}"
 }
 
-# ensure_venv EXTRA TAKES: TAKES says how long the first set-up takes ("about a minute").
+# ensure_venv EXTRA TAKES: TAKES says how long the first set-up takes ("1 to 4 minutes").
 ensure_venv() {
   local extra=$1 takes=$2
   if [ "$extra" = sim ] && venv_current sim test; then
