@@ -40,11 +40,14 @@ ensure_venv() {
   fi
   local started=$SECONDS
   say "installing pitable[$extra] into .venv/ (the first time takes $takes; pip's log: .venv/pip.log)"
-  local py=${PYTHON:-}
+  local py=${PYTHON:-} new_enough='import sys; raise SystemExit(sys.version_info < (3, 11))'
+  if [ -n "$py" ] && ! "$py" -c "$new_enough" 2>/dev/null; then
+    echo "PYTHON=$py is not a Python 3.11 or newer that runs here" >&2
+    exit 1
+  fi
   if [ -z "$py" ]; then
     for candidate in python3.13 python3.12 python3.11 python3; do
-      if command -v "$candidate" >/dev/null 2>&1 &&
-        "$candidate" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))' 2>/dev/null; then
+      if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c "$new_enough" 2>/dev/null; then
         py=$candidate
         break
       fi

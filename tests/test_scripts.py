@@ -254,3 +254,13 @@ def test_the_readmes_first_example_pastes_as_it_stands_after_the_set_up() -> Non
     assert result.returncode == 0, result.stderr
     said = [line.removeprefix("# ") for line in example.splitlines() if line.startswith("# ")]
     assert said and result.stdout.splitlines() == said
+
+
+def test_a_python_given_by_name_must_be_3_11_or_newer(checkout: Checkout) -> None:
+    result = checkout.run("pitable", "roll", PYTHON="python3", FAKE_OLD_PYTHON="1")
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (
+        "PYTHON=python3 is not a Python 3.11 or newer that runs here")
+    given = checkout.run("pitable", "roll", PYTHON="python3")
+    assert given.returncode == 0
+    assert f"set-up: Python: {checkout.env['PATH']}/python3 (3.11.9)" in given.stderr
