@@ -55,7 +55,7 @@ OPTIONAL_PACKAGES = {
     "gpiozero": ("gpiozero", "sim"),
     "luma": ("luma.oled", "sim"),
     "serial": ("pyserial", "sim"),
-    "escpos": ("python-escpos", "sim"),
+    "escpos": ("python-escpos", "bench"),
     "fpdf": ("fpdf2", "draw"),
 }
 

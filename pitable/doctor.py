@@ -273,7 +273,8 @@ def check_printer(
     try:
         status = printer.status()
     except PitableError as exc:
-        return _failed(part, f"{settings.port}: {exc}",
+        said = str(exc)
+        return _failed(part, said if settings.port in said else f"{settings.port}: {said}",
                        "check the port in the config, and that the user is in group dialout")
     finally:
         printer.close()
@@ -354,12 +355,14 @@ def check_pins(config: Config, factory: Any = None) -> Result:
     part = "GPIO pins"
     claims = pin_claims(config)
     if factory is None:
-        from pitable.hw.gpio import pin_factory
+        from pitable.hw.gpio import GpioError, pin_factory
 
         try:
             factory = pin_factory(config.gpio.pin_factory)
-        except PitableError as exc:
-            return _failed(part, str(exc), "install the pin library: pip install 'pitable[pi]'")
+        except GpioError as exc:
+            return _failed(part, exc.reason,
+                           exc.hint or "check gpio.pin_factory in the config (leave it empty"
+                           " for gpiozero's own choice)")
     from gpiozero import GPIODevice
 
     busy: list[str] = []

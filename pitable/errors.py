@@ -57,6 +57,12 @@ class HardwareError(PitableError):
 class GpioError(HardwareError):
     """A pin could not be claimed or the pin library could not be loaded."""
 
+    def __init__(self, reason: str, hint: str = "") -> None:
+        super().__init__(f"{reason}; {hint}" if hint else reason)
+        self.reason = reason
+        #: What to do about it, true for the machine that prints it; "" when nothing helps.
+        self.hint = hint
+
 
 class DisplayError(HardwareError, OSError):
     """A panel did not answer; the message names its bus and address."""

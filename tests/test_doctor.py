@@ -347,3 +347,134 @@ def test_pitable_doctor_prints_a_line_per_part_and_exits_by_the_worst(
     assert len(failed) == 1 and failed[0].startswith("FAIL  purple die:")
     assert " -> check its power" in failed[0]
     assert out[-1] == "1 check failed"
+
+
+# --- the hints are true on the machine that prints them ------------------------------------
+
+
+def _no_pin_library(monkeypatch: pytest.MonkeyPatch, board: str) -> None:
+    """gpiozero finds none of its pin libraries, as on a machine without lgpio or RPi.GPIO."""
+    import warnings
+
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory, PinFactoryFallback
+
+    from pitable.hw import gpio
+
+    def fails() -> Any:
+        for name, module in (("lgpio", "lgpio"), ("rpigpio", "RPi"), ("pigpio", "pigpio")):
+            warnings.warn(PinFactoryFallback(
+                f"Falling back from {name}: No module named '{module}'"), stacklevel=1)
+        raise BadPinFactory("Unable to load any default pin factory!")
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "_default_pin_factory", staticmethod(fails))
+    monkeypatch.setattr(gpio, "board_model", lambda path=None: board)
+
+
+def _extra_holds(extra: str) -> set[str]:
+    """Every distribution that installing pitable[extra] brings here, by normalised name."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    def wanted(dist: str, extra: str = "") -> list[tuple[str, str]]:
+        """(distribution, extra) pairs: an extra may name the package's own other extras
+        (``pi = ["pitable[sim]"]``), each followed in turn."""
+        requirements = [Requirement(r) for r in metadata.requires(dist) or []]
+        return [(canonicalize_name(r.name), e) for r in requirements
+                if r.marker is None or r.marker.evaluate({"extra": extra})
+                for e in (sorted(r.extras) or [""])]
+
+    todo = wanted("pitable", extra)
+    seen: set[tuple[str, str]] = set()
+    while todo:
+        item = todo.pop()
+        if item not in seen:
+            seen.add(item)
+            todo += wanted(*item)
+    return {dist for dist, _ in seen}
+
+
+def test_off_the_pi_the_pin_hint_says_the_box_needs_a_pi_and_names_the_simulator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _no_pin_library(monkeypatch, board="")
+    result = check_pins(DEFAULTS)
+    assert result.status is Status.FAIL
+    assert result.detail.startswith("no GPIO pin library works here")
+    assert result.fix == "the box needs a Raspberry Pi; `pitable sim` runs it here on fakes"
+    assert "pitable[" not in result.line() and "pip install" not in result.line()
+
+
+@pytest.mark.parametrize(
+    ("board", "packages"),
+    [
+        ("Raspberry Pi 5 Model B Rev 1.0", "sudo apt install python3-lgpio ("),
+        ("Raspberry Pi 4 Model B Rev 1.4", "sudo apt install python3-lgpio python3-rpi.gpio ("),
+        ("Raspberry Pi Zero 2 W Rev 1.0", "sudo apt install python3-lgpio python3-rpi.gpio ("),
+    ],
+)
+def test_on_a_pi_the_pin_hint_names_the_os_package_and_the_pip_package(
+    monkeypatch: pytest.MonkeyPatch, board: str, packages: str,
+) -> None:
+    _no_pin_library(monkeypatch, board=board)
+    result = check_pins(DEFAULTS)
+    assert result.status is Status.FAIL
+    assert packages in result.fix
+    assert result.fix.endswith("in a venv without the system packages: pip install lgpio")
+    assert "pitable[" not in result.line()
+
+
+def test_run_off_the_pi_says_the_box_needs_a_pi(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pitable.hw.gpio import GpioError, pin_factory
+
+    _no_pin_library(monkeypatch, board="")
+    with pytest.raises(GpioError) as caught:
+        pin_factory("")
+    assert str(caught.value).endswith(
+        "; the box needs a Raspberry Pi; `pitable sim` runs it here on fakes")
+
+
+def test_the_board_is_read_from_the_device_tree(tmp_path: Path) -> None:
+    from pitable.hw.gpio import board_model
+
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
+    assert board_model(model) == "Raspberry Pi 5 Model B Rev 1.0"
+    model.write_bytes(b"Pine64 RockPro64 v2.1\0")
+    assert board_model(model) == ""
+    assert board_model(tmp_path / "none") == ""
+
+
+def test_every_extra_a_hint_names_holds_what_the_hint_says() -> None:
+    import re
+
+    from packaging.utils import canonicalize_name
+
+    from pitable.cli import OPTIONAL_PACKAGES
+
+    source = Path(__file__).parent.parent / "pitable"
+    hints = [
+        (match.group(1, 2), match.group(3))
+        for path in source.rglob("*.py")
+        for match in re.finditer(
+            r"needs ([\w.-]+)(?: and ([\w.-]+))?: pip install 'pitable\[(\w+)\]'",
+            path.read_text(),
+        )
+    ]
+    hints += [((package, None), extra) for package, extra in OPTIONAL_PACKAGES.values()]
+    assert len(hints) >= 10
+    for packages, extra in hints:
+        held = _extra_holds(extra)
+        for package in filter(None, packages):
+            assert canonicalize_name(package) in held, (package, extra)
+
+
+def test_a_missing_printer_port_is_named_once_with_the_os_error_once() -> None:
+    pytest.importorskip("serial")
+    result = check_printer(DEFAULTS, port="/nonexistent/ttyAMA9")
+    assert result.status is Status.FAIL
+    assert result.detail == (
+        "cannot open printer port /nonexistent/ttyAMA9: No such file or directory")

@@ -11,11 +11,42 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pitable.errors import GpioError
 from pitable.hw.clock import Clock, MonotonicClock
 from pitable.hw.events import ButtonDown, ButtonUp, Event, Pushed, Turned
+
+#: Where the firmware names the board ("Raspberry Pi 5 Model B Rev 1.0"), as install.sh reads it.
+BOARD_MODEL = Path("/proc/device-tree/model")
+
+
+def board_model(path: Path | None = None) -> str:
+    """The Raspberry Pi model this runs on, or "" on any other machine."""
+    try:
+        model = (path or BOARD_MODEL).read_bytes().rstrip(b"\0\n").decode("ascii", "replace")
+    except OSError:
+        return ""
+    return model if model.startswith("Raspberry Pi") else ""
+
+
+def pin_library_hint(model: str, tried: str) -> str:
+    """What to do when no pin library works, true for the machine in hand.
+
+    ``tried`` is gpiozero's account of each library it tried. On a Pi the pin library comes
+    from the OS, as install.sh installs it (lgpio, and RPi.GPIO too before the Pi 5, where
+    it does not work), or from pip for a venv that does not see the system's packages.
+    """
+    if not model:
+        return "the box needs a Raspberry Pi; `pitable sim` runs it here on fakes"
+    if "No module named 'lgpio'" not in tried:
+        return ("lgpio is installed but cannot start: check that this user is in group gpio,"
+                " which may open /dev/gpiochip*")
+    pi5 = "Raspberry Pi 5" in model or "Compute Module 5" in model
+    packages = "python3-lgpio" if pi5 else "python3-lgpio python3-rpi.gpio"
+    return (f"install the pin library: sudo apt install {packages} (sudo ./install.sh does),"
+            " or in a venv without the system packages: pip install lgpio")
 
 
 def pin_factory(name: str) -> Any:
@@ -53,8 +84,8 @@ def _default_factory() -> Any:
         except Exception:
             tried = "; ".join(str(w.message) for w in caught)
             raise GpioError(
-                f"no GPIO pin library works here ({tried}); off the Pi, `pitable sim`"
-                " runs the box on fakes"
+                f"no GPIO pin library works here ({tried})",
+                pin_library_hint(board_model(), tried),
             ) from None
     return Device.pin_factory
 

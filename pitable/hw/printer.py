@@ -22,6 +22,7 @@ module imports anywhere.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -104,7 +105,11 @@ class SerialTransport:
                 write_timeout=settings.timeout_s,
             )
         except (serial.SerialException, ValueError, OSError) as exc:
-            raise PrinterOffline(f"cannot open printer port {settings.port}: {exc}") from None
+            # pyserial's message already holds the port and the OS error with its errno:
+            # the OS error's own words, once, are the reason.
+            reason = (os.strerror(exc.errno) if isinstance(exc, OSError) and exc.errno
+                      else str(exc))
+            raise PrinterOffline(f"cannot open printer port {settings.port}: {reason}") from None
 
     def write(self, data: bytes) -> None:
         serial = self._serial_module
