@@ -1,0 +1,113 @@
+"""The house's layout holds: layers import downwards only, titles are named in one place,
+and hardware libraries are imported only where a part is opened."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pitable"
+
+#: What each part of the package may import from the rest of it (docs/architecture.md).
+ALLOWED: dict[str, set[str]] = {
+    "errors": set(),
+    "pins": set(),
+    "rules": {"errors"},
+    "config": {"errors", "pins"},
+    "firmware": {"errors", "pins", "config"},
+    "hw": {"errors", "pins", "config"},
+    "render": {"errors", "pins", "config", "firmware", "rules"},
+    "doctor": {"errors", "pins", "config", "firmware", "hw"},
+    "box": {"errors", "pins", "config", "firmware", "rules", "hw", "render"},
+    "commands": {"errors", "pins", "config", "firmware", "rules", "hw", "render", "box",
+                 "doctor"},
+    "cli": {"errors"},
+    "__main__": {"cli"},
+    "__init__": set(),
+}
+
+#: Libraries that talk to hardware: imported inside the function that opens a part, never
+#: at a module's top, so that the rules, the drawing and the fast commands work without them.
+HARDWARE_LIBRARIES = ("gpiozero", "luma", "serial", "smbus2", "lgpio", "RPi")
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by its name below ``pitable``: ``box.controller``."""
+    return {
+        ".".join(path.relative_to(PACKAGE).with_suffix("").parts): path
+        for path in sorted(PACKAGE.rglob("*.py"))
+    }
+
+
+def imported(tree: ast.AST) -> list[tuple[str, int]]:
+    """Every module named by an import in ``tree``, with its line."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append((node.module, node.lineno))
+    return names
+
+
+def part_of(module: str) -> str:
+    return module.split(".", maxsplit=1)[0]
+
+
+@pytest.mark.parametrize("module", modules())
+def test_a_module_imports_only_the_layers_below_it(module: str) -> None:
+    path = modules()[module]
+    part = part_of(module)
+    allowed = ALLOWED[part] | {part}
+    wrong = [
+        f"{path.name}:{line} imports {name}"
+        for name, line in imported(ast.parse(path.read_text()))
+        if name.startswith("pitable.") and part_of(name.removeprefix("pitable.")) not in allowed
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("module", modules())
+def test_hardware_libraries_are_imported_only_where_a_part_is_opened(module: str) -> None:
+    tree = ast.parse(modules()[module].read_text())
+    top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    at_top = [name for name, _ in imported(ast.Module(body=top, type_ignores=[]))]
+    assert [n for n in at_top if n.split(".")[0] in HARDWARE_LIBRARIES] == []
+
+
+def test_the_rules_import_only_the_standard_library() -> None:
+    for module, path in modules().items():
+        if part_of(module) != "rules":
+            continue
+        for name, line in imported(ast.parse(path.read_text())):
+            top = name.split(".")[0]
+            assert top in sys.stdlib_module_names or name.startswith(
+                ("pitable.rules", "pitable.errors")
+            ), f"{path.name}:{line} imports {name}"
+
+
+@pytest.mark.parametrize("key", ["valley", "island", "temple"])
+def test_a_title_is_named_only_in_its_own_folder(key: str) -> None:
+    titles = PACKAGE / "rules" / "titles"
+    quoted = re.compile(rf"[\"']{key}[\"']")
+    outside = [
+        f"{path.relative_to(PACKAGE)}:{number}"
+        for path in PACKAGE.rglob("*.py")
+        if titles not in path.parents
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if quoted.search(line)
+    ]
+    assert outside == []
+
+
+def test_a_break_of_the_layers_would_be_seen() -> None:
+    """The checks above read real imports: a module of the rules that imported the box
+    would be reported, not passed over."""
+    tree = ast.parse("from pitable.box.controller import Box\nimport gpiozero\n")
+    names = [name for name, _ in imported(tree)]
+    assert names == ["pitable.box.controller", "gpiozero"]
+    assert part_of("box.controller") not in ALLOWED["rules"]
