@@ -12,6 +12,7 @@ import pytest
 from pitable.box.controller import MIN_SHOW_S, Phase
 from pitable.box.sim import Simulator
 from pitable.config import DEFAULTS
+from pitable.hw.events import Edge, Line
 from pitable.render.status import draw_status
 from tests.test_box import make, read_faces, same
 
@@ -205,5 +206,20 @@ def test_a_press_waiting_when_the_menu_opens_is_given_up(
     tap(sim, 0.05, 0.0)  # and the next press rolls in the new game
     sim.settle()
     assert sim.box.game.state.rounds == 1
+    assert read_faces(sim, "valley") == (5, 4, 2)
+    sim.close()
+
+
+def test_taps_seen_late_by_a_busy_loop_still_roll_each() -> None:
+    """The loop may get to the edges after the quiet times ran out (on the box it was
+    drawing): the changes still count in the order and at the times they happened."""
+    sim = make("1,2,3", "5,4,2")
+    t = sim.box.clock.now()
+    for at, pressed in [(0.0, True), (0.010, False), (0.100, True), (0.108, False)]:
+        sim.box.post(Edge(Line.ROLL, pressed, t + at))
+    assert sim.fake_clock is not None
+    sim.fake_clock.advance(0.5)
+    sim.advance(0.0)
+    assert sim.box.game.state.rounds == 2
     assert read_faces(sim, "valley") == (5, 4, 2)
     sim.close()
