@@ -161,8 +161,10 @@ class Controls:
     """The inputs: the ROLL button and, when fitted, a rotary encoder with a push switch.
 
     Each press and release of the button and the push is posted as a raw :class:`Edge`,
-    bounce and all; the controller debounces it (see :class:`LevelDebounce`). The pin
-    library's own debounce is left off: it would lose a quick tap's press or its release.
+    bounce and all; the controller debounces it (see :class:`LevelDebounce`) in its loop,
+    with the deadline among its others, rather than a timer thread here that would run on
+    the wall clock whatever the box's clock. The pin library's own debounce is left off: it
+    would lose a quick tap's press or its release.
     """
 
     def __init__(
