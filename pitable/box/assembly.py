@@ -116,7 +116,6 @@ def build_box(
             events.put,
             button=config.button.pin,
             pull_up=config.button.pull_up,
-            bounce_s=config.button.bounce_ms / 1000,
             encoder=(enc.a, enc.b, enc.push) if enc.enabled else None,
             encoder_pull_up=enc.pull_up,
             factory=factory,
@@ -129,7 +128,7 @@ def build_box(
             printer.post = events.put
         opened = stack.enter_context(contextlib.closing(store())) if store is not None else None
         box = Box(dice, status, entropy, clock, config.box, leds=leds, store=opened,
-                  printer=printer, events=events)
+                  printer=printer, events=events, bounce_s=config.button.bounce_ms / 1000)
         box.start()
         return BuiltBox(box, controls, leds, backends, stack.pop_all())
 

@@ -2,10 +2,13 @@
 
 A press of ROLL (released before ``hold_s``) rolls; holding it opens the menu, and in the
 menu a press moves down and a hold chooses. The encoder moves through the menu and its
-push chooses. A roll is drawn, folded into the game, saved, then shown: a short tumble on
-the three dice panels, the final faces, and on the status screen what the roll allows in
-the title's words, a hazard inverted and blinking. Time comes from an injected clock, so
-the simulator and the tests drive the box without waiting.
+push chooses. The button and the push reach the loop as raw edges, which it debounces by
+level on its own clock (:class:`~pitable.hw.gpio.LevelDebounce`). A roll is drawn, folded
+into the game, saved, then shown: a short tumble on the three dice panels, the final
+faces, and on the status screen what the roll allows in the title's words, a hazard
+inverted and blinking. A press during the tumble waits until the result has been shown;
+one press waits at most, the others are dropped and counted in the log. Time comes from
+an injected clock, so the simulator and the tests drive the box without waiting.
 
 The game bookkeeping (resume, start, end, the store) is in :mod:`pitable.box.games`, the
 menu in :mod:`pitable.box.menus`; this module is the loop, the timers and the screens.
@@ -28,16 +31,8 @@ from pitable.config import BoxConfig
 from pitable.errors import EntropyError
 from pitable.hw.clock import Clock
 from pitable.hw.entropy import EntropySource
-from pitable.hw.events import (
-    ButtonDown,
-    ButtonUp,
-    Event,
-    PrinterChanged,
-    Pushed,
-    Stop,
-    Turned,
-)
-from pitable.hw.gpio import RoundLeds
+from pitable.hw.events import Edge, Event, Line, PrinterChanged, Stop, Turned
+from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.render.faces import die_panel, draw_tumble_frame, face_panel
 from pitable.render.status import StatusView, draw_status
 from pitable.rules import Die, Title, draw_roll
@@ -48,8 +43,8 @@ log = logging.getLogger("pitable.box")
 
 #: Time between two frames of the tumble; the tumble's length is ``box.tumble_ms``.
 FRAME_MS = 75
-#: The least time a result stays on the screens before a press queued during its tumble
-#: rolls again, so that no roll goes by unseen.
+#: The least time a result stays on the screens before the press that waited during its
+#: tumble rolls again, so that no roll goes by unseen.
 MIN_SHOW_S = 1.5
 
 
@@ -98,16 +93,22 @@ class Box:
     #: signal handler (SIGTERM) while the loop waits in get(), which queue.Queue's lock
     #: does not allow.
     events: queue.SimpleQueue[Event] = field(default_factory=queue.SimpleQueue)
+    #: How long the button and the push may bounce (the ``[button]`` table's bounce_ms).
+    bounce_s: float = 0.0
 
     def __post_init__(self) -> None:
         self.games = Games(self.store, self.settings)
         self.menus = Menus(self)
         self.phase = Phase.IDLE
+        self.lines = {line: LevelDebounce(self.bounce_s) for line in Line}
         self.down_at: float | None = None
         self.hold_fired = False
-        self.pending_rolls = 0
-        #: When a press queued during the tumble may roll: once the result has been seen.
+        #: A press made during a roll, waiting to roll in turn; one at most.
+        self.press_waiting = False
+        #: When the waiting press may roll: once the result has been seen.
         self.pending_at = 0.0
+        #: Presses dropped while one was already waiting, logged when it is taken.
+        self.dropped_presses = 0
         self.result: str | None = None
         self.tumble_until = 0.0
         self.next_frame = 0.0
@@ -169,14 +170,14 @@ class Box:
         self.events.put(Stop())
 
     def _next_deadline(self) -> float | None:
-        deadlines = []
+        deadlines = [d for line in self.lines.values() if (d := line.deadline()) is not None]
         if self.down_at is not None and not self.hold_fired:
             deadlines.append(self.down_at + self.settings.hold_s)
         if self.phase is Phase.ROLLING:
             deadlines.append(min(self.next_frame, self.tumble_until))
         if self.next_blink is not None:
             deadlines.append(self.next_blink)
-        if self.pending_rolls and self.phase is Phase.SHOWING:
+        if self.press_waiting and self.phase is Phase.SHOWING:
             deadlines.append(self.pending_at)
         for slot in self._slots():
             if slot.retry_at is not None:
@@ -185,6 +186,9 @@ class Box:
 
     def _timers(self) -> None:
         now = self.clock.now()
+        for line, debounce in self.lines.items():
+            if (change := debounce.settle(now)) is not None:
+                self._changed(line, change)
         held_since = self.down_at
         due = held_since is not None and now >= held_since + self.settings.hold_s
         if due and not self.hold_fired:
@@ -195,8 +199,8 @@ class Box:
                 self._show_final()
             elif now >= self.next_frame:
                 self._tumble_frame()
-        if self.pending_rolls and self.phase is Phase.SHOWING and now >= self.pending_at:
-            self.pending_rolls -= 1
+        if self.press_waiting and self.phase is Phase.SHOWING and now >= self.pending_at:
+            self._take_waiting_press()
             self._roll()
         if self.next_blink is not None and now >= self.next_blink:
             self.blink_on = not self.blink_on
@@ -211,39 +215,60 @@ class Box:
 
     def _handle(self, event: Event) -> None:
         match event:
-            case ButtonDown(at=at):
-                self.down_at = at
-                self.hold_fired = False
-            case ButtonUp(at=at):
-                if self.down_at is None:
-                    return
-                held = self.hold_fired or at - self.down_at >= self.settings.hold_s
-                fired = self.hold_fired
-                self.down_at = None
-                self.hold_fired = False
-                if held and not fired:
-                    self._on_hold()
-                elif not held:
-                    self._on_press()
+            case Edge(line=line, pressed=pressed, at=at):
+                for change in self.lines[line].edge(pressed, at):
+                    self._changed(line, change)
             case Turned(steps=steps):
                 if self.phase is Phase.MENU:
                     self.menus.move(steps)
-            case Pushed():
-                self._on_hold()
             case PrinterChanged():
                 self._printer_changed()
             case Stop():
                 pass  # it only wakes the loop, which then sees that it is stopped
 
+    def _changed(self, line: Line, change: Change) -> None:
+        """The debounced level of ``line`` changed: the button went down or up, or the
+        push went down (its release means nothing)."""
+        if line is Line.PUSH:
+            if change.pressed:
+                self._on_hold()
+        elif change.pressed:
+            self.down_at = change.at
+            self.hold_fired = False
+        else:
+            self._released(change.at)
+
+    def _released(self, at: float) -> None:
+        if self.down_at is None:
+            return
+        held = self.hold_fired or at - self.down_at >= self.settings.hold_s
+        fired = self.hold_fired
+        self.down_at = None
+        self.hold_fired = False
+        if held and not fired:
+            self._on_hold()
+        elif not held:
+            self._on_press()
+
     def _on_press(self) -> None:
         if self.phase is Phase.MENU:
             self.menus.move(+1)
-        elif self.phase is Phase.ROLLING or self.pending_rolls:
-            # No press is lost: it rolls again once this roll has been shown long enough
-            # for the table to read it.
-            self.pending_rolls += 1
+        elif self.press_waiting:
+            # One press already waits for this roll to be seen: a table hammering the
+            # button must not queue rolls that play out long after and burn the rounds.
+            self.dropped_presses += 1
+        elif self.phase is Phase.ROLLING:
+            # Not lost: it rolls once this roll has been shown long enough to be read.
+            self.press_waiting = True
         else:
             self._roll()
+
+    def _take_waiting_press(self) -> None:
+        """The waiting press rolls now or is given up: log how many were dropped behind it."""
+        self.press_waiting = False
+        dropped, self.dropped_presses = self.dropped_presses, 0
+        if dropped:
+            log.info("%d press%s dropped while rolling", dropped, "" if dropped == 1 else "es")
 
     def _on_hold(self) -> None:
         """A hold of ROLL, or the encoder's push: choose in the menu, else open it."""
@@ -413,6 +438,11 @@ class Box:
     # --- the menu ---------------------------------------------------------------------
 
     def _open_menu(self) -> None:
+        if self.press_waiting:
+            # The hold (or push) came after the waiting press and means something else: the
+            # press must not roll when the menu closes, nor into a game chosen in it.
+            self.dropped_presses += 1
+            self._take_waiting_press()
         self._stop_blink()
         self.phase = Phase.MENU
         self.menus.open()

@@ -6,20 +6,24 @@ may only post one of these; the controller's loop alone decides what they mean.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 
+class Line(enum.Enum):
+    """An input line that is pressed and released: the ROLL button, the encoder's push."""
+
+    ROLL = "roll"
+    PUSH = "push"
+
+
 @dataclass(frozen=True)
-class ButtonDown:
-    """The ROLL button went down at ``at`` (seconds on the box's clock)."""
+class Edge:
+    """``line`` went down (``pressed``) or up at ``at`` (seconds on the box's clock), as the
+    pin library saw it: contact bounce included. The controller debounces by level."""
 
-    at: float
-
-
-@dataclass(frozen=True)
-class ButtonUp:
-    """The ROLL button came up at ``at``."""
-
+    line: Line
+    pressed: bool
     at: float
 
 
@@ -28,11 +32,6 @@ class Turned:
     """The encoder turned ``steps`` detents, clockwise when positive."""
 
     steps: int
-
-
-@dataclass(frozen=True)
-class Pushed:
-    """The encoder's push switch was pressed."""
 
 
 @dataclass(frozen=True)
@@ -45,4 +44,4 @@ class Stop:
     """The box is stopping: wakes the loop so that it sees it."""
 
 
-Event = ButtonDown | ButtonUp | Turned | Pushed | PrinterChanged | Stop
+Event = Edge | Turned | PrinterChanged | Stop

@@ -1,22 +1,24 @@
 """The GPIO parts, on gpiozero: the ROLL button, the rotary encoder, the round LEDs.
 
 gpiozero calls its callbacks on its own threads; here they only turn an edge into an event
-(:mod:`pitable.hw.events`) and hand it to ``emit`` (the controller puts it on its queue).
-The controller decides what a press or a hold means, with its own clock, so that the same
-logic runs on the Pi, in the simulator and in the tests. gpiozero is imported only when the
-parts are built.
+(:mod:`pitable.hw.events`) stamped with the box's clock and hand it to ``emit`` (the
+controller puts it on its queue). The controller debounces the edges by level with
+:class:`LevelDebounce` and decides what a press or a hold means, on its own clock, so that
+the same logic runs on the Pi, in the simulator and in the tests. gpiozero is imported only
+when the parts are built.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pitable.errors import GpioError
 from pitable.hw.clock import Clock, MonotonicClock
-from pitable.hw.events import ButtonDown, ButtonUp, Event, Pushed, Turned
+from pitable.hw.events import Edge, Event, Line, Turned
 
 #: Where the firmware names the board ("Raspberry Pi 5 Model B Rev 1.0"), as install.sh reads it.
 BOARD_MODEL = Path("/proc/device-tree/model")
@@ -90,11 +92,79 @@ def _default_factory() -> Any:
     return Device.pin_factory
 
 
+@dataclass(frozen=True)
+class Change:
+    """A change of an input line's debounced level: pressed or released, at ``at``."""
+
+    pressed: bool
+    at: float
+
+
+class LevelDebounce:
+    """One input line (a switch that bounces) debounced by its level, on the box's clock.
+
+    The first edge of a quiet line counts at once, and the line is then not listened to for
+    ``bounce_s`` (an edge at its very end included): whatever it does meanwhile is contact
+    bounce. When that time runs out (:meth:`deadline`) its level, that of its last edge, is
+    read (:meth:`settle`): if it is not the level that counted, the change counts then, and
+    the line is again not listened to for ``bounce_s``. So bounce of up to ``bounce_s`` on
+    press or on release counts once, and a tap shorter than ``bounce_s`` still counts as a
+    press and a release. Waiting for the level to be stable for ``bounce_s`` before counting
+    a change (as the kernel's and lgpio's debounce do) would lose such a tap; dropping every
+    edge within ``bounce_s`` of the last (as RPi.GPIO's ``bouncetime`` does) would lose its
+    release and leave the button held.
+
+    The controller's loop owns it: :meth:`edge` with each raw edge, :meth:`settle` once the
+    deadline is reached. It reads no clock and starts no timer of its own, so the simulator
+    and the tests drive it with the fake clock, deterministically.
+    """
+
+    def __init__(self, bounce_s: float) -> None:
+        self.bounce_s = bounce_s
+        #: The level that counts now.
+        self.pressed = False
+        self._raw = False
+        self._raw_at = 0.0
+        self._quiet_until = -math.inf
+
+    def edge(self, pressed: bool, at: float) -> list[Change]:
+        """A raw edge to ``pressed`` at ``at``: the changes that count with it, in order
+        (a change held back by a quiet time that ran out before this edge, then its own)."""
+        changes = []
+        if at > self._quiet_until and (held_back := self.settle(at)) is not None:
+            changes.append(held_back)
+        self._raw, self._raw_at = pressed, at
+        if at > self._quiet_until and pressed != self.pressed:
+            changes.append(self._count(pressed, at, at + self.bounce_s))
+        return changes
+
+    def deadline(self) -> float | None:
+        """When :meth:`settle` has a change to count, or None."""
+        return self._quiet_until if self._raw != self.pressed else None
+
+    def settle(self, now: float) -> Change | None:
+        """The change that counts by ``now`` once the quiet time has run out: the line is
+        at another level than the one that counted (since its last edge), or None."""
+        if self._raw == self.pressed or now < self._quiet_until:
+            return None
+        # Quiet again from the deadline, not from ``now``: a loop that is late does not
+        # lengthen it, and the fake clock gives the same answer however it is stepped.
+        return self._count(self._raw, self._raw_at, self._quiet_until + self.bounce_s)
+
+    def _count(self, pressed: bool, at: float, quiet_until: float) -> Change:
+        self.pressed = pressed
+        self._quiet_until = quiet_until
+        return Change(pressed, at)
+
+
 class Controls:
     """The inputs: the ROLL button and, when fitted, a rotary encoder with a push switch.
 
-    Debouncing is done here as well as by the pin library: gpiozero's mock pins (and some
-    factories) ignore ``bounce_time``, and a dice box must not roll twice on one press.
+    Each press and release of the button and the push is posted as a raw :class:`Edge`,
+    bounce and all; the controller debounces it (see :class:`LevelDebounce`) in its loop,
+    with the deadline among its others, rather than a timer thread here that would run on
+    the wall clock whatever the box's clock. The pin library's own debounce is left off: it
+    would lose a quick tap's press or its release.
     """
 
     def __init__(
@@ -103,7 +173,6 @@ class Controls:
         *,
         button: int = 17,
         pull_up: bool = True,
-        bounce_s: float = 0.02,
         encoder: tuple[int, int, int] | None = (5, 6, 13),
         encoder_pull_up: bool = True,
         factory: Any = None,
@@ -113,16 +182,12 @@ class Controls:
 
         self.emit = emit
         self.clock = clock or MonotonicClock()
-        self.bounce_s = bounce_s
-        self._last: dict[str, float] = {}
         self._devices: list[Any] = []
         try:
-            self.button = Button(
-                button, pull_up=pull_up, bounce_time=bounce_s or None, pin_factory=factory
-            )
+            self.button = Button(button, pull_up=pull_up, pin_factory=factory)
             self._devices.append(self.button)
-            self.button.when_pressed = lambda: self._edge(ButtonDown, "roll")
-            self.button.when_released = lambda: self._edge(ButtonUp, "roll")
+            self.button.when_pressed = lambda: self._edge(Line.ROLL, True)
+            self.button.when_released = lambda: self._edge(Line.ROLL, False)
             self.encoder = self.push = None
             if encoder is not None:
                 a, b, push = encoder
@@ -130,24 +195,16 @@ class Controls:
                 self._devices.append(self.encoder)
                 self.encoder.when_rotated_clockwise = lambda: self._turn(+1)
                 self.encoder.when_rotated_counter_clockwise = lambda: self._turn(-1)
-                self.push = Button(
-                    push, pull_up=encoder_pull_up, bounce_time=bounce_s or None,
-                    pin_factory=factory,
-                )
+                self.push = Button(push, pull_up=encoder_pull_up, pin_factory=factory)
                 self._devices.append(self.push)
-                self.push.when_pressed = lambda: self._edge(None, "push")
+                self.push.when_pressed = lambda: self._edge(Line.PUSH, True)
+                self.push.when_released = lambda: self._edge(Line.PUSH, False)
         except Exception as exc:
             self.close()
             raise GpioError(f"cannot claim the input pins: {exc}") from exc
 
-    def _edge(self, button: type[ButtonDown | ButtonUp] | None, line: str) -> None:
-        """An edge of ``line``: of the ROLL button (``button`` says which way) or the push."""
-        now = self.clock.now()
-        last = self._last.get(line)
-        if last is not None and now - last < self.bounce_s:
-            return
-        self._last[line] = now
-        self.emit(Pushed() if button is None else button(now))
+    def _edge(self, line: Line, pressed: bool) -> None:
+        self.emit(Edge(line, pressed, self.clock.now()))
 
     def _turn(self, steps: int) -> None:
         self.emit(Turned(steps))
