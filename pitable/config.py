@@ -57,6 +57,8 @@ DISPLAY_NAMES = (*DICE_NAMES, "status")
 
 PIN_FACTORIES = ("", "lgpio", "rpigpio", "pigpio", "native", "mock")
 BAUDRATES = (9600, 19200, 38400, 57600, 115200)
+#: The fastest rate a printer at a URL may be paced to: a gigabit network, 10 bits a byte.
+URL_BAUDRATE_MAX = 1_000_000_000
 MODES = ("table", "solo")
 IMAGE_COMMANDS = ("gsv0", "dc2")
 UART_OVERLAYS = ("disable-bt", "miniuart-bt")
@@ -397,8 +399,10 @@ class PrinterConfig:
     baudrate: int = setting(
         19200,
         "As printed on the printer's self-test page. A network printer (socket://...) takes"
-        " any rate, which only paces the writes.",
-        choices=BAUDRATES, choices_if=lambda p: not _URL.match(p.port), low=1,
+        f" any rate from {BAUDRATES[0]} to {URL_BAUDRATE_MAX} (a gigabit network), which only"
+        " paces the writes.",
+        choices=BAUDRATES, choices_if=lambda p: not _URL.match(p.port),
+        low=BAUDRATES[0], high=URL_BAUDRATE_MAX,
     )
     paper_width_mm: int = setting(
         58, "The paper roll's width (58 mm prints 384 dots, 80 mm 576).",
@@ -815,8 +819,10 @@ def check_value(key: str, value: Any, spec: Spec, table: object = None) -> None:
         _choice(key, value, spec.choices)
     if spec.low is not None and isinstance(value, int | float) and not isinstance(value, bool):
         low, high = spec.low, spec.high
-        below = value <= low if spec.low_open else value < low
-        if below or (high is not None and value > high):
+        # Written as "inside the range" so that NaN, which compares false with everything,
+        # is outside it.
+        above_low = value > low if spec.low_open else value >= low
+        if not (above_low and (high is None or value <= high)):
             shown = _hex(int(value)) if spec.hex else f"{value}{spec.unit}"
             what = f"{spec.what} " if spec.what else ""
             rule = spec.range_rule()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import math
+import socket
 import threading
 
 import pytest
 from PIL import Image, ImageChops
 
 from pitable.box.printing import JobState, JobStatus, PrintSpooler
-from pitable.config import DEFAULTS, PrinterConfig, printer_config
+from pitable.config import DEFAULTS, PrinterConfig, loads_config, printer_config
 from pitable.errors import ConfigError, PaperOut, PrinterError, PrinterOffline, PrinterTimeout
+from pitable.hw.clock import FakeClock
 from pitable.hw.fake_printer import FakePrinter
 from pitable.hw.printer import (
     STATUS_ONLINE,
@@ -199,11 +202,71 @@ def test_a_port_that_cannot_be_opened_is_offline() -> None:
         ("port", " "),
         ("heat_dots", -1),
         ("tear_feed_mm", -2.0),
+        ("line_time_ms", math.nan),
+        ("line_time_ms", math.inf),
+        ("line_time_ms", 1e308),
+        ("feed_time_ms", 1e30),
+        ("feed_time_ms", -math.inf),
+        ("timeout_s", math.nan),
+        ("tear_feed_mm", math.nan),
     ],
 )
 def test_bad_settings_name_their_key(field: str, value: object) -> None:
     with pytest.raises(ConfigError, match=f"^printer.{field}: expected "):
         printer_config(DEFAULTS.printer, **{field: value})
+
+
+@pytest.mark.parametrize("baudrate", [1, 9599, 10**10])
+@pytest.mark.parametrize("port", ["loop://", "socket://127.0.0.1:9100"])
+def test_a_printer_at_a_url_takes_a_bounded_rate(port: str, baudrate: int) -> None:
+    with pytest.raises(ConfigError, match=r"^printer\.baudrate: expected 9600 to 1000000000,"):
+        printer_config(DEFAULTS.printer, port=port, baudrate=baudrate)
+    assert printer_config(DEFAULTS.printer, port=port, baudrate=250_000).baudrate == 250_000
+
+
+@pytest.mark.parametrize(
+    ("key", "toml", "value"),
+    [
+        ("line_time_ms", "nan", math.nan),
+        ("feed_time_ms", "inf", math.inf),
+        ("timeout_s", "0.0", 0.0),
+        ("baudrate", "1", 1),
+    ],
+)
+def test_the_file_and_the_options_are_bounded_alike(key: str, toml: str, value: object) -> None:
+    with pytest.raises(ConfigError) as from_file:
+        loads_config(f"[printer]\n{key} = {toml}\n")
+    with pytest.raises(ConfigError) as from_options:
+        printer_config(DEFAULTS.printer, **{key: value})
+    assert str(from_file.value) == str(from_options.value)
+    assert str(from_file.value).startswith(f"printer.{key}: expected ")
+
+
+def test_a_loopback_port_takes_a_whole_print() -> None:
+    # pyserial's loop:// echoes every byte into a queue of 4 KB that nothing else reads;
+    # a sheet is several times that.
+    settings = PrinterConfig(port="loop://")
+    transport = SerialTransport(settings)
+    try:
+        printer = ThermalPrinter(settings, transport=transport, clock=FakeClock())
+        report = printer.print_image(render_sheet(generate("temple", 7)))
+        transport.write(bytes(20_000))  # one write larger than the loopback's queue
+    finally:
+        transport.close()
+    assert report.bytes_sent > 3 * 4096
+    assert report.printed_rows > 0
+
+
+def test_a_network_printer_nobody_listens_for_is_offline() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+    # The port is free again: nobody listens on it.
+    with pytest.raises(PrinterOffline) as caught:
+        SerialTransport(PrinterConfig(port=f"socket://127.0.0.1:{port}"))
+    message = str(caught.value)
+    assert message.startswith(f"cannot open printer port socket://127.0.0.1:{port}: ")
+    assert "Connection refused" in message
+    assert message.count(f":{port}") == 1  # the port is named once
 
 
 def test_settings_on_top_of_the_config_keep_the_rest() -> None:

@@ -124,6 +124,47 @@ def test_history_changes_nothing(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
 
 
+def test_history_on_an_empty_database_is_no_saved_games_and_leaves_it_empty(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / DB_NAME
+    path.write_bytes(b"")
+    mtime = path.stat().st_mtime_ns
+    code, out, err = run(capsys, "history", "--state-dir", str(tmp_path))
+    # As for a missing database: nothing to show is the caller's mistake, not a failure.
+    assert code == 2
+    assert out == ""
+    assert "no saved games" in one_error_line(err)
+    assert path.read_bytes() == b""
+    assert path.stat().st_mtime_ns == mtime
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+
+
+def test_history_on_a_directory_says_so_and_creates_nothing_in_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / DB_NAME).mkdir()
+    for state_dir in (tmp_path, tmp_path / DB_NAME):
+        code, out, err = run(capsys, "history", "--state-dir", str(state_dir))
+        assert code == 2
+        assert out == ""
+        one_error_line(err)
+    assert list((tmp_path / DB_NAME).iterdir()) == []
+
+
+def test_history_reads_without_changing_a_byte_or_making_a_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    saved_games(tmp_path)
+    path = tmp_path / DB_NAME
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    for argv in ([], ["--json"], ["--game", "1"]):
+        code, _, err = run(capsys, "history", "--state-dir", str(tmp_path), *argv)
+        assert code == 0, err
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+
+
 def test_history_finds_the_state_directory_in_the_environment(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

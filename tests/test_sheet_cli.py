@@ -141,3 +141,82 @@ def test_print_sends_the_sheet_to_a_network_printer(capsys: pytest.CaptureFixtur
     image = render_sheet(generate("temple", 4))
     paper = fake.printout().crop((0, 0, image.width, image.height))
     assert ImageChops.difference(paper.convert("L"), image.convert("L")).getbbox() is None
+
+
+def one_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def test_print_to_the_loopback_port_of_the_readme_completes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The README's `pitable print temple --seed 7 --port loop://`, paced as fast as the
+    # options allow so that the test does not wait for a mechanism that is not there.
+    code, stdout, stderr = run(
+        capsys, "print", "temple", "--seed", "7", "--port", "loop://",
+        "--baud", "1000000", "--line-time-ms", "0", "--feed-time-ms", "0",
+    )
+    assert (code, stderr) == (0, "")
+    assert stdout.startswith("printed The Temple of Apikhabou, side A, seed 7 on loop://: ")
+
+
+def test_print_to_a_network_printer_nobody_listens_for_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+    code, stdout, stderr = run(capsys, "print", "valley", "--port", f"socket://127.0.0.1:{port}")
+    assert code == 1
+    assert stdout == ""
+    assert "Connection refused" in one_line(stderr)
+
+
+def test_print_to_a_network_printer_that_hangs_up_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def hang_up() -> None:
+        conn, _ = server.accept()
+        conn.close()
+
+    thread = threading.Thread(target=hang_up, daemon=True)
+    thread.start()
+    try:
+        code, stdout, stderr = run(
+            capsys, "print", "valley", "--port", f"socket://127.0.0.1:{port}",
+            "--baud", "1000000", "--line-time-ms", "0", "--feed-time-ms", "0",
+        )
+        thread.join(10)
+    finally:
+        server.close()
+    assert code == 1
+    assert stdout == ""
+    assert f"socket://127.0.0.1:{port}" in one_line(stderr)
+
+
+@pytest.mark.parametrize(
+    ("argv", "key"),
+    [
+        (["--line-time-ms", "inf"], "printer.line_time_ms"),
+        (["--line-time-ms", "1e308"], "printer.line_time_ms"),
+        (["--line-time-ms", "nan"], "printer.line_time_ms"),
+        (["--line-time-ms", "-1"], "printer.line_time_ms"),
+        (["--feed-time-ms", "1e30"], "printer.feed_time_ms"),
+        (["--feed-time-ms", "nan"], "printer.feed_time_ms"),
+        (["--baud", "1"], "printer.baudrate"),
+        (["--baud", "1", "--port", "loop://"], "printer.baudrate"),
+        (["--baud", "10000000000", "--port", "socket://127.0.0.1:9"], "printer.baudrate"),
+    ],
+)
+def test_print_refuses_printer_options_out_of_bounds(
+    capsys: pytest.CaptureFixture[str], argv: list[str], key: str
+) -> None:
+    code, stdout, stderr = run(capsys, "print", "valley", "--seed", "1", *argv)
+    assert code == 2
+    assert stdout == ""
+    assert one_line(stderr).startswith(f"pitable print: error: {key}: expected ")

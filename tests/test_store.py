@@ -535,3 +535,210 @@ def test_a_failed_write_leaves_the_store_usable(store: SessionStore) -> None:
     db.execute("DROP TRIGGER refuse")
     play(store, game.id, ROLLS[:2])
     assert [r.n for r in store.rolls(game.id)] == [1, 2]
+
+
+# --- a database that cannot be written is read-only, not damaged --------------------
+
+
+def untouched(path: Path) -> tuple[bytes, int]:
+    """What a reader must leave as it was: the file's bytes and its modification time."""
+    return path.read_bytes(), path.stat().st_mtime_ns
+
+
+@pytest.fixture
+def refuse_writes(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
+    """Once called, every read-write connection that SQLite makes to a file refuses writes
+    with its own SQLITE_READONLY, as for a read-only file, directory or filesystem (these
+    tests run as root in CI, which file permissions do not stop)."""
+    real_connect = sqlite3.connect
+
+    def connect(database: str | os.PathLike[str], *args: object, **kwargs: object) -> object:
+        db = real_connect(database, *args, **kwargs)  # type: ignore[call-overload]
+        if not kwargs.get("uri") and database != ":memory:":
+            db.execute("PRAGMA query_only = ON")
+        return db
+
+    return lambda: monkeypatch.setattr(sqlite3, "connect", connect)
+
+
+def saved_game(directory: Path) -> Path:
+    with SessionStore.open(directory, clock=Clock()) as s:
+        game = s.new_game("island", "solo")
+        play(s, game.id, ROLLS[:3])
+        return s.path
+
+
+def test_a_sound_database_that_cannot_be_written_opens_read_only_and_untouched(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, refuse_writes: Callable[[], None]
+) -> None:
+    path = saved_game(tmp_path)
+    before = untouched(path)
+    refuse_writes()
+    with caplog.at_level(logging.WARNING, logger="pitable.store"):
+        s = SessionStore.open(tmp_path)
+    with s:
+        assert s.recovered is None
+        assert s.moved_aside is None
+        assert s.read_only is not None
+        assert "rolls are not being saved" in s.read_only
+        game = s.current_game()
+        assert game is not None and game.rounds == 3
+        assert [r.roll for r in s.rolls(game.id)] == ROLLS[:3]
+        with pytest.raises(StoreError, match="readonly"):
+            s.record_roll(game.id, ROLLS[3], "os", *hazard_of(s, game.id, ROLLS[3]))
+        with pytest.raises(StoreError, match="readonly"):
+            s.new_game("temple", "table")
+    assert "rolls are not being saved" in caplog.text
+    assert untouched(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+
+
+def test_an_empty_database_that_cannot_be_written_reads_as_no_games(
+    tmp_path: Path, refuse_writes: Callable[[], None]
+) -> None:
+    (tmp_path / DB_NAME).write_bytes(b"")
+    refuse_writes()
+    with SessionStore.open(tmp_path) as s:
+        assert s.read_only is not None
+        assert s.current_game() is None
+        assert s.games() == []
+        with pytest.raises(StoreError, match="readonly"):
+            s.new_game("valley", "table")
+    assert (tmp_path / DB_NAME).read_bytes() == b""
+    assert moved_aside(tmp_path) == []
+
+
+def test_a_damaged_database_is_moved_aside_even_when_writes_are_refused(
+    tmp_path: Path, refuse_writes: Callable[[], None]
+) -> None:
+    (tmp_path / DB_NAME).write_bytes(b"\x00garbage" * 1000)
+    refuse_writes()
+    with pytest.raises(StoreError):
+        SessionStore.open(tmp_path, clock=frozen())
+    # Moved aside, as any damaged database; the fresh one could not be written either.
+    assert moved_aside(tmp_path) == [f"{DB_NAME}.corrupt-{STAMP}"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files")
+def test_a_read_only_file_in_a_read_only_directory_is_left_alone(tmp_path: Path) -> None:
+    path = saved_game(tmp_path)
+    before = untouched(path)
+    path.chmod(0o444)
+    tmp_path.chmod(0o555)
+    try:
+        with SessionStore.open(tmp_path) as s:
+            assert s.read_only is not None and s.recovered is None
+            assert s.current_game() is not None
+    finally:
+        tmp_path.chmod(0o755)
+    assert untouched(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+
+
+def hazard_of(store: SessionStore, game_id: int, roll: Roll) -> tuple[bool, int]:
+    turn = store.state(game_id).play(roll)
+    return turn.hazard, turn.state.hazards
+
+
+# --- readers open read-only ----------------------------------------------------------
+
+
+def test_a_reader_changes_no_byte_and_makes_no_file(tmp_path: Path) -> None:
+    path = saved_game(tmp_path)
+    before = untouched(path)
+    with SessionStore.open_read_only(tmp_path) as s:
+        game = s.current_game()
+        assert game is not None
+        assert len(s.rolls(game.id)) == 3
+        with pytest.raises(StoreError):
+            s.end_game(game.id)
+    assert untouched(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "message"),
+    [
+        (lambda p: None, UnknownGame, "no saved games: .* does not exist"),
+        (lambda p: p.write_bytes(b""), UnknownGame, "no saved games: .* is empty"),
+        (lambda p: p.mkdir(), StoreError, "is a directory, not a database"),
+        (os.mkfifo, StoreError, "not a regular file"),
+        (lambda p: p.write_bytes(b"junk" * 1000), StoreDamaged, "not a database"),
+    ],
+    ids=["missing", "empty", "directory", "fifo", "junk"],
+)
+def test_a_reader_names_what_is_there_and_creates_nothing(
+    tmp_path: Path, make: Callable[[Path], object], error: type[Exception], message: str
+) -> None:
+    path = tmp_path / DB_NAME
+    make(path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(error, match=message):
+        SessionStore.open_read_only(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    if path.is_dir():
+        assert list(path.iterdir()) == []
+
+
+def test_the_box_refuses_a_directory_or_fifo_where_its_database_goes(tmp_path: Path) -> None:
+    (tmp_path / DB_NAME).mkdir()
+    with pytest.raises(StoreError, match="is a directory"):
+        SessionStore.open(tmp_path)
+    assert list((tmp_path / DB_NAME).iterdir()) == []
+    fifo = tmp_path / "fifo" / DB_NAME
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    with pytest.raises(StoreError, match="not a regular file"):
+        SessionStore.open(fifo.parent)
+
+
+def test_the_simulator_rolls_on_a_database_it_may_not_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], refuse_writes: Callable[[], None]
+) -> None:
+    from tests.conftest import run_cli
+
+    path = saved_game(tmp_path)
+    before = untouched(path)
+    refuse_writes()
+    code, _, err = run_cli(capsys, "sim", "--state-dir", str(tmp_path), "--script", "press")
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert untouched(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+
+
+def _read_only_mount_works(directory: Path) -> bool:
+    if sys.platform != "linux" or shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c",
+         f"mount --bind '{directory}' '{directory}' && mount -o remount,ro,bind"
+         f" '{directory}' '{directory}'"],
+        capture_output=True, check=False,
+    )
+    return probe.returncode == 0
+
+
+def test_the_simulator_on_a_read_only_filesystem_leaves_the_database_as_it_was(
+    tmp_path: Path,
+) -> None:
+    # A real read-only filesystem stops root too: a bind mount made read-only in a mount
+    # namespace of the test's own, gone when the command ends.
+    state = tmp_path / "state"
+    state.mkdir()
+    if not _read_only_mount_works(state):
+        pytest.skip("needs unshare and mount (root, CAP_SYS_ADMIN)")
+    path = saved_game(state)
+    before = untouched(path)
+    command = (
+        f"mount --bind '{state}' '{state}' && mount -o remount,ro,bind '{state}' '{state}'"
+        f" && exec '{sys.executable}' -m pitable sim --state-dir '{state}' --script press,press"
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", command], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "rolls are not being saved" in done.stderr
+    assert "moved aside" not in done.stderr
+    assert untouched(path) == before
+    assert sorted(p.name for p in state.iterdir()) == [DB_NAME]

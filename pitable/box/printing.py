@@ -121,8 +121,9 @@ class PrintSpooler:
                 raise PrinterError("the print queue is closed")
             status = JobStatus(next(self._ids), name, JobState.QUEUED)
             self._jobs[status.id] = _Job(status, image)
-        self._queue.put(status.id)
+        # Told before the thread can take the job, so that "queued" never follows "printing".
         self._notify(status)
+        self._queue.put(status.id)
         return status
 
     def retry(self, job_id: int) -> JobStatus:
@@ -135,8 +136,8 @@ class PrintSpooler:
                 job_id, job.status.name, JobState.QUEUED, attempts=job.status.attempts
             )
             job.status = status
-        self._queue.put(job_id)
         self._notify(status)
+        self._queue.put(job_id)
         return status
 
     def status(self, job_id: int) -> JobStatus:

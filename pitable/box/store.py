@@ -13,6 +13,12 @@ never stops the box: the file is moved aside with a timestamp in its name, nothi
 deleted, a fresh database is started, and :attr:`SessionStore.recovered` says what happened
 in one line (also logged as a warning on ``pitable.store``) for the status screen.
 
+A sound database that cannot be written here (a read-only file, directory or filesystem) is
+not damaged: it is opened read-only (SQLite's ``mode=ro``) and left exactly as it is, the
+games read as they were, every write fails with :class:`StoreError`, and
+:attr:`SessionStore.read_only` says so in one line. :meth:`SessionStore.open_read_only` is
+for readers (``pitable history``): it never creates, changes or moves a file.
+
 >>> store = SessionStore.open(tmp)                                     # doctest: +SKIP
 >>> game = store.new_game(default_title(), "solo")                      # doctest: +SKIP
 >>> store.record_roll(game.id, Roll.from_str("2,3,5"), "os", False, 0)  # doctest: +SKIP
@@ -24,6 +30,7 @@ import contextlib
 import logging
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -98,6 +105,10 @@ SCHEMA_VERSION = len(MIGRATIONS)
 # SQLite's result codes for a database that another connection holds: waiting is the
 # answer, never moving the file aside.
 _BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+# SQLite's primary result codes (the low byte of an extended code such as
+# SQLITE_READONLY_DIRECTORY) for a file that may not be opened or written here: permissions
+# or a read-only filesystem, never damage.
+_REFUSED_CODES = {sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM}
 
 #: The files SQLite keeps beside a database, which belong to it.
 _COMPANIONS = ("-wal", "-shm", "-journal")
@@ -212,6 +223,10 @@ class _Unusable(Exception):
         self.reason = reason
 
 
+class _ReadOnly(Exception):
+    """The database is sound but cannot be written here; the message says why, briefly."""
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -278,6 +293,7 @@ class SessionStore:
         *,
         recovered: str | None = None,
         moved_aside: Path | None = None,
+        read_only: str | None = None,
         clock: Callable[[], datetime] = _utc_now,
     ) -> None:
         self._db: sqlite3.Connection | None = connection
@@ -287,6 +303,9 @@ class SessionStore:
         self.recovered = recovered
         #: Where the unusable database went, when it was moved aside.
         self.moved_aside = moved_aside
+        #: One line saying that the database cannot be written here, so that rolls are not
+        #: being saved; None when it can be written.
+        self.read_only = read_only
         self._clock = clock
         self._lock = threading.RLock()
 
@@ -304,10 +323,11 @@ class SessionStore:
         """Open (or create) the store at ``location``: a state directory or a ``.db`` file.
 
         An unusable database is moved aside and replaced by a fresh one; with
-        ``recover=False`` (for read-only commands such as ``pitable history``, which must
-        not move the box's files) :class:`StoreDamaged` is raised instead. A database that
-        another process holds locked for longer than ``timeout`` seconds raises
-        :class:`StoreError` and is left alone.
+        ``recover=False`` :class:`StoreDamaged` is raised instead. A sound database that
+        cannot be written here is opened read-only and left untouched
+        (:attr:`read_only`). A database that another process holds locked for longer than
+        ``timeout`` seconds raises :class:`StoreError` and is left alone, and so does a
+        path that is not a regular file (a directory, a FIFO).
         """
         path = database_path(location)
         try:
@@ -316,8 +336,17 @@ class SessionStore:
             raise StoreUnavailable(
                 f"cannot create the state directory {path.parent}: {exc.strerror or exc}"
             ) from None
+        _refuse_non_file(path)
         try:
-            db = _open_checked(path, timeout)
+            try:
+                db = _open_checked(path, timeout)
+            except _ReadOnly as refused:
+                if not path.exists():
+                    raise StoreUnavailable(f"{path} cannot be created: {refused}") from None
+                db = _open_read_only(path, timeout)
+                message = f"{path.name} cannot be written ({refused}): rolls are not being saved"
+                log.warning("%s (in %s)", message, path.parent)
+                return cls(db, path, read_only=message, clock=clock)
         except _Unusable as bad:
             if not recover:
                 raise StoreDamaged(f"{path}: {bad.reason}") from None
@@ -329,12 +358,44 @@ class SessionStore:
             log.warning("%s (in %s)", message, path.parent)
             try:
                 db = _open_checked(path, timeout)
-            except _Unusable as again:
+            except (_Unusable, _ReadOnly) as again:
                 raise StoreUnavailable(
-                    f"{path}: a fresh database cannot be started either: {again.reason}"
+                    f"{path}: a fresh database cannot be started either: {again}"
                 ) from None
             return cls(db, path, recovered=message, moved_aside=moved, clock=clock)
         return cls(db, path, clock=clock)
+
+    @classmethod
+    def open_read_only(
+        cls, location: str | os.PathLike[str] | None = None, *, timeout: float = 5.0
+    ) -> SessionStore:
+        """Open the store at ``location`` to read it, creating, changing and moving nothing.
+
+        For readers such as ``pitable history``. A missing or empty database raises
+        :class:`UnknownGame` ("no saved games"); a path that is not a regular file
+        :class:`StoreError`; a damaged or foreign database :class:`StoreDamaged`. Every
+        write to the store raises :class:`StoreError`.
+        """
+        path = database_path(location)
+        _refuse_non_file(path)
+        if not path.exists():
+            raise UnknownGame(f"no saved games: {path} does not exist")
+        if path.stat().st_size == 0:
+            raise UnknownGame(f"no saved games: {path} is empty")
+        try:
+            with _translated(path, reading=True):
+                db = _read_only_connection(path, timeout)
+                try:
+                    _check(db)
+                    if not db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]:
+                        raise UnknownGame(f"no saved games: {path} holds none")
+                    _check_schema(db)
+                except BaseException:
+                    db.close()
+                    raise
+        except _Unusable as bad:
+            raise StoreDamaged(f"{path}: {bad.reason}") from None
+        return cls(db, path, read_only=f"{path.name} is open read-only")
 
     def close(self) -> None:
         """Close the database; closing twice is harmless."""
@@ -548,27 +609,36 @@ class SessionStore:
 
 
 def _open_checked(path: Path, timeout: float) -> sqlite3.Connection:
-    """A connection to ``path``, checked and migrated; :class:`_Unusable` if it cannot be."""
+    """A connection to ``path``, checked and migrated.
+
+    Raises :class:`_Unusable` for a damaged or foreign database, :class:`_ReadOnly` for a
+    sound one that cannot be written here.
+    """
     if os.path.lexists(path):
         # Checked on a read-only connection first: when it closes, a read-write one would
         # checkpoint the WAL into a damaged file and delete the -wal and -shm files, and a
-        # damaged or foreign database must be moved aside as it was found. Without
-        # companion files there is no WAL to read nor a writer to wait for, and
-        # "immutable" keeps SQLite from creating -wal and -shm files beside it.
-        alone = not any(os.path.lexists(f"{path}{s}") for s in _COMPANIONS)
-        uri = f"{path.absolute().as_uri()}?mode=ro" + ("&immutable=1" if alone else "")
-        with _translated(path, "cannot be read"):
-            checker = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+        # damaged or foreign database must be moved aside as it was found.
+        with _translated(path, reading=True):
+            checker = _read_only_connection(path, timeout)
             try:
                 _check(checker)
             finally:
                 checker.close()
+    # Asked before SQLite opens the file for writing: on a read-only file SQLite falls back
+    # to reading and would still create -wal and -shm files beside it.
+    if refusal := _write_refusal(path):
+        raise _ReadOnly(refusal)
     try:
         db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
+        if _refused(exc):
+            raise _ReadOnly(str(exc)) from None
         raise StoreUnavailable(f"{path}: cannot be opened for writing: {exc}") from None
     try:
-        with _translated(path, "cannot be written"):
+        with _translated(path, reading=False):
+            # First, before any change: a sound database that SQLite will not let this
+            # process write (SQLITE_READONLY) is read-only here, not damaged.
+            _probe_write(db)
             _configure(db)
             _migrate(db)
             _check_schema(db)
@@ -578,14 +648,112 @@ def _open_checked(path: Path, timeout: float) -> sqlite3.Connection:
     return db
 
 
+def _read_only_connection(path: Path, timeout: float) -> sqlite3.Connection:
+    """A connection that can change no file: SQLite's ``mode=ro``.
+
+    Without companion files there is no WAL to read nor a writer to wait for, and
+    ``immutable`` keeps SQLite from creating -wal and -shm files beside the database (a
+    read-only connection to a WAL database creates them otherwise).
+    """
+    alone = not any(os.path.lexists(f"{path}{s}") for s in _COMPANIONS)
+    uri = f"{path.absolute().as_uri()}?mode=ro" + ("&immutable=1" if alone else "")
+    return sqlite3.connect(
+        uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+    )
+
+
+def _open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
+    """A read-only connection to the sound database at ``path``, for reading its games.
+
+    An empty database (no file, no bytes, or no tables yet) reads as an empty store of the
+    current schema, held in memory and itself read-only.
+    """
+    if not path.exists() or path.stat().st_size == 0:
+        return _empty_schema()
+    with _translated(path, reading=True):
+        db = _read_only_connection(path, timeout)
+        try:
+            if not db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]:
+                db.close()
+                return _empty_schema()
+            _check_schema(db)
+        except BaseException:
+            db.close()
+            raise
+    return db
+
+
+def _empty_schema() -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    _migrate(db, announce=False)
+    # Writes then fail as on a read-only file (SQLITE_READONLY).
+    db.execute("PRAGMA query_only = ON")
+    return db
+
+
+def _refuse_non_file(path: Path) -> None:
+    """:class:`StoreError` unless ``path`` is a regular file or nothing (a new database).
+
+    SQLite reads a directory as an empty database, and opening a FIFO blocks until
+    something writes to it: neither may stand for the store.
+    """
+    if path.parent.exists() and not path.parent.is_dir():
+        raise StoreError(f"{path.parent} is not a directory")
+    if not os.path.lexists(path):
+        return
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise StoreError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise StoreError(f"{path} is a directory, not a database")
+    if not stat.S_ISREG(mode):
+        raise StoreError(f"{path} is not a regular file (a FIFO or a device), not a database")
+
+
+def _write_refusal(path: Path) -> str | None:
+    """Why the permissions (or a read-only filesystem) refuse to let this process write the
+    database at ``path``; None when they allow it. The WAL's files need the directory."""
+    if os.path.lexists(path) and not os.access(path, os.W_OK):
+        return "the file is read-only"
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return f"the directory {path.parent} is read-only"
+    return None
+
+
+def _refused(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in _REFUSED_CODES
+
+
+def _probe_write(db: sqlite3.Connection) -> None:
+    """Raise SQLite's own error if ``db`` may not be written; changes nothing either way.
+
+    The version is written back as it is, inside a transaction that is rolled back, so not
+    a byte of the file changes; only a connection that may write gets that far.
+    """
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(f"PRAGMA user_version = {int(version)}")
+    finally:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+
+
 @contextlib.contextmanager
-def _translated(path: Path, doing: str) -> Iterator[None]:
-    """SQLite's errors while opening: busy is the caller's problem, anything else damage."""
+def _translated(path: Path, *, reading: bool) -> Iterator[None]:
+    """SQLite's errors while opening: busy is the caller's problem, a refusal to read is
+    unavailable, a refusal to write is read-only, anything else damage."""
     try:
         yield
     except sqlite3.Error as exc:
         if getattr(exc, "sqlite_errorcode", None) in _BUSY_CODES:
             raise StoreError(f"{path} is in use by another process: {exc}") from None
+        if _refused(exc):
+            if reading:
+                raise StoreUnavailable(f"{path} cannot be read: {exc}") from None
+            raise _ReadOnly(str(exc)) from None
         raise _Unusable("corrupt", str(exc)) from None
     except MemoryError:
         # SQLite answers some damaged records (a length field of gigabytes) with NOMEM,
@@ -634,7 +802,7 @@ def _configure(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA foreign_keys = ON")
 
 
-def _migrate(db: sqlite3.Connection) -> None:
+def _migrate(db: sqlite3.Connection, *, announce: bool = True) -> None:
     version = db.execute("PRAGMA user_version").fetchone()[0]
     for step in range(version, SCHEMA_VERSION):
         # One transaction per step, the version bump included: a cut power leaves the
@@ -650,7 +818,8 @@ def _migrate(db: sqlite3.Connection) -> None:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
-        log.info("session store migrated to schema version %d", step + 1)
+        if announce:
+            log.info("session store migrated to schema version %d", step + 1)
 
 
 def _check_schema(db: sqlite3.Connection) -> None:

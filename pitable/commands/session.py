@@ -1,8 +1,8 @@
 """``pitable history`` and ``pitable level``: the saved games and the solo levels.
 
-``history`` reads the box's session store and never changes it: a missing store is not
-created, and a damaged one is reported, not moved aside (that is the box's job when it
-starts). ``level`` is pure rules.
+``history`` reads the box's session store read-only and never creates or changes a file: a
+missing or empty store is "no saved games", and a damaged one is reported, not moved aside
+(that is the box's job when it starts). ``level`` is pure rules.
 """
 
 from __future__ import annotations
@@ -72,12 +72,10 @@ def setup_level(p: argparse.ArgumentParser) -> None:
 
 def run_history(args: argparse.Namespace) -> int:
     # Imported here: the store pulls in sqlite3, which `pitable options` does not need.
-    from pitable.box.store import SessionStore, database_path
+    from pitable.box.store import SessionStore
 
-    path = database_path(args.state_dir)
-    if not path.exists():
-        raise UnknownGame(f"no saved games: {path} does not exist")
-    with SessionStore.open(path, recover=False) as store:
+    with SessionStore.open_read_only(args.state_dir) as store:
+        path = store.path
         if args.game is not None:
             game = store.game(args.game)
         else:

@@ -139,8 +139,9 @@ def printer_settings(args: argparse.Namespace) -> PrinterConfig:
 
 
 def run_print(args: argparse.Namespace) -> int:
-    sheet = make_sheet(args)
+    # The printer's settings are checked first: a wrong one is told before any drawing.
     settings = printer_settings(args)
+    sheet = make_sheet(args)
     from pitable.box.printing import JobState, PrintSpooler
     from pitable.hw.printer import ThermalPrinter
     from pitable.render.sheet import render_sheet

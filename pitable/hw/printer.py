@@ -68,6 +68,11 @@ WINDOW_BYTES = 4 * BAND_BYTES + 64
 BITS_PER_BYTE = 10
 #: How long to wait for a status reply; printers that never reply cost this much per query.
 STATUS_WAIT_S = 0.3
+#: pyserial's ``loop://`` sends every byte written back into a queue of 4096 bytes, and a
+#: write into a full queue fails (``queue.Full``) once the write timeout has passed: a
+#: loopback port is written this many bytes at a time, its echo discarded after each. Small
+#: enough too for the loopback's own check that a write fits its timeout at 9600 baud.
+LOOP_SLICE = 256
 
 
 # --- time and bytes ------------------------------------------------------------------
@@ -97,6 +102,7 @@ class SerialTransport:
             ) from None
         self.port = settings.port
         self._serial_module = serial
+        self._echoes = settings.port.lower().startswith("loop://")
         try:
             self._serial = serial.serial_for_url(
                 settings.port,
@@ -105,13 +111,19 @@ class SerialTransport:
                 write_timeout=settings.timeout_s,
             )
         except (serial.SerialException, ValueError, OSError) as exc:
-            # pyserial's message already holds the port and the OS error with its errno:
-            # the OS error's own words, once, are the reason.
-            reason = (os.strerror(exc.errno) if isinstance(exc, OSError) and exc.errno
-                      else str(exc))
-            raise PrinterOffline(f"cannot open printer port {settings.port}: {reason}") from None
+            raise PrinterOffline(
+                f"cannot open printer port {settings.port}: {_open_failure(exc, settings.port)}"
+            ) from None
 
     def write(self, data: bytes) -> None:
+        if not self._echoes:
+            self._write(data)
+            return
+        for start in range(0, len(data), LOOP_SLICE):
+            self._write(data[start : start + LOOP_SLICE])
+            self.discard_input()
+
+    def _write(self, data: bytes) -> None:
         serial = self._serial_module
         try:
             self._serial.write(data)
@@ -133,6 +145,19 @@ class SerialTransport:
 
     def close(self) -> None:
         self._serial.close()
+
+
+def _open_failure(exc: Exception, port: str) -> str:
+    """Why pyserial could not open ``port``, in its own words, once."""
+    if isinstance(exc, OSError) and exc.errno:
+        return os.strerror(exc.errno)
+    reason = str(exc)
+    # The URL handlers say "Could not open port socket://...: [Errno 111] Connection
+    # refused"; the port is already named.
+    reason = reason.removeprefix(f"Could not open port {port}: ")
+    if reason == "timed out":
+        return "nobody answered (timed out)"
+    return reason
 
 
 def open_transport(settings: PrinterConfig) -> SerialTransport:
