@@ -26,6 +26,7 @@ from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from pitable.commands.args import read_regular_file
 from pitable.errors import ConfigError
 from pitable.pins import (
     HEADER_GPIOS,
@@ -39,6 +40,8 @@ from pitable.pins import (
 
 #: Where the box looks for its configuration when no path is given.
 DEFAULT_CONFIG_PATH = Path("/etc/pitable/pitable.toml")
+#: The largest configuration file read: a real one is a few kilobytes.
+MAX_CONFIG_BYTES = 1_000_000
 
 BusKind = Literal["i2c-mux", "i2c", "spi"]
 
@@ -535,15 +538,19 @@ def load_config(path: str | Path | None) -> Config:
     """
     if path is None:
         return DEFAULTS
+    if not str(path):
+        raise ConfigError('"": expected the path of a TOML file')
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path, MAX_CONFIG_BYTES, "TOML file")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a directory, not a TOML file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a FIFO, a device, too large
+        raise ConfigError(f"{path}: {exc}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -573,6 +580,8 @@ def loads_config(text: str) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(_toml_syntax_message(str(exc), text)) from None
+    except RecursionError:  # tomllib parses nested arrays and tables by recursion
+        raise ConfigError("not valid TOML: arrays or tables nested too deeply") from None
     return config_from_dict(data)
 
 

@@ -6,10 +6,9 @@ import argparse
 import logging
 import signal
 import sys
-from pathlib import Path
 from typing import Any
 
-from pitable.errors import UsageError
+from pitable.commands.args import MAX_WHOLE, directory_path, output_file, whole_number
 
 log = logging.getLogger("pitable.box")
 
@@ -21,7 +20,9 @@ def setup_run(p: argparse.ArgumentParser) -> None:
         "Run the dice box: the parts named in the config (--config, default"
         " /etc/pitable/pitable.toml), until stopped."
     )
-    p.add_argument("--state-dir", metavar="DIR", help="where the games are kept")
+    p.add_argument(
+        "--state-dir", type=directory_path, metavar="DIR", help="where the games are kept"
+    )
     p.set_defaults(run=run_box)
 
 
@@ -34,13 +35,15 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
     p.add_argument("--script", metavar="STEPS",
                    help="comma-separated: press, hold, push, turn+N, turn-N, waitMS,"
                    " print (wait for the printer), unplug:NAME, replug:NAME")
-    p.add_argument("--record", metavar="FILE.gif", help="write the faceplate as an animated GIF")
-    p.add_argument("--png", metavar="FILE.png", help="write the last frame of the faceplate")
+    p.add_argument("--record", type=output_file(".gif"), metavar="FILE.gif",
+                   help="write the faceplate as an animated GIF")
+    p.add_argument("--png", type=output_file(".png"), metavar="FILE.png",
+                   help="write the last frame of the faceplate")
     p.add_argument("--game", metavar="GAME", help="the title to start with (default: config)")
     p.add_argument("--solo", action="store_true", help="start a solo game")
-    p.add_argument("--seed", type=int, metavar="N",
+    p.add_argument("--seed", type=whole_number(0, MAX_WHOLE), metavar="N",
                    help="roll reproducible dice from seed N instead of the hardware generator")
-    p.add_argument("--state-dir", metavar="DIR",
+    p.add_argument("--state-dir", type=directory_path, metavar="DIR",
                    help="keep the games in DIR, as the box does (default: not kept)")
     p.add_argument("--scale", type=int, default=2, choices=(1, 2, 3, 4),
                    help="pixels per OLED pixel in the pictures (2)")
@@ -93,10 +96,6 @@ def run_sim(args: argparse.Namespace) -> int:
     from pitable.render.status import plural
     from pitable.rules import find_title
 
-    for option, suffix in (("--record", ".gif"), ("--png", ".png")):
-        value = getattr(args, option[2:])
-        if value and Path(value).suffix.lower() != suffix:
-            raise UsageError(f"{option} {value}: expected a file name ending in {suffix}")
     steps = parse_script(args.script) if args.script is not None else None
     config = _config(args)
     box_settings = config.box

@@ -1,0 +1,216 @@
+"""The argument types every command shares: each input checked, and bounded, before work starts.
+
+Each function here returns an argparse ``type``: a wrong value becomes argparse's one-line
+error and exit status 2, before the command has read a device, drawn a picture or opened a
+store. Standard library only, and cheap to import: ``pitable options`` starts with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+#: Whole numbers as the command line takes them: ASCII digits, an optional minus sign.
+#: ``int()`` alone would also take ``٣``, ``1_000`` and surrounding blanks.
+_WHOLE = re.compile(r"-?[0-9]+")
+#: Decimal numbers as the command line takes them: ASCII only, no sign, no nan or inf.
+_DECIMAL = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+#: The largest whole number any input may be when nothing smaller bounds it: the largest
+#: that SQLite stores.
+MAX_WHOLE = 2**63 - 1
+#: Digits enough for any bound used here; longer text is refused before it is converted.
+_MAX_DIGITS = 20
+
+
+def _thousands(value: int) -> str:
+    return f"{value:,}"
+
+
+def is_whole(text: str) -> bool:
+    """True when ``text`` is a whole number written in ASCII digits, with an optional minus."""
+    return _WHOLE.fullmatch(text) is not None and len(text.lstrip("-")) <= _MAX_DIGITS
+
+
+def whole_number(
+    minimum: int, maximum: int = MAX_WHOLE, *, what: str = "a whole number"
+) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``minimum`` to ``maximum``, ASCII digits only."""
+
+    def parse(text: str) -> int:
+        if not _WHOLE.fullmatch(text):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what} (ASCII digits 0-9)")
+        if len(text.lstrip("-")) > _MAX_DIGITS:  # far out of range: not worth converting
+            raise argparse.ArgumentTypeError(
+                f"{text[:12]}...: expected {_thousands(minimum)} to {_thousands(maximum)}"
+            )
+        value = int(text)
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"{value}: expected {_thousands(minimum)} to {_thousands(maximum)}"
+            )
+        return value
+
+    # argparse names the type in its message for a ValueError; ours raise their own.
+    parse.__name__ = what
+    return parse
+
+
+def positive_number(maximum: float, *, unit: str) -> Callable[[str], float]:
+    """An argparse type: a finite number above 0 and at most ``maximum``, ASCII only.
+
+    ``float()`` alone would also take ``nan``, ``inf``, ``٣`` and ``1_0``.
+    """
+
+    def parse(text: str) -> float:
+        value = float(text) if _DECIMAL.fullmatch(text) else math.nan
+        if math.isnan(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}")
+        if not 0 < value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"{text}: expected {unit} above 0 and at most {maximum:g}"
+            )
+        return value
+
+    parse.__name__ = f"number of {unit}"
+    return parse
+
+
+def non_empty(what: str) -> Callable[[str], str]:
+    """An argparse type: any text but the empty string (which would silently mean a default)."""
+
+    def parse(text: str) -> str:
+        if not text:
+            raise argparse.ArgumentTypeError(f'"": expected {what}')
+        if "\0" in text:
+            raise argparse.ArgumentTypeError(f"{text!r}: a path cannot hold a NUL character")
+        return text
+
+    parse.__name__ = what
+    return parse
+
+
+def directory_path(text: str) -> str:
+    """An argparse type: a directory's path, not empty (it need not exist yet)."""
+    return non_empty("a directory path")(text)
+
+
+def read_regular_file(path: str | Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file at ``path``, refusing FIFOs, devices, directories and
+    files larger than ``limit`` bytes.
+
+    Opened without blocking, so that a FIFO nobody writes to is refused rather than waited
+    on, then checked on the open descriptor (no gap between the check and the read), and
+    read with a bound: a file that grows while read is still refused past ``limit``.
+    Raises OSError (the caller words it) or ValueError with one line saying what is wrong.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"is a directory, not a {what}")
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"is {_kind(info.st_mode)}, not a regular {what}")
+        if info.st_size > limit:
+            raise ValueError(f"{info.st_size:,} bytes: a {what} holds at most {limit:,}")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise ValueError(f"more than {limit:,} bytes: a {what} holds at most {limit:,}")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def input_file(what: str = "file") -> Callable[[str], str]:
+    """An argparse type: the path of an existing regular file (not a FIFO, device or
+    directory). The size is checked when the file is read (:func:`read_regular_file`)."""
+
+    def parse(text: str) -> str:
+        non_empty(f"the path of a {what}")(text)
+        try:
+            info = os.stat(text)
+        except FileNotFoundError:
+            raise argparse.ArgumentTypeError(f"{text}: no such file") from None
+        except OSError as exc:
+            raise argparse.ArgumentTypeError(f"{text}: {exc.strerror or exc}") from None
+        if stat.S_ISDIR(info.st_mode):
+            raise argparse.ArgumentTypeError(f"{text}: is a directory, not a {what}")
+        if not stat.S_ISREG(info.st_mode):
+            raise argparse.ArgumentTypeError(
+                f"{text}: is {_kind(info.st_mode)}, not a regular {what}"
+            )
+        return text
+
+    parse.__name__ = what
+    return parse
+
+
+def check_output_path(text: str, suffixes: Iterable[str] = ()) -> str:
+    """Why ``text`` cannot be written as a new or replaced file, or "" if it can.
+
+    The checks a user can correct: not empty, one of ``suffixes`` (if any), not a directory
+    nor anything but a regular file, in a directory that exists and may be written.
+    """
+    if not text:
+        return '"": expected a file name'
+    if "\0" in text:
+        return f"{text!r}: a path cannot hold a NUL character"
+    path = Path(text)
+    wanted = tuple(suffixes)
+    if wanted and path.suffix.lower() not in wanted:
+        return f"{text}: expected a file name ending in {' or '.join(wanted)}"
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        return f"{text}: {exc.strerror or exc}"
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            return f"{text}: is a directory, not a file"
+        if not stat.S_ISREG(info.st_mode):
+            return f"{text}: is {_kind(info.st_mode)}, not a regular file"
+        if not os.access(path, os.W_OK):
+            return f"{text}: not writable"
+        return ""
+    parent = path.parent
+    if not parent.is_dir():
+        return f"{text}: the directory {parent} does not exist"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"{text}: the directory {parent} is not writable"
+    return ""
+
+
+def output_file(*suffixes: str) -> Callable[[str], str]:
+    """An argparse type: a file that can be written, ending in one of ``suffixes`` (if any)."""
+
+    def parse(text: str) -> str:
+        problem = check_output_path(text, suffixes)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return text
+
+    parse.__name__ = "output file"
+    return parse
