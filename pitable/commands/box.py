@@ -9,10 +9,29 @@ import sys
 from typing import Any
 
 from pitable.commands.args import MAX_WHOLE, directory_path, output_file, whole_number
+from pitable.errors import UsageError
 
 log = logging.getLogger("pitable.box")
 
 GIF_SUFFIXES = (".gif",)
+#: The most steps a --script takes: a long game of presses, turns and holds.
+MAX_STEPS = 500
+#: The most steps of a recorded --script: every frame is kept until the GIF is written,
+#: about 10 MB a roll, so a recording is bounded to a solo game's 25 rounds.
+MAX_RECORDED_STEPS = 25
+
+
+def script_text(text: str) -> str:
+    """An argparse type: a --script of ASCII words and at most MAX_STEPS steps (each step
+    is checked by the simulator's own parser)."""
+    if not text.isascii():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected steps in ASCII letters and digits, such as press,turn+1"
+        )
+    steps = text.count(",") + 1
+    if steps > MAX_STEPS:
+        raise argparse.ArgumentTypeError(f"{steps} steps: a script takes at most {MAX_STEPS}")
+    return text
 
 
 def setup_run(p: argparse.ArgumentParser) -> None:
@@ -32,9 +51,10 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
         " terminal (space rolls, h holds, arrows turn the encoder, enter pushes, q quits)."
         " With --script: headless, e.g. --script press,press,hold,turn+1,push."
     )
-    p.add_argument("--script", metavar="STEPS",
+    p.add_argument("--script", metavar="STEPS", type=script_text,
                    help="comma-separated: press, hold, push, turn+N, turn-N, waitMS,"
-                   " print (wait for the printer), unplug:NAME, replug:NAME")
+                   " print (wait for the printer), unplug:NAME, replug:NAME;"
+                   f" at most {MAX_STEPS} steps, {MAX_RECORDED_STEPS} with --record")
     p.add_argument("--record", type=output_file(".gif"), metavar="FILE.gif",
                    help="write the faceplate as an animated GIF")
     p.add_argument("--png", type=output_file(".png"), metavar="FILE.png",
@@ -97,6 +117,11 @@ def run_sim(args: argparse.Namespace) -> int:
     from pitable.rules import find_title
 
     steps = parse_script(args.script) if args.script is not None else None
+    if args.record and steps is not None and len(steps) > MAX_RECORDED_STEPS:
+        raise UsageError(
+            f"--record: a recorded script takes at most {MAX_RECORDED_STEPS} steps,"
+            f" not {len(steps)}"
+        )
     config = _config(args)
     box_settings = config.box
     if args.game:

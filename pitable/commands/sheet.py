@@ -28,8 +28,8 @@ MIN_WIDTH = 180
 #: The widest picture drawn: 600 dpi across the 50 mm strip of 58 mm paper, far more than
 #: any screen or printer needs; wider ones only cost memory (200000 pixels took ~10 GB).
 MAX_WIDTH = 4096
-#: The most copies in one PDF: 50 pages of two sheets.
-MAX_COPIES = 100
+#: The most copies in one PDF: 10 pages of two sheets, written in about a second.
+MAX_COPIES = 20
 
 
 def seed_number(text: str) -> int:
