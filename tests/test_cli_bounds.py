@@ -70,6 +70,7 @@ def test_numbers_out_of_bounds_are_refused_before_work(
         ["history", "--game", "٣"],
         ["sim", "--script", "press", "--seed", "٣"],
         ["sim", "--script", "turn+٣"],
+        ["sim", "--script", "press", "--scale", "٣"],
         ["options", "island", "1,2,3", "--dangers", "٣"],
     ],
 )

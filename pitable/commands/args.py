@@ -1,8 +1,10 @@
 """The argument types every command shares: each input checked, and bounded, before work starts.
 
-Each function here returns an argparse ``type``: a wrong value becomes argparse's one-line
-error and exit status 2, before the command has read a device, drawn a picture or opened a
-store. Standard library only, and cheap to import: ``pitable options`` starts with it.
+The argparse ``type`` functions here turn a wrong value into argparse's one-line error and
+exit status 2, before the command has read a device, drawn a picture or opened a store.
+The checks behind them are here too: :func:`check_output_path` for a file to be written,
+and :func:`read_regular_file`, the bounded read of a file that must be a regular file (the
+config is read with it). Standard library only, and cheap to import.
 """
 
 from __future__ import annotations
@@ -141,30 +143,6 @@ def _kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "not a regular file"
-
-
-def input_file(what: str = "file") -> Callable[[str], str]:
-    """An argparse type: the path of an existing regular file (not a FIFO, device or
-    directory). The size is checked when the file is read (:func:`read_regular_file`)."""
-
-    def parse(text: str) -> str:
-        non_empty(f"the path of a {what}")(text)
-        try:
-            info = os.stat(text)
-        except FileNotFoundError:
-            raise argparse.ArgumentTypeError(f"{text}: no such file") from None
-        except OSError as exc:
-            raise argparse.ArgumentTypeError(f"{text}: {exc.strerror or exc}") from None
-        if stat.S_ISDIR(info.st_mode):
-            raise argparse.ArgumentTypeError(f"{text}: is a directory, not a {what}")
-        if not stat.S_ISREG(info.st_mode):
-            raise argparse.ArgumentTypeError(
-                f"{text}: is {_kind(info.st_mode)}, not a regular {what}"
-            )
-        return text
-
-    parse.__name__ = what
-    return parse
 
 
 def check_output_path(text: str, suffixes: Iterable[str] = ()) -> str:

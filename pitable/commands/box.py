@@ -65,8 +65,8 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
                    help="roll reproducible dice from seed N instead of the hardware generator")
     p.add_argument("--state-dir", type=directory_path, metavar="DIR",
                    help="keep the games in DIR, as the box does (default: not kept)")
-    p.add_argument("--scale", type=int, default=2, choices=(1, 2, 3, 4),
-                   help="pixels per OLED pixel in the pictures (2)")
+    p.add_argument("--scale", type=whole_number(1, 4), default=2,
+                   help="pixels per OLED pixel in the pictures, 1 to 4 (2)")
     p.set_defaults(run=run_sim)
 
 
