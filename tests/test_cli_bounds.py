@@ -264,3 +264,9 @@ def test_a_long_roll_holds_one_block_at_a_time() -> None:
     sizes = [len(block) for block in blocks]
     assert sizes == [dice.BLOCK, dice.BLOCK, dice.BLOCK, 5]
 
+
+
+@pytest.mark.parametrize("option", ["--count", "--rng-deadline"])
+def test_a_number_thousands_of_digits_long_is_quoted_short(option: str) -> None:
+    err = one_line_exit_2(["roll", option, "9" * 5000], option)
+    assert len(err) < 200

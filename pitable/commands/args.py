@@ -33,6 +33,11 @@ def _thousands(value: int) -> str:
     return f"{value:,}"
 
 
+def _shown(text: str) -> str:
+    """``text`` as an error message quotes it: cut short, so that the message stays one line."""
+    return text if len(text) <= 24 else text[:12] + "..."
+
+
 def is_whole(text: str) -> bool:
     """True when ``text`` is a whole number written in ASCII digits, with an optional minus."""
     return _WHOLE.fullmatch(text) is not None and len(text.lstrip("-")) <= _MAX_DIGITS
@@ -45,10 +50,12 @@ def whole_number(
 
     def parse(text: str) -> int:
         if not _WHOLE.fullmatch(text):
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what} (ASCII digits 0-9)")
+            raise argparse.ArgumentTypeError(
+                f"{_shown(text)!r} is not {what} (ASCII digits 0-9)"
+            )
         if len(text.lstrip("-")) > _MAX_DIGITS:  # far out of range: not worth converting
             raise argparse.ArgumentTypeError(
-                f"{text[:12]}...: expected {_thousands(minimum)} to {_thousands(maximum)}"
+                f"{_shown(text)}: expected {_thousands(minimum)} to {_thousands(maximum)}"
             )
         value = int(text)
         if not minimum <= value <= maximum:
@@ -71,10 +78,10 @@ def positive_number(maximum: float, *, unit: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
         value = float(text) if _DECIMAL.fullmatch(text) else math.nan
         if math.isnan(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of {unit}")
+            raise argparse.ArgumentTypeError(f"{_shown(text)!r} is not a number of {unit}")
         if not 0 < value <= maximum:
             raise argparse.ArgumentTypeError(
-                f"{text}: expected {unit} above 0 and at most {maximum:g}"
+                f"{_shown(text)}: expected {unit} above 0 and at most {maximum:g}"
             )
         return value
 
