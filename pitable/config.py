@@ -18,7 +18,9 @@ key and says what was expected::
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import tomllib
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -26,7 +28,6 @@ from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from pitable.commands.args import read_regular_file
 from pitable.errors import ConfigError
 from pitable.pins import (
     HEADER_GPIOS,
@@ -529,6 +530,50 @@ class LoadedConfig(NamedTuple):
 
     config: Config
     source: Path | None
+
+
+def read_regular_file(path: str | Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file at ``path``, refusing FIFOs, devices, directories and
+    files larger than ``limit`` bytes.
+
+    Opened without blocking, so that a FIFO nobody writes to is refused rather than waited
+    on, then checked on the open descriptor (no gap between the check and the read), and
+    read with a bound: a file that grows while read is still refused past ``limit``.
+    Raises OSError (the caller words it) or ValueError with one line saying what is wrong.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"is a directory, not a {what}")
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"is {_file_kind(info.st_mode)}, not a regular {what}")
+        if info.st_size > limit:
+            raise ValueError(f"{info.st_size:,} bytes: a {what} holds at most {limit:,}")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise ValueError(f"more than {limit:,} bytes: a {what} holds at most {limit:,}")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 def load_config(path: str | Path | None) -> Config:

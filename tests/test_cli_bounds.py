@@ -14,6 +14,7 @@ from pitable.commands import args as arg_types
 from pitable.commands import dice
 from pitable.commands.box import MAX_RECORDED_STEPS, MAX_STEPS
 from pitable.commands.sheet import MAX_COPIES, MAX_WIDTH, MIN_WIDTH
+from pitable.config import read_regular_file
 from pitable.errors import EntropyError
 from pitable.rules import find_dice_set, find_title
 from tests.test_fuzz import run_bounded
@@ -181,9 +182,9 @@ def test_deeply_nested_toml_is_one_line(tmp_path: Path, opening: str) -> None:
 def test_the_bounded_read_stops_at_its_limit(tmp_path: Path) -> None:
     path = tmp_path / "f"
     path.write_bytes(b"x" * 10)
-    assert arg_types.read_regular_file(path, 10) == b"x" * 10
+    assert read_regular_file(path, 10) == b"x" * 10
     with pytest.raises(ValueError, match="at most 9"):
-        arg_types.read_regular_file(path, 9)
+        read_regular_file(path, 9)
 
 
 # --- output paths, checked before anything is drawn -----------------------------------------

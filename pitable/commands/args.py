@@ -2,9 +2,9 @@
 
 The argparse ``type`` functions here turn a wrong value into argparse's one-line error and
 exit status 2, before the command has read a device, drawn a picture or opened a store.
-The checks behind them are here too: :func:`check_output_path` for a file to be written,
-and :func:`read_regular_file`, the bounded read of a file that must be a regular file (the
-config is read with it). Standard library only, and cheap to import.
+:func:`check_output_path` says why a file cannot be written. A file that must be a regular
+file is read with :func:`pitable.config.read_regular_file`, with a bound. Standard library
+only, and cheap to import.
 """
 
 from __future__ import annotations
@@ -106,40 +106,6 @@ def non_empty(what: str) -> Callable[[str], str]:
 def directory_path(text: str) -> str:
     """An argparse type: a directory's path, not empty (it need not exist yet)."""
     return non_empty("a directory path")(text)
-
-
-def read_regular_file(path: str | Path, limit: int, what: str = "file") -> bytes:
-    """The bytes of the regular file at ``path``, refusing FIFOs, devices, directories and
-    files larger than ``limit`` bytes.
-
-    Opened without blocking, so that a FIFO nobody writes to is refused rather than waited
-    on, then checked on the open descriptor (no gap between the check and the read), and
-    read with a bound: a file that grows while read is still refused past ``limit``.
-    Raises OSError (the caller words it) or ValueError with one line saying what is wrong.
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ValueError(f"is a directory, not a {what}")
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"is {_kind(info.st_mode)}, not a regular {what}")
-        if info.st_size > limit:
-            raise ValueError(f"{info.st_size:,} bytes: a {what} holds at most {limit:,}")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise ValueError(f"more than {limit:,} bytes: a {what} holds at most {limit:,}")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def _kind(mode: int) -> str:
