@@ -18,7 +18,9 @@ key and says what was expected::
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import tomllib
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -39,6 +41,8 @@ from pitable.pins import (
 
 #: Where the box looks for its configuration when no path is given.
 DEFAULT_CONFIG_PATH = Path("/etc/pitable/pitable.toml")
+#: The largest configuration file read: a real one is a few kilobytes.
+MAX_CONFIG_BYTES = 1_000_000
 
 BusKind = Literal["i2c-mux", "i2c", "spi"]
 
@@ -532,6 +536,50 @@ class LoadedConfig(NamedTuple):
     source: Path | None
 
 
+def read_regular_file(path: str | Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file at ``path``, refusing FIFOs, devices, directories and
+    files larger than ``limit`` bytes.
+
+    Opened without blocking, so that a FIFO nobody writes to is refused rather than waited
+    on, then checked on the open descriptor (no gap between the check and the read), and
+    read with a bound: a file that grows while read is still refused past ``limit``.
+    Raises OSError (the caller words it) or ValueError with one line saying what is wrong.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ValueError(f"is a directory, not a {what}")
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"is {_file_kind(info.st_mode)}, not a regular {what}")
+        if info.st_size > limit:
+            raise ValueError(f"{info.st_size:,} bytes: a {what} holds at most {limit:,}")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise ValueError(f"more than {limit:,} bytes: a {what} holds at most {limit:,}")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
 def load_config(path: str | Path | None) -> Config:
     """Read and validate the file at ``path``; None gives the built-in :data:`DEFAULTS`.
 
@@ -539,15 +587,19 @@ def load_config(path: str | Path | None) -> Config:
     """
     if path is None:
         return DEFAULTS
+    if not str(path):
+        raise ConfigError('"": expected the path of a TOML file')
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path, MAX_CONFIG_BYTES, "TOML file")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a directory, not a TOML file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a FIFO, a device, too large
+        raise ConfigError(f"{path}: {exc}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -577,6 +629,8 @@ def loads_config(text: str) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(_toml_syntax_message(str(exc), text)) from None
+    except RecursionError:  # tomllib parses nested arrays and tables by recursion
+        raise ConfigError("not valid TOML: arrays or tables nested too deeply") from None
     return config_from_dict(data)
 
 

@@ -142,7 +142,8 @@ def test_fairness_report_and_histogram(capsys: pytest.CaptureFixture[str], tmp_p
 
 def test_unwritable_png_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(capsys, "fairness", "--rolls", "10", "--png", str(tmp_path / "no" / "h.png"))
-    assert code == 1 and len(err.splitlines()) == 1 and "No such file" in err
+    # A path that cannot be written is a wrong argument: exit 2, before any roll.
+    assert code == 2 and len(err.splitlines()) == 1 and "does not exist" in err
 
 
 def test_options_starts_without_hardware_or_drawing_libraries() -> None:

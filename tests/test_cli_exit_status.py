@@ -59,7 +59,7 @@ def test_statuses_of_real_commands(capsys: pytest.CaptureFixture[str], tmp_path:
     config.write_text("[button]\npin = 99\n")
     assert run(capsys, "--config", str(config), "wiring")[0] == 2  # a wrong config
     missing = tmp_path / "missing" / "sheet.txt"
-    assert run(capsys, "sheet", "valley", "--out", str(missing))[0] == 1  # the system refuses
+    assert run(capsys, "sheet", "valley", "--out", str(missing))[0] == 2  # a path to correct
 
 
 def test_the_help_says_what_each_status_means(capsys: pytest.CaptureFixture[str]) -> None:

@@ -233,7 +233,7 @@ def test_level_json(capsys: pytest.CaptureFixture[str]) -> None:
         (["island", "70", "--snakes", "2"], "--snakes: only The Valley of Wiraqocha"),
         (["valley", "ninety"], "'ninety' is not a whole number of stars"),
         (["valley", "9.5"], "is not a whole number of stars"),
-        (["valley", "90", "--snakes", "-1"], "expected 0 or more"),
+        (["valley", "90", "--snakes", "-1"], "expected 0 to 25"),
         (["atlantis", "90"], "unknown game 'atlantis'"),
         (["valley"], "the following arguments are required: SCORE"),
     ],

@@ -78,7 +78,7 @@ def test_a_png_at_any_width(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         (["sheet", "valley", "--out", "x.jpg"], "unknown extension '.jpg'"),
         (["sheet", "valley", "--out", "noextension"], "unknown extension '(none)'"),
         (["sheet", "valley", "--out", "x.pdf", "--paper", "a3"], "paper 'a3'"),
-        (["sheet", "valley", "--out", "/no/such/dir/x.png"], "No such file or directory"),
+        (["sheet", "valley", "--out", "/no/such/dir/x.png"], "/no/such/dir does not exist"),
         (["print", "valley", "--port", "/dev/no-such-printer"], "/dev/no-such-printer"),
         (["print", "valley", "--port", "nonsense://x"], "nonsense://x"),
         (["print", "valley", "--seed", "x", "--port", "loop://"], "seed 'x'"),

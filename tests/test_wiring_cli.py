@@ -12,6 +12,7 @@ from pitable.cli import main
 from pitable.commands.config import wiring_rows, wiring_table
 from pitable.config import DEFAULTS, Config, bus_pins, loads_config, pin_claims
 from pitable.render.wiring_diagram import HEADER_PIN, wires, wiring_svg
+from tests.conftest import run_cli
 
 SVG = "{http://www.w3.org/2000/svg}"
 DOCS = Path(__file__).parent.parent / "docs"
@@ -77,12 +78,11 @@ def test_a_different_config_draws_different_wires() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "words"), [("w.png", "ending in .svg"), ("missing/w.svg", "No such file")]
+    ("name", "words"), [("w.png", "ending in .svg"), ("missing/w.svg", "does not exist")]
 )
 def test_a_bad_svg_path_is_one_line_and_prints_nothing_else(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, words: str
 ) -> None:
-    code = main(["wiring", "--svg", str(tmp_path / name)])
-    out, err = capsys.readouterr()
+    code, out, err = run_cli(capsys, "wiring", "--svg", str(tmp_path / name))
     assert code != 0 and out == ""
     assert len(err.splitlines()) == 1 and words in err

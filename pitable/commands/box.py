@@ -6,14 +6,32 @@ import argparse
 import logging
 import signal
 import sys
-from pathlib import Path
 from typing import Any
 
+from pitable.commands.args import MAX_WHOLE, directory_path, output_file, whole_number
 from pitable.errors import UsageError
 
 log = logging.getLogger("pitable.box")
 
 GIF_SUFFIXES = (".gif",)
+#: The most steps a --script takes: a long game of presses, turns and holds.
+MAX_STEPS = 500
+#: The most steps of a recorded --script: every frame is kept until the GIF is written,
+#: about 10 MB a roll, so a recording is bounded to a solo game's 25 rounds.
+MAX_RECORDED_STEPS = 25
+
+
+def script_text(text: str) -> str:
+    """An argparse type: a --script of ASCII words and at most MAX_STEPS steps (each step
+    is checked by the simulator's own parser)."""
+    if not text.isascii():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected steps in ASCII letters and digits, such as press,turn+1"
+        )
+    steps = text.count(",") + 1
+    if steps > MAX_STEPS:
+        raise argparse.ArgumentTypeError(f"{steps} steps: a script takes at most {MAX_STEPS}")
+    return text
 
 
 def setup_run(p: argparse.ArgumentParser) -> None:
@@ -21,7 +39,9 @@ def setup_run(p: argparse.ArgumentParser) -> None:
         "Run the dice box: the parts named in the config (--config, default"
         " /etc/pitable/pitable.toml), until stopped."
     )
-    p.add_argument("--state-dir", metavar="DIR", help="where the games are kept")
+    p.add_argument(
+        "--state-dir", type=directory_path, metavar="DIR", help="where the games are kept"
+    )
     p.set_defaults(run=run_box)
 
 
@@ -31,19 +51,22 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
         " terminal (space rolls, h holds, arrows turn the encoder, enter pushes, q quits)."
         " With --script: headless, e.g. --script press,press,hold,turn+1,push."
     )
-    p.add_argument("--script", metavar="STEPS",
+    p.add_argument("--script", metavar="STEPS", type=script_text,
                    help="comma-separated: press, hold, push, turn+N, turn-N, waitMS,"
-                   " print (wait for the printer), unplug:NAME, replug:NAME")
-    p.add_argument("--record", metavar="FILE.gif", help="write the faceplate as an animated GIF")
-    p.add_argument("--png", metavar="FILE.png", help="write the last frame of the faceplate")
+                   " print (wait for the printer), unplug:NAME, replug:NAME;"
+                   f" at most {MAX_STEPS} steps, {MAX_RECORDED_STEPS} with --record")
+    p.add_argument("--record", type=output_file(".gif"), metavar="FILE.gif",
+                   help="write the faceplate as an animated GIF")
+    p.add_argument("--png", type=output_file(".png"), metavar="FILE.png",
+                   help="write the last frame of the faceplate")
     p.add_argument("--game", metavar="GAME", help="the title to start with (default: config)")
     p.add_argument("--solo", action="store_true", help="start a solo game")
-    p.add_argument("--seed", type=int, metavar="N",
+    p.add_argument("--seed", type=whole_number(0, MAX_WHOLE), metavar="N",
                    help="roll reproducible dice from seed N instead of the hardware generator")
-    p.add_argument("--state-dir", metavar="DIR",
+    p.add_argument("--state-dir", type=directory_path, metavar="DIR",
                    help="keep the games in DIR, as the box does (default: not kept)")
-    p.add_argument("--scale", type=int, default=2, choices=(1, 2, 3, 4),
-                   help="pixels per OLED pixel in the pictures (2)")
+    p.add_argument("--scale", type=whole_number(1, 4), default=2,
+                   help="pixels per OLED pixel in the pictures, 1 to 4 (2)")
     p.set_defaults(run=run_sim)
 
 
@@ -93,11 +116,12 @@ def run_sim(args: argparse.Namespace) -> int:
     from pitable.render.status import plural
     from pitable.rules import find_title
 
-    for option, suffix in (("--record", ".gif"), ("--png", ".png")):
-        value = getattr(args, option[2:])
-        if value and Path(value).suffix.lower() != suffix:
-            raise UsageError(f"{option} {value}: expected a file name ending in {suffix}")
     steps = parse_script(args.script) if args.script is not None else None
+    if args.record and steps is not None and len(steps) > MAX_RECORDED_STEPS:
+        raise UsageError(
+            f"--record: a recorded script takes at most {MAX_RECORDED_STEPS} steps,"
+            f" not {len(steps)}"
+        )
     config = _config(args)
     box_settings = config.box
     if args.game:

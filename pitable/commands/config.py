@@ -10,6 +10,7 @@ import argparse
 
 from pitable import config as config_module
 from pitable.box.config_title import configured_title, load_checked
+from pitable.commands.args import non_empty
 from pitable.config import DEFAULT_CONFIG_PATH, DEFAULTS, Config, DisplayConfig
 from pitable.pins import I2C_PINS, LOCAL_UARTS, UART_PINS, signal_pins
 
@@ -26,7 +27,9 @@ def setup_config(p: argparse.ArgumentParser) -> None:
         f" defaults to --config, else {DEFAULT_CONFIG_PATH}; when that file does not"
         " exist, the built-in defaults (the reference wiring) are checked.",
     )
-    c.add_argument("path", metavar="PATH", nargs="?", default=None)
+    c.add_argument(
+        "path", metavar="PATH", nargs="?", default=None, type=non_empty("the path of a TOML file")
+    )
     c.set_defaults(run=run_check)
 
     s = config_sub.add_parser(
@@ -39,7 +42,7 @@ def setup_config(p: argparse.ArgumentParser) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    config, source = load_checked(args.path or args.config)
+    config, source = load_checked(args.path if args.path is not None else args.config)
     if source is None:
         # Looked up at call time, so that tests can point the default somewhere else.
         default = config_module.DEFAULT_CONFIG_PATH

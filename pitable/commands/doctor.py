@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from pitable.commands.args import directory_path, non_empty
+
 
 def setup_doctor(p: argparse.ArgumentParser) -> None:
     p.description = (
@@ -13,13 +15,13 @@ def setup_doctor(p: argparse.ArgumentParser) -> None:
         " pins. One line per part; exit status 0 only when every check passes. Stop the"
         " service first (sudo systemctl stop pitable): it holds the pins."
     )
-    p.add_argument("--boot-dir", metavar="DIR", type=Path,
+    p.add_argument("--boot-dir", metavar="DIR", type=lambda text: Path(directory_path(text)),
                    help="the boot partition (default /boot/firmware, else /boot)")
     p.add_argument("--sysfs", metavar="DIR", type=Path, default=Path("/sys"),
                    help=argparse.SUPPRESS)
-    p.add_argument("--printer-port", metavar="PORT",
+    p.add_argument("--printer-port", metavar="PORT", type=non_empty("a device path or URL"),
                    help="ask the printer on PORT (a device or pyserial URL) instead")
-    p.add_argument("--rng-device", metavar="PATH",
+    p.add_argument("--rng-device", metavar="PATH", type=non_empty("a device path"),
                    help="check PATH instead of the config's entropy.device")
     p.set_defaults(run=run_doctor)
 

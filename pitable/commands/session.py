@@ -11,39 +11,41 @@ import argparse
 import json
 from typing import Any
 
+from pitable.commands.args import MAX_WHOLE, directory_path, whole_number
 from pitable.errors import UnknownGame, UsageError
 from pitable.rules import SPECIAL, all_titles, find_title
 
-STARS_HELP = "a whole number of stars, negative if snakes or dangers cost more than you won"
+#: The most stars a score may be, either way: far beyond any sheet's.
+MAX_STARS = 10_000
+STARS_HELP = (
+    "a whole number of stars, negative if snakes or dangers cost more than you won"
+    f" ({-MAX_STARS:,} to {MAX_STARS:,})"
+)
+
+#: An argparse type: a score, negative allowed (a sheet can end below zero).
+stars = whole_number(-MAX_STARS, MAX_STARS, what="a whole number of stars")
 
 
-def stars(text: str) -> int:
-    """An argparse type: a whole number, negative allowed (a sheet can end below zero)."""
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of stars") from None
-
-
-def count(text: str) -> int:
-    """An argparse type: a whole number, 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value}: expected 0 or more")
-    return value
+def most_hazards() -> int:
+    """The most hazards any title's solo game can place: what ``--snakes`` may be before
+    the title is known (the title's own bound is checked once it is)."""
+    return max((t.max_hazards or 0) for t in all_titles())
 
 
 def setup_history(p: argparse.ArgumentParser) -> None:
     p.description = (
         "List the rolls of a game saved by the box: the game in progress, or the game ID."
     )
-    p.add_argument("--game", type=count, metavar="ID", help="a game's id (default: current)")
+    p.add_argument(
+        "--game",
+        type=whole_number(1, MAX_WHOLE),
+        metavar="ID",
+        help="a game's id (default: current)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object a line, per roll")
     p.add_argument(
         "--state-dir",
+        type=directory_path,
         metavar="DIR",
         help="the box's state directory (default: $STATE_DIRECTORY, else"
         " $XDG_STATE_HOME/pitable or ~/.local/state/pitable)",
@@ -60,7 +62,7 @@ def setup_level(p: argparse.ArgumentParser) -> None:
     p.add_argument("score", metavar="SCORE", type=stars, help=STARS_HELP)
     p.add_argument(
         "--snakes",
-        type=count,
+        type=whole_number(0, most_hazards()),
         default=None,
         metavar="N",
         help="the Valley: snakes placed in the game, escaped ones included; each lowers"
@@ -129,6 +131,11 @@ def run_level(args: argparse.Namespace) -> int:
             f" not {title.name}"
         )
     snakes = args.snakes or 0
+    if title.max_hazards is not None and snakes > title.max_hazards:
+        raise UsageError(
+            f"--snakes {snakes}: a solo game of {title.name} places at most"
+            f" {title.max_hazards} {title.hazard_name}s"
+        )
     result = level(title, args.score, snakes)
     if args.json:
         data: dict[str, Any] = result.to_json()

@@ -13,21 +13,42 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pitable.commands.dice import whole_number
-from pitable.errors import PrinterError, UsageError
-from pitable.rules.sheets import MAX_SEED, Sheet, generate
+from pitable.commands.args import check_output_path, is_whole, whole_number
+from pitable.errors import BadSeed, PrinterError, UsageError
+from pitable.rules.sheets import MAX_SEED, Sheet, generate, parse_seed
 
 if TYPE_CHECKING:
     from pitable.config import PrinterConfig
 
 #: The formats ``sheet --out`` writes, by file extension.
 FORMATS = {".pdf": "PDF", ".png": "PNG", ".pbm": "PPM", ".txt": "text"}
+#: The narrowest picture whose words stay readable: the renderer's MIN_WIDTH, written here
+#: so that parsing the arguments does not import Pillow (a test holds the two equal).
+MIN_WIDTH = 180
+#: The widest picture drawn: 600 dpi across the 50 mm strip of 58 mm paper, far more than
+#: any screen or printer needs; wider ones only cost memory (200000 pixels took ~10 GB).
+MAX_WIDTH = 4096
+#: The most copies in one PDF: 10 pages of two sheets, written in about a second.
+MAX_COPIES = 20
+
+
+def seed_number(text: str) -> int:
+    """An argparse type: a sheet's seed, 0 to MAX_SEED, in ASCII digits."""
+    if not is_whole(text):
+        raise argparse.ArgumentTypeError(
+            f"seed {text!r}: expected a whole number from 0 to {MAX_SEED} (ASCII digits 0-9)"
+        )
+    try:
+        return parse_seed(text)
+    except BadSeed as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_sheet_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", metavar="GAME", help="valley, island or temple")
     p.add_argument(
         "--seed",
+        type=seed_number,
         metavar="N",
         default=None,
         help=f"which map, 0 to {MAX_SEED}; the same seed gives everyone the same map"
@@ -47,18 +68,19 @@ def setup_sheet(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="FILE", required=True, help="the file to write")
     p.add_argument(
         "--width",
-        type=whole_number(180),
+        type=whole_number(MIN_WIDTH, MAX_WIDTH),
         default=384,
         metavar="PX",
-        help="PNG and PBM: width in pixels (384: 58 mm paper; 576: 80 mm paper)",
+        help=f"PNG and PBM: width in pixels, {MIN_WIDTH} to {MAX_WIDTH}"
+        " (384: 58 mm paper; 576: 80 mm paper)",
     )
     p.add_argument("--paper", default="a4", metavar="a4|letter", help="PDF: page size (a4)")
     p.add_argument(
         "--copies",
-        type=whole_number(1),
+        type=whole_number(1, MAX_COPIES),
         default=2,
         metavar="N",
-        help="PDF: how many copies of the sheet (2: one page)",
+        help=f"PDF: how many copies of the sheet, 1 to {MAX_COPIES} (2: one page)",
     )
     p.set_defaults(run=run_sheet)
 
@@ -98,6 +120,10 @@ def run_sheet(args: argparse.Namespace) -> int:
             f"--out {args.out}: unknown extension {out.suffix or '(none)'!r}:"
             f" expected {', '.join(FORMATS)}"
         )
+    # Checked before anything is drawn: a path that cannot be written costs no work.
+    problem = check_output_path(args.out)
+    if problem:
+        raise UsageError(f"--out {problem}")
     sheet = make_sheet(args)
     data = sheet_bytes(sheet, suffix, width=args.width, paper=args.paper, copies=args.copies)
     out.write_bytes(data)

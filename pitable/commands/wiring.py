@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from pitable.commands.args import output_file
 from pitable.config import load_default_or
-from pitable.errors import UsageError
 
 
 def setup_wiring(p: argparse.ArgumentParser) -> None:
@@ -15,15 +15,18 @@ def setup_wiring(p: argparse.ArgumentParser) -> None:
         " /etc/pitable/pitable.toml, else the reference wiring). With --svg FILE, also"
         " draw it."
     )
-    p.add_argument("--svg", metavar="FILE", type=Path, help="write the wiring as an SVG picture")
+    p.add_argument(
+        "--svg",
+        metavar="FILE",
+        type=lambda text: Path(output_file(".svg")(text)),
+        help="write the wiring as an SVG picture",
+    )
     p.set_defaults(run=run_wiring)
 
 
 def run_wiring(args: argparse.Namespace) -> int:
     from pitable.commands.config import wiring_rows, wiring_table
 
-    if args.svg is not None and args.svg.suffix.lower() != ".svg":
-        raise UsageError(f"--svg {args.svg}: expected a file name ending in .svg")
     config = load_default_or(args.config).config
     # The picture first: a path that cannot be written fails before anything is printed.
     if args.svg is not None:

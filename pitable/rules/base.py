@@ -189,6 +189,8 @@ class Title(abc.ABC):
     level_thresholds: ClassVar[tuple[int, int, int]]
     #: Stars every threshold drops per hazard placed (the Valley: 4 per snake).
     discount_per_hazard: ClassVar[int] = 0
+    #: The most hazards one solo game can place, escaped ones included; None: no bound.
+    max_hazards: ClassVar[int | None] = None
     #: Where the solo player draws a hazard just rolled, in the rulebook's words.
     solo_placement: ClassVar[str]
 

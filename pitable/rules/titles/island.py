@@ -41,6 +41,7 @@ class Island(Title):
     hazard_symbol = "skull"
     green_effect = GreenEffect.BOAT
     hazard_limit = DANGERS
+    max_hazards = DANGERS
 
     # The rulebook's solo levels are 60/75/90, whatever the dangers. The game ends when the
     # sheet is full or five treasures are found, so there is no round limit.

@@ -47,6 +47,9 @@ class Valley(Title):
     solo_rounds = SOLO_ROUNDS
     level_thresholds = (90, 110, 130)
     discount_per_hazard = 4
+    # One roll a round and one snake a roll at most: no solo game places more snakes than
+    # it has rounds (fewer than the 56 to 64 spaces of any valley, too).
+    max_hazards = SOLO_ROUNDS
     solo_placement = (
         "Draw the snake in an empty space next to one of the spaces you filled last turn;"
         " if there is none, in any empty space."
