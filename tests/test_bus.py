@@ -24,6 +24,7 @@ from pitable.hw.fake_i2c import FakeI2C, FakeOled
 from pitable.hw.oled import (
     I2CPanelSpec,
     changed_columns,
+    column_runs,
     open_i2c_interface,
     open_panel,
     pack_pages,
@@ -294,3 +295,19 @@ def test_the_ssd1322_blinks_by_its_inverse_display_command() -> None:
     device.display(inverse)
     device.display(image)
     assert serial.sent[mark:] == [("command", (0xA7,)), ("command", (0xA6,))]
+
+
+def test_a_page_with_changes_far_apart_gets_a_window_per_run() -> None:
+    old = bytes(128)
+    new = bytearray(old)
+    new[2] = new[5] = 1  # close together: one run
+    new[60] = new[61] = 3
+    new[120] = 7
+    assert column_runs(old, bytes(new), 10) == [(2, 6), (60, 62), (120, 121)]
+    spans: list[tuple[int, int] | None] = [None] * 8
+    spans[3] = (2, 121)
+    runs = [[] for _ in range(8)]
+    runs[3] = column_runs(old, bytes(new), 10)
+    cost, windows = plan_windows(spans, 10, runs)
+    assert windows == [(2, 6, 3, 4), (60, 62, 3, 4), (120, 121, 3, 4)]
+    assert cost == 3 * 10 + 4 + 2 + 1

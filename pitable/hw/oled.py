@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -76,44 +78,92 @@ def changed_columns(old: bytes, new: bytes) -> tuple[int, int] | None:
     return first, last + 1
 
 
+def _mostly_inverse(old: list[bytes], new: list[bytes]) -> bool:
+    """Whether more than half of the pixels differ: only then can inverting the panel pay."""
+    differ = sum(
+        (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).bit_count()
+        for a, b in zip(old, new, strict=True)
+    )
+    return differ * 2 > sum(len(a) for a in old) * 8
+
+
 Window = tuple[int, int, int, int]  # first column, end column, first page, end page
 
 
-def plan_windows(spans: list[tuple[int, int] | None], overhead: int) -> tuple[int, list[Window]]:
+def column_runs(old: bytes, new: bytes, gap: int) -> list[tuple[int, int]]:
+    """The runs of changed columns, split where more than ``gap`` unchanged columns lie
+    between two changes (a second window costs ``gap`` bytes, sending the gap costs more)."""
+    if old == new:
+        return []
+    x = (int.from_bytes(old, "big") ^ int.from_bytes(new, "big")).to_bytes(len(old), "big")
+    first = len(x) - len(x.lstrip(b"\0"))
+    end = len(x.rstrip(b"\0"))
+    runs = []
+    for quiet in _quiet(gap).finditer(x, first, end):
+        runs.append((first, quiet.start()))
+        first = quiet.end()
+    runs.append((first, end))
+    return runs
+
+
+@lru_cache(maxsize=8)
+def _quiet(gap: int) -> re.Pattern[bytes]:
+    """More than ``gap`` unchanged bytes in a row (zero bytes of the XOR)."""
+    return re.compile(b"\\x00{%d,}" % (gap + 1))
+
+
+def plan_windows(spans: list[tuple[int, int] | None], overhead: int,
+                 runs: list[list[tuple[int, int]]] | None = None) -> tuple[int, list[Window]]:
     """The cheapest way to cover the changed pages with windows, and its cost in wire bytes.
 
     ``spans`` gives each page's changed columns; a window covers a run of pages and the
     columns of all of them, for ``overhead`` bytes of commands and framing and a byte per
     page and column. Runs of pages are chosen by dynamic programming over the (at most
-    eight) pages: one window over everything, one per page, or anything between.
+    eight) pages: one window over everything, one per page, or anything between. With
+    ``runs`` (each page's changed columns split at long unchanged gaps), a page alone may
+    also get a window per run.
     """
-    changed = [p for p, span in enumerate(spans) if span is not None]
-    if not changed:
+    changed = [(p, span) for p, span in enumerate(spans) if span is not None]
+    count = len(changed)
+    if count == 0:
         return 0, []
-    # best[i]: the cost of covering changed[:i]; choice[i]: where its last window starts.
-    best = [0] + [0] * len(changed)
-    choice = [0] * (len(changed) + 1)
-    for i in range(1, len(changed) + 1):
-        lo, hi = 1 << 30, -1
-        best[i] = 1 << 30
-        for j in range(i - 1, -1, -1):
-            span = spans[changed[j]]
-            assert span is not None
-            lo, hi = min(lo, span[0]), max(hi, span[1])
-            cost = best[j] + overhead + (hi - lo) * (changed[i - 1] - changed[j] + 1)
-            if cost < best[i]:
-                best[i], choice[i] = cost, j
+    # best[i]: the cost of covering changed[:i]; start[i]: where its last window starts.
+    best = [0] * (count + 1)
+    start = [0] * (count + 1)
+    split = [False] * (count + 1)
+    for i in range(1, count + 1):
+        last = changed[i - 1][0]
+        lo, hi = changed[i - 1][1]
+        cheapest, where, apart = best[i - 1] + overhead + hi - lo, i - 1, False
+        if runs is not None and len(runs[last]) > 1:
+            alone = best[i - 1] + sum(overhead + b - a for a, b in runs[last])
+            if alone < cheapest:
+                cheapest, apart = alone, True
+        for j in range(i - 2, -1, -1):
+            page, (a, b) = changed[j]
+            if a < lo:  # noqa: PLR1730 - plain comparisons: min() and max() cost more here
+                lo = a
+            if b > hi:  # noqa: PLR1730
+                hi = b
+            cost = best[j] + overhead + (hi - lo) * (last - page + 1)
+            if cost < cheapest:
+                cheapest, where, apart = cost, j, False
+        best[i], start[i], split[i] = cheapest, where, apart
     windows: list[Window] = []
-    i = len(changed)
+    i = count
     while i > 0:
-        j = choice[i]
-        covered = [spans[changed[k]] for k in range(j, i)]
-        lo = min(s[0] for s in covered if s is not None)
-        hi = max(s[1] for s in covered if s is not None)
-        windows.append((lo, hi, changed[j], changed[i - 1] + 1))
+        j = start[i]
+        if split[i]:
+            assert runs is not None
+            page = changed[i - 1][0]
+            windows.extend((a, b, page, page + 1) for a, b in reversed(runs[page]))
+        else:
+            lo = min(span[0] for _, span in changed[j:i])
+            hi = max(span[1] for _, span in changed[j:i])
+            windows.append((lo, hi, changed[j][0], changed[i - 1][0] + 1))
         i = j
     windows.reverse()
-    return best[-1], windows
+    return best[count], windows
 
 
 def page_windows(spans: list[tuple[int, int] | None], overhead: int) -> tuple[int, list[Window]]:
@@ -159,22 +209,25 @@ def _partial_classes() -> dict[str, type]:
                 self._write(pages, [(0, len(pages[0]), 0, len(pages))])
                 self._ram = pages
                 return
-            inverse = [p.translate(_INVERSE) for p in pages]
-            same, flipped = (inverse, pages) if self._inverted else (pages, inverse)
+            same = [p.translate(_INVERSE) for p in pages] if self._inverted else pages
             cost, windows = self._plan(ram, same)
-            flip_cost, flip_windows = self._plan(ram, flipped)
-            if flip_cost + INVERT_COST < cost:
-                self._write(flipped, flip_windows)
-                self._inverted = not self._inverted
-                self.command(0xA7 if self._inverted else 0xA6)  # type: ignore[attr-defined]
-                self._ram = flipped
-            elif windows:
+            if cost > INVERT_COST and _mostly_inverse(ram, same):
+                flipped = pages if self._inverted else [p.translate(_INVERSE) for p in pages]
+                flip_cost, flip_windows = self._plan(ram, flipped)
+                if flip_cost + INVERT_COST < cost:
+                    self._write(flipped, flip_windows)
+                    self._inverted = not self._inverted
+                    self.command(0xA7 if self._inverted else 0xA6)  # type: ignore[attr-defined]
+                    self._ram = flipped
+                    return
+            if windows:
                 self._write(same, windows)
                 self._ram = same
 
         def _plan(self, ram: list[bytes], new: list[bytes]) -> tuple[int, list[Window]]:
-            spans = [changed_columns(a, b) for a, b in zip(ram, new, strict=True)]
-            return plan_windows(spans, self._overhead)
+            runs = [column_runs(a, b, self._overhead) for a, b in zip(ram, new, strict=True)]
+            spans = [(r[0][0], r[-1][1]) if r else None for r in runs]
+            return plan_windows(spans, self._overhead, runs)
 
         def _write(self, pages: list[bytes], windows: list[Window]) -> None:
             raise NotImplementedError
