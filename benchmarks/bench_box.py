@@ -131,6 +131,38 @@ def stock_luma() -> Iterator[None]:
         oled._CLASSES.update(saved)
 
 
+def bounding_box(
+    self: Any, ram: list[bytes], new: list[bytes]
+) -> tuple[int, list[oled.Window]]:
+    """One window over every changed page and column: how the drivers sent before."""
+    spans = [changed_columns(a, b) for a, b in zip(ram, new, strict=True)]
+    changed = [(p, s) for p, s in enumerate(spans) if s is not None]
+    if not changed:
+        return 0, []
+    lo = min(s[0] for _, s in changed)
+    hi = max(s[1] for _, s in changed)
+    p0, p1 = changed[0][0], changed[-1][0] + 1
+    return SSD1306_WINDOW + (hi - lo) * (p1 - p0), [(lo, hi, p0, p1)]
+
+
+@contextlib.contextmanager
+def one_bounding_box() -> Iterator[None]:
+    """pitable's drivers as they were: one bounding box per update, the blink redrawn."""
+    saved = dict(oled._CLASSES)
+    oled.driver_class("ssd1306")
+    for name in ("ssd1306", "ssd1309"):
+        cls = oled._CLASSES[name]
+        oled._CLASSES[name] = type(f"Bounding{cls.__name__}", (cls,), {"_plan": bounding_box})
+    inverse = oled._mostly_inverse
+    oled._mostly_inverse = lambda old, new: False  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        oled._mostly_inverse = inverse
+        oled._CLASSES.clear()
+        oled._CLASSES.update(saved)
+
+
 class Bench:
     """The box on its fakes, pressed roll after roll, read back after every step."""
 
@@ -223,7 +255,20 @@ class Bench:
         self.sim.close()
 
 
+def clear_caches() -> None:
+    """Forget every drawing cached by an earlier run, so that each run starts as cold as
+    the box does after a restart (the same seed rolls the same dice in every run)."""
+    from pitable.render import faces, status, text
+
+    for module in (faces, status, text):
+        for value in vars(module).values():
+            clear = getattr(value, "cache_clear", None)
+            if clear is not None:
+                clear()
+
+
 def run(rolls: int) -> list[Roll]:
+    clear_caches()
     bench = Bench()
     try:
         return [bench.roll() for _ in range(rolls)]
@@ -336,6 +381,9 @@ def main() -> int:
           f" {FRAME_MS} ms, status screen on; per roll, from the press to the status screen")
     ours = run(args.rolls)
     table("pitable (changed page runs, invert command for the blink)", ours)
+    with one_bounding_box():
+        before = run(args.rolls)
+    table("before: one bounding box per update, the blink redrawn whole", before)
     with stock_luma():
         stock = run(args.rolls)
     table("baseline: luma's stock drivers, whole frames", stock)
