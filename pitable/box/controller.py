@@ -5,8 +5,8 @@ menu a press moves down and a hold chooses. The encoder moves through the menu a
 push chooses. A roll is drawn and folded into the game; the first frame of a short tumble
 goes to the three dice panels, the roll is saved, and only then come the final faces and, on
 the status screen, what the roll allows in the title's words, a hazard inverted and
-blinking. Time comes from an injected clock, so
-the simulator and the tests drive the box without waiting.
+blinking. Time comes from an injected clock, so the simulator and the tests drive the box
+without waiting.
 
 The game bookkeeping (resume, start, end, the store) is in :mod:`pitable.box.games`, the
 menu in :mod:`pitable.box.menus`; this module is the loop, the timers and the screens.
