@@ -1,135 +1,420 @@
-"""Press to faces: CPU time and I2C bytes per roll, against full frames, in one run.
+"""The box as shipped, press to faces: bytes on the I2C bus, bus time and CPU per roll.
 
-1,000 rolls go through the whole box (mock pins, the controller, the drawing, the real
-luma.oled drivers on a recording I2C bus). The baseline is the same rolls sent as whole
-frames by luma's stock SSD1306 driver, which is what the box would do without its partial
-updates. Bus time is what the recorded transfers take at 400 kHz, each byte with its
-acknowledge bit, plus start and stop.
+The whole box runs on its fakes with the default config (a 300 ms tumble, the status
+screen on): mock pins, the controller, the drawing, the real luma.oled drivers, and fake
+buses that decode every byte into each panel's RAM. The same rolls run twice in one
+process: through pitable's drivers, and through luma's stock drivers (a whole 1 KiB frame
+on every update), the baseline.
 
-Run: .venv/bin/python -m benchmarks.bench_box [--rolls N] [--store]
+The bytes are counted as the Pi sends them: luma opens /dev/i2c-N itself there, so its
+data goes in one i2c_rdwr transaction of up to 4 KiB, and its commands in one SMBus block
+write. A transaction is a start, the address byte, the control byte (0x00 commands, 0x40
+data), the payload, each byte with its acknowledge bit, and a stop; the dice and the status
+screen sit on channels of one TCA9548A mux, so a panel's update also costs the kernel's
+write of the channel to the mux (address and one byte; in the bus time, not the bytes).
+The lower bound is the changed page bytes (in each changed page, its columns from the first
+changed byte to the last; or those of the inverse picture and the invert command, if
+fewer) plus the least framing: one window command and one data transaction per update.
+
+CPU is the loop thread's time (time.thread_time) from the release of ROLL to the first
+byte of the first tumble frame, and to the last byte of the roll (final faces and status
+screen), without the fakes' own decoding, which is timed apart. A store whose commit
+sleeps 50 ms shows the press to first pixel and to final faces in real time.
+
+The check at the end exits 1 when the whole bus per roll is above 1.3 times the lower
+bound, a blink costs more than 10 bytes, or a tumble frame of three panels does not fit its
+frame time at 400 kHz.
+
+Run: .venv/bin/python -m benchmarks.bench_box [--rolls N] [--slow-rolls N]
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import contextlib
 import statistics
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
+from PIL import Image
+
+from pitable.box.controller import FRAME_MS, Phase
 from pitable.box.sim import Simulator
+from pitable.box.store import SessionStore
 from pitable.config import DEFAULTS
+from pitable.hw import oled
+from pitable.hw.clock import MonotonicClock
 from pitable.hw.entropy import SeededSource
-from pitable.hw.fake_i2c import FakeI2C, FakeOled
-from pitable.hw.oled import I2CPanelSpec, open_i2c_interface
-from pitable.render.faces import die_panel
-from pitable.rules import Die, find_title
+from pitable.hw.fake_i2c import FakeBus
+from pitable.hw.oled import INVERT_COST, SSD1306_WINDOW, changed_columns, pack_pages
 
-DICE = ("green", "purple", "red")
-BUDGET_BUS_MS = 40.0
-BUDGET_CPU_MS = 5.0
+PANELS = ("green", "purple", "red", "status")
+#: The kernel's i2c-mux selects a channel with one write: start, address, the channel mask,
+#: each with its acknowledge, and a stop.
+MUX_SELECT_BITS = 1 + 9 * 2 + 1
+MAX_RATIO = 1.3
+MAX_BLINK_BYTES = 10
+BLINKS = 4
 
 
-Result = tuple[list[float], list[int], list[float], list[float]]
+def wire_bits(bus: FakeBus, since: int) -> int:
+    return bus.wire_bits(since)
 
 
-def run_box(rolls: int, store_dir: str | None) -> Result:
-    """Per roll: CPU ms from press to the last byte, dice bytes, dice bus ms, wall ms."""
-    config = dataclasses.replace(DEFAULTS, box=dataclasses.replace(DEFAULTS.box, tumble_ms=0))
-    store = None
-    if store_dir is not None:
-        from pitable.box.store import SessionStore
+def displayed(image: Image.Image) -> list[bytes]:
+    return pack_pages(image.convert("1"))
 
-        store = SessionStore.open(store_dir)
-    sim = Simulator(config, entropy=SeededSource(2026), store=store)
-    buses = [sim.fakes.i2c.bus(sim.fakes.where[name][0]) for name in DICE]
-    pin = sim.fakes.pin(config.button.pin)
-    cpu, sent, bus_ms, wall = [], [], [], []
-    for _ in range(rolls):
-        marks = [len(b.transfers) for b in buses]
-        sim.fake_clock.advance(0.5)  # type: ignore[union-attr]
+
+def page_bytes(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
+    """The bytes that must change, and the columns spanned by each changed page's changes
+    (first changed byte to last: what the page carries if sent in one piece)."""
+    changed = spanned = 0
+    for old, new in zip(before, after, strict=True):
+        span = changed_columns(old, new)
+        if span is not None:
+            spanned += span[1] - span[0]
+            changed += sum(a != b for a, b in zip(old[span[0]:span[1]], new[span[0]:span[1]],
+                                                  strict=True))
+    return changed, spanned
+
+
+def lower_bounds(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
+    """What no driver can beat, plus the least framing (one window command and one data
+    transaction): the changed bytes, and the changed pages' spans; each as the picture or
+    as its inverse with the invert command, whichever is less."""
+    inverse = bytes(255 - b for b in range(256))
+    keep = page_bytes(before, after)
+    flip = page_bytes(before, [page.translate(inverse) for page in after])
+
+    def cost(changed: int) -> int:
+        return changed + SSD1306_WINDOW if changed else 0
+
+    return (min(cost(keep[0]), INVERT_COST + cost(flip[0])),
+            min(cost(keep[1]), INVERT_COST + cost(flip[1])))
+
+
+@dataclass
+class Roll:
+    """What one roll cost, press to the status screen."""
+
+    bytes_per_panel: dict[str, int] = field(default_factory=dict)
+    bits: int = 0
+    bound: int = 0
+    span_bound: int = 0
+    cpu_first_ms: float = 0.0
+    cpu_last_ms: float = 0.0
+    decode_ms: float = 0.0
+    frame_bits: list[int] = field(default_factory=list)
+    blink_bytes: list[int] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(self.bytes_per_panel.values())
+
+
+@contextlib.contextmanager
+def stock_luma() -> Iterator[None]:
+    """Open the panels with luma's own drivers, which send every frame whole."""
+    from luma.oled.device import sh1106, ssd1306, ssd1309
+
+    saved = dict(oled._CLASSES)
+    oled.driver_class("ssd1306")  # fill the table first, so that the patch is not overwritten
+    oled._CLASSES.update(ssd1306=ssd1306, ssd1309=ssd1309, sh1106=sh1106)
+    try:
+        yield
+    finally:
+        oled._CLASSES.clear()
+        oled._CLASSES.update(saved)
+
+
+def bounding_box(
+    self: Any, ram: list[bytes], new: list[bytes]
+) -> tuple[int, list[oled.Window]]:
+    """One window over every changed page and column: how the drivers sent before."""
+    spans = [changed_columns(a, b) for a, b in zip(ram, new, strict=True)]
+    changed = [(p, s) for p, s in enumerate(spans) if s is not None]
+    if not changed:
+        return 0, []
+    lo = min(s[0] for _, s in changed)
+    hi = max(s[1] for _, s in changed)
+    p0, p1 = changed[0][0], changed[-1][0] + 1
+    return SSD1306_WINDOW + (hi - lo) * (p1 - p0), [(lo, hi, p0, p1)]
+
+
+@contextlib.contextmanager
+def one_bounding_box() -> Iterator[None]:
+    """pitable's drivers as they were: one bounding box per update, the blink redrawn."""
+    saved = dict(oled._CLASSES)
+    oled.driver_class("ssd1306")
+    for name in ("ssd1306", "ssd1309"):
+        cls = oled._CLASSES[name]
+        oled._CLASSES[name] = type(f"Bounding{cls.__name__}", (cls,), {"_plan": bounding_box})
+    inverse = oled._mostly_inverse
+    oled._mostly_inverse = lambda old, new: False  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        oled._mostly_inverse = inverse
+        oled._CLASSES.clear()
+        oled._CLASSES.update(saved)
+
+
+class Bench:
+    """The box on its fakes, pressed roll after roll, read back after every step."""
+
+    def __init__(self, store: Any = None) -> None:
+        self.sim = Simulator(DEFAULTS, entropy=SeededSource(2026), store=store)
+        self.buses = {name: self.sim.fakes.i2c.bus(self.sim.fakes.where[name][0])
+                      for name in PANELS}
+        self.shown = {name: displayed(self.sim.panel(name)) for name in PANELS}
+        self.clock = self.sim.fake_clock
+        assert self.clock is not None
+
+    def marks(self) -> dict[str, int]:
+        return {name: len(bus.transfers) for name, bus in self.buses.items()}
+
+    def decode_s(self) -> float:
+        return sum(bus.decode_seconds for bus in self.buses.values())
+
+    def step(self) -> tuple[float, float, int]:
+        """One step of the box: CPU s (decoding excluded), decode s, bits on the wire."""
+        marks = self.marks()
+        decode = self.decode_s()
+        start = time.thread_time()
+        self.sim.box.step()
+        cpu = time.thread_time() - start
+        decoded = self.decode_s() - decode
+        bits = 0
+        for name, bus in self.buses.items():
+            if len(bus.transfers) > marks[name]:
+                bits += wire_bits(bus, marks[name]) + MUX_SELECT_BITS
+        return cpu - decoded, decoded, bits
+
+    def settle_bound(self) -> tuple[int, int]:
+        """The lower bounds of what the last step changed, panel by panel."""
+        bound = spans = 0
+        for name in PANELS:
+            now = displayed(self.sim.panel(name))
+            strict, spanned = lower_bounds(self.shown[name], now)
+            bound, spans = bound + strict, spans + spanned
+            self.shown[name] = now
+        return bound, spans
+
+    def add_bound(self, result: Roll) -> None:
+        strict, spans = self.settle_bound()
+        result.bound += strict
+        result.span_bound += spans
+
+    def roll(self) -> Roll:
+        result = Roll()
+        pin = self.sim.fakes.pin(DEFAULTS.button.pin)
+        self.clock.advance(2.0)  # the table reads the last roll, then presses again
+        self.sim.box.step()
+        self.settle_bound()
+        marks = self.marks()
         pin.drive_low()
-        sim.fake_clock.advance(0.1)  # type: ignore[union-attr]
-        start, start_wall = time.process_time(), time.perf_counter()
+        self.clock.advance(0.1)
         pin.drive_high()
-        sim.box.step()  # the release rolls: draw, send, save
-        cpu.append((time.process_time() - start) * 1000)
-        wall.append((time.perf_counter() - start_wall) * 1000)
-        sent.append(sum(b.wire_bytes(m) for b, m in zip(buses, marks, strict=True)))
-        bus_ms.append(sum(b.bus_seconds(m) for b, m in zip(buses, marks, strict=True)) * 1000)
-        sim.box.step()
-    sim.close()
-    return cpu, sent, bus_ms, wall
+        cpu, decode, bits = self.step()  # the release rolls: the first tumble frame
+        result.cpu_first_ms = cpu * 1000
+        cpu_total, decode_total, bits_total = cpu, decode, bits
+        result.frame_bits.append(bits)
+        self.add_bound(result)
+        box = self.sim.box
+        while box.phase is Phase.ROLLING:
+            deadline = box._next_deadline()
+            assert deadline is not None
+            self.clock.time = max(self.clock.time, deadline)
+            cpu, decode, bits = self.step()
+            cpu_total += cpu
+            decode_total += decode
+            bits_total += bits
+            if box.phase is Phase.ROLLING:
+                result.frame_bits.append(bits)
+            self.add_bound(result)
+        result.cpu_last_ms = cpu_total * 1000
+        result.decode_ms = decode_total * 1000
+        result.bits = bits_total
+        result.bytes_per_panel = {name: bus.wire_bytes(marks[name])
+                                  for name, bus in self.buses.items()}
+        if box.next_blink is not None:
+            status = self.buses["status"]
+            for _ in range(BLINKS):
+                self.clock.time = box.next_blink
+                mark = len(status.transfers)
+                self.step()
+                result.blink_bytes.append(status.wire_bytes(mark))
+                self.settle_bound()
+        return result
+
+    def close(self) -> None:
+        self.sim.close()
 
 
-def run_full_frames(rolls: int) -> Result:
-    """The baseline: luma's stock SSD1306 driver, a whole frame per die per roll."""
-    from luma.oled.device import ssd1306
+def clear_caches() -> None:
+    """Forget every drawing cached by an earlier run, so that each run starts as cold as
+    the box does after a restart (the same seed rolls the same dice in every run)."""
+    from pitable.render import faces, status, text
 
-    i2c = FakeI2C()
-    devices = []
-    for n, _ in enumerate(DICE):
-        i2c.bus(n).attach(0x3C, FakeOled())
-        devices.append(ssd1306(open_i2c_interface(I2CPanelSpec(n, 0x3C), i2c.bus)))
-    source = SeededSource(2026)
-    valley = find_title("valley")
-    from pitable.rules import draw_roll
-
-    cpu, sent, bus_ms, wall = [], [], [], []
-    for _ in range(rolls):
-        marks = [len(i2c.bus(n).transfers) for n in range(3)]
-        start, start_wall = time.process_time(), time.perf_counter()
-        roll, _ = draw_roll(source)
-        for die, device in zip(Die, devices, strict=True):
-            device.display(die_panel(roll[die], die, valley))
-        cpu.append((time.process_time() - start) * 1000)
-        wall.append((time.perf_counter() - start_wall) * 1000)
-        sent.append(sum(i2c.bus(n).wire_bytes(m) for n, m in enumerate(marks)))
-        bus_ms.append(sum(i2c.bus(n).bus_seconds(m) for n, m in enumerate(marks)) * 1000)
-    return cpu, sent, bus_ms, wall
+    for module in (faces, status, text):
+        for value in vars(module).values():
+            clear = getattr(value, "cache_clear", None)
+            if clear is not None:
+                clear()
 
 
-def p95(values: list[float]) -> float:
-    return statistics.quantiles(values, n=20)[-1]
+def run(rolls: int) -> list[Roll]:
+    clear_caches()
+    bench = Bench()
+    try:
+        return [bench.roll() for _ in range(rolls)]
+    finally:
+        bench.close()
 
 
-def report(name: str, cpu: list[float], sent: list[int], bus_ms: list[float],
-           wall: list[float]) -> None:
-    print(f"{name:<34}{statistics.mean(cpu):>9.2f}{p95(cpu):>9.2f}{statistics.mean(wall):>10.2f}"
-          f"{statistics.mean(sent):>11.0f}{statistics.mean(bus_ms):>10.1f}{max(bus_ms):>9.1f}")
+class SlowStore:
+    """The session store on a disk whose fsync takes 50 ms."""
+
+    def __init__(self, store: SessionStore) -> None:
+        self.store = store
+
+    def record_roll(self, *args: Any, **kwargs: Any) -> object:
+        time.sleep(0.05)
+        return self.store.record_roll(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
 
 
-def main() -> None:
+def slow_store(rolls: int, tumble_ms: int) -> tuple[list[float], list[float]]:
+    """Real ms from the release of ROLL to the first pixel and to the final faces."""
+    import dataclasses
+
+    box = dataclasses.replace(DEFAULTS.box, tumble_ms=tumble_ms)
+    config = dataclasses.replace(DEFAULTS, box=box)
+    first, final = [], []
+    with tempfile.TemporaryDirectory() as d:
+        store = SlowStore(SessionStore.open(d))
+        sim = Simulator(config, entropy=SeededSource(7), store=store, clock=MonotonicClock())
+        pin = sim.fakes.pin(config.button.pin)
+        stamps: list[float] = []
+        for name in ("green", "purple", "red"):
+            bus = sim.fakes.i2c.bus(sim.fakes.where[name][0])
+
+            def stamped(address: int, register: int, data: list[int],
+                        original: Any = bus._transfer) -> None:
+                if register == 0x40:
+                    stamps.append(time.perf_counter())
+                original(address, register, data)
+
+            bus._transfer = stamped  # type: ignore[method-assign]
+        try:
+            for _ in range(rolls):
+                pin.drive_low()
+                time.sleep(0.12)
+                sim.box.step()
+                stamps.clear()
+                pin.drive_high()
+                pressed = time.perf_counter()
+                sim.box.step()
+                while sim.box.phase is Phase.ROLLING:
+                    deadline = sim.box.step()
+                    if deadline is not None:
+                        time.sleep(max(0.0, deadline - sim.box.clock.now()))
+                first.append((stamps[0] - pressed) * 1000)
+                final.append((stamps[-1] - pressed) * 1000)
+                time.sleep(0.05)
+        finally:
+            sim.close()
+    return first, final
+
+
+def mean(values: list[float] | list[int]) -> float:
+    return statistics.mean(values) if values else 0.0
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def ms(bits: float, hz: int) -> float:
+    return bits / hz * 1000
+
+
+def table(name: str, rolls: list[Roll]) -> None:
+    per_panel = "  ".join(f"{p} {mean([r.bytes_per_panel[p] for r in rolls]):>5.0f}"
+                          for p in PANELS)
+    total = mean([r.total for r in rolls])
+    bound = mean([r.bound for r in rolls])
+    spans = mean([r.span_bound for r in rolls])
+    bits = mean([r.bits for r in rolls])
+    print(f"{name}")
+    print(f"  bytes per roll: {per_panel}  total {total:,.0f}")
+    print(f"  bus per roll: {ms(bits, 100_000):.1f} ms at 100 kHz, {ms(bits, 400_000):.1f} ms"
+          f" at 400 kHz")
+    print(f"  lower bound (changed bytes) {bound:,.0f} B: ratio {total / bound:.2f};"
+          f" changed pages' spans {spans:,.0f} B: ratio {total / spans:.2f}")
+    last = [r.cpu_last_ms for r in rolls]
+    print(f"  CPU ms (fakes' decoding excluded), median: press to first pixel"
+          f" {median([r.cpu_first_ms for r in rolls]):.2f}, to last byte {median(last):.2f}"
+          f" (mean {mean(last):.2f}, p95 {statistics.quantiles(last, n=20)[-1]:.2f});"
+          f" the fakes' decoding apart: {median([r.decode_ms for r in rolls]):.2f}")
+    frames = [b for r in rolls for b in r.frame_bits]
+    print(f"  tumble frame of three panels at 400 kHz: mean {ms(mean(frames), 400_000):.1f}"
+          f" ms, worst {ms(max(frames), 400_000):.1f} ms (frame time {FRAME_MS} ms)")
+    blinks = [b for r in rolls for b in r.blink_bytes]
+    if blinks:
+        print(f"  a blink of a shown hazard: {mean(blinks):.0f} B (worst {max(blinks)})")
+
+
+def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rolls", type=int, default=1000)
-    parser.add_argument("--store", action="store_true",
-                        help="also measure the box with its session store")
+    parser.add_argument("--rolls", type=int, default=500)
+    parser.add_argument("--slow-rolls", type=int, default=10,
+                        help="rolls in real time with a store that commits in 50 ms")
     args = parser.parse_args()
-    n, store = args.rolls, args.store
-    print(f"{n} rolls; CPU ms from press to last byte; dice I2C bytes and bus ms at 400 kHz")
-    print(f"{'':<34}{'cpu mean':>9}{'cpu p95':>9}{'wall mean':>10}{'bytes/roll':>11}"
-          f"{'bus mean':>10}{'bus max':>9}")
-    box = run_box(n, None)
-    report("pitable (changed pages only)", *box)
-    base = run_full_frames(n)
-    report("baseline: full frames, stock luma", *base)
-    if store:
-        with tempfile.TemporaryDirectory() as d:
-            stored = run_box(n, d)
-        report("pitable with the session store", *stored)
-        extra = statistics.mean(stored[3]) - statistics.mean(box[3])
-        total = statistics.mean(stored[3]) + statistics.mean(stored[2])
-        print(f"per-roll commit cost: {extra:.2f} ms of wall time; with the dice bus time,"
-              f" {extra / total:.0%} of the press-to-faces time here")
-    saved = 1 - statistics.mean(box[1]) / statistics.mean(base[1])
-    print(f"bytes saved against full frames: {saved:.0%}")
-    bus_ok = statistics.mean(box[2]) < BUDGET_BUS_MS and max(box[2]) < BUDGET_BUS_MS
-    cpu_ok = statistics.mean(box[0]) < BUDGET_CPU_MS
-    print(f"target bus time for the three final faces < {BUDGET_BUS_MS:g} ms:"
-          f" {'met' if bus_ok else 'MISSED'} (worst {max(box[2]):.1f} ms)")
-    print(f"target CPU per roll < {BUDGET_CPU_MS:g} ms: {'met' if cpu_ok else 'MISSED'}"
-          f" (mean {statistics.mean(box[0]):.2f} ms)")
+    print(f"{args.rolls} rolls as shipped: tumble {DEFAULTS.box.tumble_ms} ms, frames every"
+          f" {FRAME_MS} ms, status screen on; per roll, from the press to the status screen")
+    ours = run(args.rolls)
+    table("pitable (changed page runs, invert command for the blink)", ours)
+    with one_bounding_box():
+        before = run(args.rolls)
+    table("before: one bounding box per update, the blink redrawn whole", before)
+    with stock_luma():
+        stock = run(args.rolls)
+    table("baseline: luma's stock drivers, whole frames", stock)
+    saved = 1 - mean([r.total for r in ours]) / mean([r.total for r in stock])
+    print(f"bytes saved against whole frames: {saved:.0%}")
+
+    if args.slow_rolls:
+        for tumble in (DEFAULTS.box.tumble_ms, 0):
+            first, final = slow_store(args.slow_rolls, tumble)
+            print(f"store committing in 50 ms, tumble {tumble} ms (real time): press to first"
+                  f" pixel {mean(first):.1f} ms, to final faces {mean(final):.1f} ms")
+
+    ratio = mean([r.total for r in ours]) / mean([r.bound for r in ours])
+    blinks = [b for r in ours for b in r.blink_bytes]
+    worst_blink = max(blinks) if blinks else 0
+    worst_frame = ms(max(b for r in ours for b in r.frame_bits), 400_000)
+    failed = []
+    if ratio > MAX_RATIO:
+        failed.append(f"whole bus {ratio:.2f}x the lower bound of changed bytes"
+                      f" (at most {MAX_RATIO})")
+    if worst_blink > MAX_BLINK_BYTES:
+        failed.append(f"a blink costs {worst_blink} B (at most {MAX_BLINK_BYTES})")
+    if worst_frame > FRAME_MS:
+        failed.append(f"a tumble frame takes {worst_frame:.1f} ms of bus (frame {FRAME_MS} ms)")
+    if failed:
+        print("check FAILED: " + "; ".join(failed))
+        return 1
+    print(f"check passed: bus {ratio:.2f}x the lower bound, blink {worst_blink} B,"
+          f" worst frame {worst_frame:.1f} ms")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -3,12 +3,13 @@
 A press of ROLL (released before ``hold_s``) rolls; holding it opens the menu, and in the
 menu a press moves down and a hold chooses. The encoder moves through the menu and its
 push chooses. The button and the push reach the loop as raw edges, which it debounces by
-level on its own clock (:class:`~pitable.hw.gpio.LevelDebounce`). A roll is drawn, folded
-into the game, saved, then shown: a short tumble on the three dice panels, the final
-faces, and on the status screen what the roll allows in the title's words, a hazard
-inverted and blinking. A press during the tumble waits until the result has been shown;
-one press waits at most, the others are dropped and counted in the log. Time comes from
-an injected clock, so the simulator and the tests drive the box without waiting.
+level on its own clock (:class:`~pitable.hw.gpio.LevelDebounce`). A roll is drawn and folded
+into the game; the first frame of a short tumble goes to the three dice panels, the roll is
+saved, and only then come the final faces and, on the status screen, what the roll allows in
+the title's words, a hazard inverted and blinking. A press during the tumble waits until the
+result has been shown; one press waits at most, the others are dropped and counted in the
+log. Time comes from an injected clock, so the simulator and the tests drive the box without
+waiting.
 
 The game bookkeeping (resume, start, end, the store) is in :mod:`pitable.box.games`, the
 menu in :mod:`pitable.box.menus`; this module is the loop, the timers and the screens.
@@ -33,7 +34,7 @@ from pitable.hw.clock import Clock
 from pitable.hw.entropy import EntropySource
 from pitable.hw.events import Edge, Event, Line, PrinterChanged, Stop, Turned
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
-from pitable.render.faces import die_panel, draw_tumble_frame, face_panel
+from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.status import StatusView, draw_status
 from pitable.rules import Die, Title, draw_roll
 from pitable.rules.session import Mode
@@ -322,26 +323,29 @@ class Box:
             return
         turn = game.state.play(roll)
         self.result = None
-        self.games.record(turn, self.entropy.name)
         self.message = None
-        log.info("round %d: %s (from %s)", turn.round, game.title.summary(turn.options),
-                 self.entropy.name)
         self._stop_blink()
         if self.settings.tumble_ms > 0:
             now = self.clock.now()
             self.phase = Phase.ROLLING
             self.tumble_step = 0
             self.tumble_until = now + self.settings.tumble_ms / 1000
+            # The first frame goes out before the commit, so a slow disk does not delay the
+            # first pixel; the final faces wait for the commit (they come from the timers,
+            # after this returns), so no roll is shown that is not on disk.
             self._tumble_frame()
-        else:
+        self.games.record(turn, self.entropy.name)
+        log.info("round %d: %s (from %s)", turn.round, game.title.summary(turn.options),
+                 self.entropy.name)
+        if self.phase is not Phase.ROLLING:
             self._show_final()
 
     def _tumble_frame(self) -> None:
         title = self.game.title
         for die, slot in self.dice.items():
             width, height = slot.size
-            frame = draw_tumble_frame(die, title, self.tumble_step * 3 + int(die), size=height)
-            slot.show(face_panel(frame, width, height, label=str(die).upper()))
+            slot.show(tumble_panel(die, title, self.tumble_step * 3 + int(die),
+                                   width=width, height=height))
         self.tumble_step += 1
         self.next_frame = self.clock.now() + FRAME_MS / 1000
 

@@ -50,6 +50,11 @@ class Store(Protocol):
         """One line when a damaged database was moved aside and a fresh one started."""
         ...
 
+    @property
+    def read_only(self) -> str | None:
+        """One line when a sound database cannot be written: rolls are not kept."""
+        ...
+
     def current_game(self) -> StoredGame | None: ...
 
     def games(self) -> Sequence[StoredGame]: ...
@@ -193,6 +198,8 @@ class Games:
         found = []
         if self.store is not None and self.store.recovered:
             found.append("state was damaged: fresh start")
-        if self.failure is not None:
+        if self.failure is not None or (self.store is not None and self.store.read_only):
+            # A database the box may not write says so from the start, not from the first
+            # roll it fails to keep.
             found.append("rolls are not being saved")
         return found

@@ -2,11 +2,14 @@
 
 luma.oled's SSD1306, SSD1309 and SH1106 drivers write the whole 1 KiB frame on every
 ``display()`` (luma's ``diff_to_previous`` framebuffer serves only its colour drivers).
-On a 400 kHz I2C bus a frame costs about 23 ms, and a roll redraws three panels, so these
-subclasses compare each new frame with the last one sent and address only the columns and
-pages that changed. The pixels are packed with Pillow (a page strip turned on its side
-gives one byte per column, top row in bit 0, as the controllers want) rather than luma's
-per-pixel Python loop.
+On a 400 kHz I2C bus a frame costs about 23 ms, and a roll redraws three panels a few
+times, so these subclasses keep what the panel's RAM holds and send only the changed
+columns of the changed pages: one window per run of pages, or one over all of them,
+whichever costs fewer bytes on the wire. A picture that is (mostly) the inverse of the one
+shown, like the hazard's blink, is sent as the panel's invert command instead. The pixels
+are packed with one Pillow transpose a frame (the frame turned on its side gives a byte per
+column and page, top row in bit 0, as the controllers want) rather than luma's per-pixel
+Python loop.
 
 luma itself is imported only when a panel is built, so that the rules and the fast commands
 never import it.
@@ -16,8 +19,10 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -35,10 +40,136 @@ class Panel(Protocol):
     def display(self, image: Image.Image) -> None: ...
 
 
-def _page_bytes(frame: Image.Image, x0: int, x1: int, page: int) -> bytes:
-    """One page (8 rows) of columns x0..x1-1, a byte a column, top row in bit 0."""
-    strip = frame.crop((x0, page * 8, x1, page * 8 + 8))
-    return strip.transpose(Image.Transpose.ROTATE_270).tobytes()
+#: Each byte's bitwise inverse: a picture's RAM bytes for a panel showing it inverted.
+_INVERSE = bytes(255 - b for b in range(256))
+
+#: Wire bytes of one I2C transaction besides its payload: the address and the control byte
+#: (start and stop are a clock cycle each, counted apart by the fake bus).
+I2C_OVERHEAD = 2
+#: The SSD1306's window (column start and end, page start and end) in one command transfer.
+SSD1306_WINDOW = I2C_OVERHEAD + 6 + I2C_OVERHEAD
+#: The SH1106's page and column (three commands) in one command transfer, then the data.
+SH1106_WINDOW = I2C_OVERHEAD + 3 + I2C_OVERHEAD
+#: Turning the panel's inversion on or off: one command byte in its own transfer.
+INVERT_COST = I2C_OVERHEAD + 1
+
+
+def pack_pages(frame: Image.Image) -> list[bytes]:
+    """Each page (8 rows) of ``frame`` as the controller stores it: a byte a column, top row
+    in bit 0.
+
+    One transpose for the whole frame: turned on its side, each column of the frame is a
+    row of bytes, the bottom page first, so page ``p`` is every ``pages``-th byte.
+    """
+    pages = frame.height // 8
+    side = frame.transpose(Image.Transpose.ROTATE_270).tobytes()
+    return [side[pages - 1 - p :: pages] for p in range(pages)]
+
+
+def changed_columns(old: bytes, new: bytes) -> tuple[int, int] | None:
+    """The first and one past the last column whose byte differs, or None if none does."""
+    if old == new:
+        return None
+    # One XOR of the page as a big integer finds both ends without a Python loop.
+    x = int.from_bytes(old, "big") ^ int.from_bytes(new, "big")
+    n = len(old)
+    first = n - 1 - (x.bit_length() - 1) // 8
+    last = n - 1 - ((x & -x).bit_length() - 1) // 8
+    return first, last + 1
+
+
+def _mostly_inverse(old: list[bytes], new: list[bytes]) -> bool:
+    """Whether more than half of the pixels differ: only then can inverting the panel pay."""
+    differ = sum(
+        (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).bit_count()
+        for a, b in zip(old, new, strict=True)
+    )
+    return differ * 2 > sum(len(a) for a in old) * 8
+
+
+Window = tuple[int, int, int, int]  # first column, end column, first page, end page
+
+
+def column_runs(old: bytes, new: bytes, gap: int) -> list[tuple[int, int]]:
+    """The runs of changed columns, split where more than ``gap`` unchanged columns lie
+    between two changes (a second window costs ``gap`` bytes, sending the gap costs more)."""
+    if old == new:
+        return []
+    x = (int.from_bytes(old, "big") ^ int.from_bytes(new, "big")).to_bytes(len(old), "big")
+    first = len(x) - len(x.lstrip(b"\0"))
+    end = len(x.rstrip(b"\0"))
+    runs = []
+    for quiet in _quiet(gap).finditer(x, first, end):
+        runs.append((first, quiet.start()))
+        first = quiet.end()
+    runs.append((first, end))
+    return runs
+
+
+@lru_cache(maxsize=8)
+def _quiet(gap: int) -> re.Pattern[bytes]:
+    """More than ``gap`` unchanged bytes in a row (zero bytes of the XOR)."""
+    return re.compile(b"\\x00{%d,}" % (gap + 1))
+
+
+def plan_windows(spans: list[tuple[int, int] | None], overhead: int,
+                 runs: list[list[tuple[int, int]]] | None = None) -> tuple[int, list[Window]]:
+    """The cheapest way to cover the changed pages with windows, and its cost in wire bytes.
+
+    ``spans`` gives each page's changed columns; a window covers a run of pages and the
+    columns of all of them, for ``overhead`` bytes of commands and framing and a byte per
+    page and column. Runs of pages are chosen by dynamic programming over the (at most
+    eight) pages: one window over everything, one per page, or anything between. With
+    ``runs`` (each page's changed columns split at long unchanged gaps), a page alone may
+    also get a window per run.
+    """
+    changed = [(p, span) for p, span in enumerate(spans) if span is not None]
+    count = len(changed)
+    if count == 0:
+        return 0, []
+    # best[i]: the cost of covering changed[:i]; start[i]: where its last window starts.
+    best = [0] * (count + 1)
+    start = [0] * (count + 1)
+    split = [False] * (count + 1)
+    for i in range(1, count + 1):
+        last = changed[i - 1][0]
+        lo, hi = changed[i - 1][1]
+        cheapest, where, apart = best[i - 1] + overhead + hi - lo, i - 1, False
+        if runs is not None and len(runs[last]) > 1:
+            alone = best[i - 1] + sum(overhead + b - a for a, b in runs[last])
+            if alone < cheapest:
+                cheapest, apart = alone, True
+        for j in range(i - 2, -1, -1):
+            page, (a, b) = changed[j]
+            if a < lo:  # noqa: PLR1730 - plain comparisons: min() and max() cost more here
+                lo = a
+            if b > hi:  # noqa: PLR1730
+                hi = b
+            cost = best[j] + overhead + (hi - lo) * (last - page + 1)
+            if cost < cheapest:
+                cheapest, where, apart = cost, j, False
+        best[i], start[i], split[i] = cheapest, where, apart
+    windows: list[Window] = []
+    i = count
+    while i > 0:
+        j = start[i]
+        if split[i]:
+            assert runs is not None
+            page = changed[i - 1][0]
+            windows.extend((a, b, page, page + 1) for a, b in reversed(runs[page]))
+        else:
+            lo = min(span[0] for _, span in changed[j:i])
+            hi = max(span[1] for _, span in changed[j:i])
+            windows.append((lo, hi, changed[j][0], changed[i - 1][0] + 1))
+        i = j
+    windows.reverse()
+    return best[count], windows
+
+
+def page_windows(spans: list[tuple[int, int] | None], overhead: int) -> tuple[int, list[Window]]:
+    """One window per changed page, each with its own columns (page addressing)."""
+    windows = [(s[0], s[1], p, p + 1) for p, s in enumerate(spans) if s is not None]
+    return sum(overhead + w[1] - w[0] for w in windows), windows
 
 
 def changed_box(
@@ -56,37 +187,61 @@ def changed_box(
 
 def _partial_classes() -> dict[str, type]:
     """Build the driver classes on first use, so luma is imported only by the real panels."""
-    from luma.oled.device import sh1106, ssd1306, ssd1309
+    from luma.oled.device import sh1106, ssd1306, ssd1309, ssd1322
 
     class _Partial:
-        """Remembers the last frame sent and sends only the changed region next time."""
+        """Remembers what the panel's RAM holds and sends only what must change.
 
-        _last: Image.Image | None = None
+        A new picture is sent either into the RAM as it is, or, when that costs fewer
+        bytes, as its inverse with the panel's invert command (0xA7; 0xA6 undoes it): the
+        hazard's blink, a whole screen inverted, is then one command byte.
+        """
+
+        _ram: list[bytes] | None = None
+        _inverted = False  # luma's initialisation sends 0xA6, normal display
+        _overhead = SSD1306_WINDOW
 
         def display(self, image: Image.Image) -> None:
             assert image.mode == self.mode and image.size == self.size  # type: ignore[attr-defined]
-            frame = self.preprocess(image)  # type: ignore[attr-defined]
-            box = changed_box(self._last, frame)
-            if box is None:
+            pages = pack_pages(self.preprocess(image))  # type: ignore[attr-defined]
+            ram = self._ram
+            if ram is None:
+                self._write(pages, [(0, len(pages[0]), 0, len(pages))])
+                self._ram = pages
                 return
-            self._send(frame, box)
-            self._last = frame.copy()
+            same = [p.translate(_INVERSE) for p in pages] if self._inverted else pages
+            cost, windows = self._plan(ram, same)
+            if cost > INVERT_COST and _mostly_inverse(ram, same):
+                flipped = pages if self._inverted else [p.translate(_INVERSE) for p in pages]
+                flip_cost, flip_windows = self._plan(ram, flipped)
+                if flip_cost + INVERT_COST < cost:
+                    self._write(flipped, flip_windows)
+                    self._inverted = not self._inverted
+                    self.command(0xA7 if self._inverted else 0xA6)  # type: ignore[attr-defined]
+                    self._ram = flipped
+                    return
+            if windows:
+                self._write(same, windows)
+                self._ram = same
 
+        def _plan(self, ram: list[bytes], new: list[bytes]) -> tuple[int, list[Window]]:
+            runs = [column_runs(a, b, self._overhead) for a, b in zip(ram, new, strict=True)]
+            spans = [(r[0][0], r[-1][1]) if r else None for r in runs]
+            return plan_windows(spans, self._overhead, runs)
 
-        def _send(self, frame: Image.Image, box: tuple[int, int, int, int]) -> None:
+        def _write(self, pages: list[bytes], windows: list[Window]) -> None:
             raise NotImplementedError
 
     class PartialSSD1306(_Partial, ssd1306):
-        """SSD1306 in horizontal addressing mode: one window, then the bytes."""
+        """SSD1306 in horizontal addressing mode: a window per run of pages, then its bytes."""
 
-        def _send(self, frame: Image.Image, box: tuple[int, int, int, int]) -> None:
-            x0, y0, x1, y1 = box
-            p0, p1 = y0 // 8, y1 // 8 - 1
-            self.command(
-                self._const.COLUMNADDR, self._colstart + x0, self._colstart + x1 - 1,
-                self._const.PAGEADDR, p0, p1,
-            )
-            self.data(list(b"".join(_page_bytes(frame, x0, x1, p) for p in range(p0, p1 + 1))))
+        def _write(self, pages: list[bytes], windows: list[Window]) -> None:
+            for x0, x1, p0, p1 in windows:
+                self.command(
+                    self._const.COLUMNADDR, self._colstart + x0, self._colstart + x1 - 1,
+                    self._const.PAGEADDR, p0, p1 - 1,
+                )
+                self.data(list(b"".join(pages[p][x0:x1] for p in range(p0, p1))))
 
     class PartialSSD1309(PartialSSD1306, ssd1309):
         """The SSD1309 (2.42" panels) takes the SSD1306's commands."""
@@ -94,24 +249,58 @@ def _partial_classes() -> dict[str, type]:
     class PartialSH1106(_Partial, sh1106):
         """SH1106: page addressing only, so each page gets its own start column."""
 
-        def _send(self, frame: Image.Image, box: tuple[int, int, int, int]) -> None:
-            x0, y0, x1, y1 = box
-            column = x0 + self._page_address_offset
-            for page in range(y0 // 8, y1 // 8):
-                self.command(0xB0 | page, column & 0x0F, 0x10 | (column >> 4))
-                self.data(list(_page_bytes(frame, x0, x1, page)))
+        _overhead = SH1106_WINDOW
 
-    return {"ssd1306": PartialSSD1306, "ssd1309": PartialSSD1309, "sh1106": PartialSH1106}
+        def _plan(self, ram: list[bytes], new: list[bytes]) -> tuple[int, list[Window]]:
+            spans = [changed_columns(a, b) for a, b in zip(ram, new, strict=True)]
+            return page_windows(spans, self._overhead)
+
+        def _write(self, pages: list[bytes], windows: list[Window]) -> None:
+            for x0, x1, page, _ in windows:
+                column = x0 + self._page_address_offset
+                self.command(0xB0 | page, column & 0x0F, 0x10 | (column >> 4))
+                self.data(list(pages[page][x0:x1]))
+
+    class InvertingSSD1322(ssd1322):
+        """SSD1322 (256x64): luma's own diffing, and the blink by its inverse display command.
+
+        Its RAM holds four bits a pixel in column pairs, so a picture is handed to luma's
+        driver and its ``diff_to_previous`` framebuffer; only a picture that is the exact
+        inverse of the one shown is sent as the command 0xA7 (0xA6 undoes it).
+        """
+
+        _shown: bytes | None = None
+        _inverted = False
+
+        def display(self, image: Image.Image) -> None:
+            data = image.tobytes()
+            if self._shown is not None:
+                inverse = self._shown.translate(_INVERSE)
+                shown, other = (inverse, self._shown) if self._inverted else (self._shown, inverse)
+                if data == shown:
+                    return
+                if data == other:
+                    self._inverted = not self._inverted
+                    self.command(0xA7 if self._inverted else 0xA6)
+                    return
+            if self._inverted:
+                self._inverted = False
+                self.command(0xA6)
+            super().display(image)
+            self._shown = data
+
+    return {
+        "ssd1306": PartialSSD1306,
+        "ssd1309": PartialSSD1309,
+        "sh1106": PartialSH1106,
+        "ssd1322": InvertingSSD1322,
+    }
 
 
 _CLASSES: dict[str, type] = {}
 
 
 def driver_class(driver: str) -> type:
-    if driver == "ssd1322":
-        from luma.oled.device import ssd1322
-
-        return ssd1322
     if not _CLASSES:
         _CLASSES.update(_partial_classes())
     try:
@@ -140,7 +329,9 @@ def open_panel(
     if driver == "ssd1322":
         from luma.core.framebuffer import diff_to_previous
 
-        kwargs["framebuffer"] = diff_to_previous(num_segments=8)
+        # luma splits the frame into an n x n grid of segments and sends the changed ones;
+        # it takes only square numbers (8 fails its assertion and the panel never opens).
+        kwargs["framebuffer"] = diff_to_previous(num_segments=16)
     try:
         device = cls(serial_interface, **kwargs)
     except Exception as exc:
@@ -194,8 +385,18 @@ def open_i2c_interface(spec: I2CPanelSpec, bus_factory: Callable[[int], Any] | N
 
     where = f"/dev/i2c-{spec.bus} 0x{spec.address:02x}"
     try:
-        if bus_factory is not None:
-            return i2c(bus=bus_factory(spec.bus), address=spec.address)
-        return i2c(port=spec.bus, address=spec.address)
+        if bus_factory is None:
+            return i2c(port=spec.bus, address=spec.address)
+        bus = bus_factory(spec.bus)
+        interface = i2c(bus=bus, address=spec.address)
     except Exception as exc:
         raise DisplayError(f"I2C device not found: {where} ({exc})") from exc
+    message = getattr(bus, "message", None)
+    if message is not None:
+        # luma writes data in 32-byte SMBus blocks to a bus it was handed, but in one
+        # i2c_rdwr transaction of up to 4 KiB to the /dev/i2c-N it opens itself, as on the
+        # Pi. A bus that builds i2c_rdwr messages gets the Pi's transactions, so that what
+        # it counts is what the Pi's wire carries.
+        interface._managed = True
+        interface._i2c_msg_write = message
+    return interface

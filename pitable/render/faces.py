@@ -284,6 +284,23 @@ def draw_tumble_frame(die: Die, title: Title, step: int, size: int = 64) -> Imag
     return _tumble(die, title, step, size).copy()
 
 
+@lru_cache(maxsize=256)
+def _tumble_panel(die: Die, title: Title, step: int, size: tuple[int, int]) -> Image.Image:
+    width, height = size
+    return face_panel(_tumble(die, title, step, height), width, height,
+                      label=str(die).upper())
+
+
+def tumble_panel(die: Die, title: Title, step: int, *, width: int = 128,
+                 height: int = 64) -> Image.Image:
+    """A whole die panel for tumble frame ``step``: the frame, centred, with the die's label.
+
+    Cached per (die, title, step, size): a tumble shows the same few frames on every roll,
+    and drawing a frame and its sideways label costs more than sending its changes.
+    """
+    return _tumble_panel(die, title, step, (width, height)).copy()
+
+
 def face_panel(
     face_img: Image.Image,
     width: int = 128,

@@ -149,6 +149,26 @@ def _draw_status(view: StatusView, size: tuple[int, int]) -> Image.Image:
         _menu(draw, view.menu, (0, top, width, bottom))
         return image
     reading = reading_of(view)
+    body = _body(view.title, view.options, reading, view.result, (top, bottom), size)
+    image = ImageChops.logical_or(image, body)
+    if alarm(view) and view.blink_on:
+        image = ImageChops.invert(image.convert("L")).convert("1")
+    return image
+
+
+@lru_cache(maxsize=256)
+def _body(  # noqa: PLR0917 - cached, so positional like its callers' keys
+    title: Title, options: Options | None, reading: Reading | None, result: str | None,
+    rows: tuple[int, int], size: tuple[int, int],
+) -> Image.Image:
+    """The body of the screen, alone on a dark image: cached apart from the header and the
+    footer, whose round and notices change on every roll while the body's text (the costly
+    part to fit and draw) repeats."""
+    width, _ = size
+    top, bottom = rows
+    image = Image.new("1", size, OFF)
+    draw = ImageDraw.Draw(image)
+    view = StatusView(title=title, options=options, reading=reading, result=result)
     body: Box = (0, top, width, bottom)
     # On a wide screen the body keeps the 128-pixel layout on the left and the title's words
     # take the rest: a line of numbers stretched across 256 pixels would only get wider, not
@@ -159,18 +179,16 @@ def _draw_status(view: StatusView, size: tuple[int, int]) -> Image.Image:
         body = (0, top, split, bottom)
         words_box = (split + 4, top, width, bottom)
         draw.line((split + 1, top, split + 1, bottom - 2), fill=ON)
-    if view.result is not None:
-        _result(draw, view.result, body)
-    elif view.options is None:
+    if result is not None:
+        _result(draw, result, body)
+    elif options is None:
         _idle(draw, view, body)
     elif alarm(view):
         _hazard(draw, view, reading, body)
     else:
-        _roll(draw, view, view.options, body)
+        _roll(draw, view, options, body)
     if words_box is not None and reading is not None:
         _words(draw, view, reading, words_box)
-    if alarm(view) and view.blink_on:
-        image = ImageChops.invert(image.convert("L")).convert("1")
     return image
 
 
@@ -188,13 +206,22 @@ def _header(draw: ImageDraw.ImageDraw, view: StatusView, width: int) -> int:
     """The title on the left, hazards and round on the right; returns the body's top."""
     right = "  ".join(t for t in (hazards_text(view), round_text(view)) if t)
     name = view.title.name if width >= 224 else view.title.short_name
+    draw.bitmap((0, 0), _header_strip(name, right, width), fill=ON)
+    return HEADER_H + 3
+
+
+@lru_cache(maxsize=256)
+def _header_strip(name: str, right: str, width: int) -> Image.Image:
+    """The header's pixels, cached: the same few round numbers come back game after game."""
+    strip = Image.new("1", (width, HEADER_H + 2), OFF)
+    draw = ImageDraw.Draw(strip)
     fr = _small(right, width, HEADER_H)
     draw_fitted(draw, (0, 0, width, HEADER_H), fr, align="right")
     left_w = width - fr.width - 6 if right else width
     fl = _small(name, left_w, HEADER_H)
     draw_fitted(draw, (0, 0, max(left_w, 0), HEADER_H), fl, align="left")
     draw.line((0, HEADER_H + 1, width - 1, HEADER_H + 1), fill=ON)
-    return HEADER_H + 3
+    return strip
 
 
 def _notice_text(notices: tuple[str, ...]) -> str:

@@ -1,0 +1,313 @@
+"""Fewer bytes on the I2C bus, nothing lost: what the panels decode is what was drawn.
+
+The box runs as shipped (the default config: a 300 ms tumble, the status screen on) on the
+fake buses, whose controllers decode every byte into their RAM and model the invert
+command. Every picture the box hands a panel must be what that panel then shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image, ImageChops, ImageDraw
+
+from pitable.box.controller import FRAME_MS
+from pitable.box.sim import Simulator
+from pitable.box.store import SessionStore
+from pitable.config import DEFAULTS, Config
+from pitable.hw.fake_i2c import FakeI2C, FakeOled
+from pitable.hw.oled import (
+    I2CPanelSpec,
+    changed_columns,
+    column_runs,
+    open_i2c_interface,
+    open_panel,
+    pack_pages,
+    plan_windows,
+)
+from pitable.render.faces import die_panel, tumble_panel
+from pitable.render.status import draw_status
+from pitable.rules import SPECIAL, Die, Roll, find_title
+
+
+class Scripted:
+    """An entropy source handing out chosen rolls: byte 36*g + 6*p + r is one roll."""
+
+    name = "script"
+
+    def __init__(self, *rolls: str) -> None:
+        self.data = bytearray()
+        for text in rolls:
+            faces = Roll.from_str(text).faces
+            index = [5 if f is SPECIAL else int(f) - 1 for f in faces]  # type: ignore[arg-type]
+            self.data.append(36 * index[0] + 6 * index[1] + index[2])
+
+    def read(self, n: int) -> bytes:
+        if len(self.data) < n:
+            raise AssertionError("the test ran out of scripted rolls")
+        out = bytes(self.data[:n])
+        del self.data[:n]
+        return out
+
+
+def same(a: Image.Image, b: Image.Image) -> bool:
+    return a.size == b.size and ImageChops.logical_xor(
+        a.convert("1"), b.convert("1")
+    ).getbbox() is None
+
+
+def shipped(*rolls: str, title: str = "valley", **kw: Any) -> Simulator:
+    """The box with the default config (tumble and status screen on), in table play."""
+    box = dataclasses.replace(DEFAULTS.box, title=title, mode="table")
+    config: Config = dataclasses.replace(DEFAULTS, box=box)
+    assert config.box.tumble_ms > 0
+    return Simulator(config, entropy=Scripted(*rolls), **kw)
+
+
+def watch(sim: Simulator) -> dict[str, list[tuple[Image.Image, bool]]]:
+    """After every picture the box shows, check that the panel decodes to it.
+
+    Returns, per panel, each picture shown and whether the panel was inverted after it.
+    """
+    seen: dict[str, list[tuple[Image.Image, bool]]] = {}
+    slots = {**{str(die): slot for die, slot in sim.box.dice.items()}, "status": sim.box.status}
+    for name, slot in slots.items():
+        original: Callable[[Image.Image], None] = slot.show
+
+        def show(image: Image.Image, name: str = name,
+                 original: Callable[[Image.Image], None] = original) -> None:
+            original(image)
+            shown = sim.panel(name)
+            assert same(shown, image), f"the {name} panel does not show what was drawn"
+            inverted = sim.fakes.panels[name].inverted
+            seen.setdefault(name, []).append((image.copy(), inverted))
+
+        slot.show = show  # type: ignore[method-assign]
+    return seen
+
+
+def test_every_tumble_frame_and_blink_decodes_to_the_picture_drawn() -> None:
+    sim = shipped("1,2,3", "*,*,5", "4,5,*")
+    valley = find_title("valley")
+    seen = watch(sim)
+    for roll in ("1,2,3", "*,*,5", "4,5,*"):
+        for pictures in seen.values():
+            pictures.clear()
+        sim.press()
+        for _ in range(4):  # blink phases, when the roll is a hazard
+            sim.advance(DEFAULTS.box.blink_ms / 2000)
+        faces = Roll.from_str(roll)
+        for die in Die:
+            pictures = [image for image, _ in seen[str(die)]]
+            frames = DEFAULTS.box.tumble_ms // FRAME_MS
+            # The tumble's frames, in order, then the final face: each as the renderer drew it.
+            expected = [tumble_panel(die, valley, step * 3 + int(die)) for step in range(frames)]
+            expected.append(die_panel(faces[die], die, valley))
+            assert len(pictures) == len(expected)
+            assert all(same(a, b) for a, b in zip(pictures, expected, strict=True))
+    # The last roll was a snake: the status screen blinked, by the panel's invert command.
+    view = sim.box.view()
+    on = draw_status(dataclasses.replace(view, blink_on=True))
+    off = draw_status(dataclasses.replace(view, blink_on=False))
+    status = seen["status"]
+    assert any(same(image, on) for image, _ in status)
+    assert any(same(image, off) for image, _ in status)
+    assert {inverted for _, inverted in status} == {True, False}
+
+
+def test_a_blink_costs_a_few_bytes_and_shows_the_inverse() -> None:
+    sim = shipped("2,3,*")
+    sim.press()
+    bus = sim.fakes.i2c.bus(sim.fakes.where["status"][0])
+    pictures = []
+    for _ in range(6):
+        mark = len(bus.transfers)
+        sim.advance(DEFAULTS.box.blink_ms / 2000)
+        assert 0 < bus.wire_bytes(mark) <= 10
+        pictures.append(sim.panel("status"))
+    for a, b in itertools.pairwise(pictures):
+        assert same(a, ImageChops.invert(b.convert("L")).convert("1"))
+
+
+class SlowStore:
+    """A session store on a disk that fsyncs slowly: each commit takes 50 ms of box time,
+    and notes what the dice panels showed while it ran."""
+
+    def __init__(self, store: SessionStore, sim: list[Simulator]) -> None:
+        self.store = store
+        self.sim = sim
+        self.during_commit: list[dict[str, Image.Image]] = []
+
+    def record_roll(self, *args: Any, **kwargs: Any) -> object:
+        sim = self.sim[0]
+        self.during_commit.append({str(d): sim.panel(str(d)) for d in Die})
+        sim.fake_clock.advance(0.05)  # type: ignore[union-attr]
+        return self.store.record_roll(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+def test_the_first_tumble_frame_goes_out_before_the_commit_and_the_faces_after(
+    tmp_path: Path,
+) -> None:
+    holder: list[Simulator] = []
+    slow = SlowStore(SessionStore.open(tmp_path), holder)
+    sim = shipped("5,5,5", store=slow)
+    holder.append(sim)
+    valley = find_title("valley")
+    sim.press()
+    assert len(slow.during_commit) == 1
+    during = slow.during_commit[0]
+    for die in Die:
+        # While the roll was being written, each die showed its first tumble frame ...
+        assert same(during[str(die)], tumble_panel(die, valley, int(die)))
+        assert not same(during[str(die)], die_panel(5, die, valley))
+        # ... and the final face came once it was on disk.
+        assert same(sim.panel(str(die)), die_panel(5, die, valley))
+    game = sim.box.game
+    assert game.store_id is not None
+    stored = slow.store.last_roll(game.store_id)
+    assert stored is not None and stored.hazard is False
+    sim.close()
+
+
+def test_without_a_tumble_the_faces_wait_for_the_commit(tmp_path: Path) -> None:
+    holder: list[Simulator] = []
+    slow = SlowStore(SessionStore.open(tmp_path), holder)
+    box = dataclasses.replace(DEFAULTS.box, title="valley", mode="table", tumble_ms=0)
+    sim = Simulator(dataclasses.replace(DEFAULTS, box=box), entropy=Scripted("5,5,5"),
+                    store=slow)
+    holder.append(sim)
+    blank = {str(d): sim.panel(str(d)) for d in Die}
+    sim.press()
+    assert all(same(slow.during_commit[0][name], blank[name]) for name in blank)
+    assert same(sim.panel("green"), die_panel(5, Die.GREEN, find_title("valley")))
+    sim.close()
+
+
+# --- the driver's choices, on one panel ------------------------------------------------
+
+
+def one_panel(driver: str = "ssd1306") -> tuple[Any, FakeOled, FakeI2C]:
+    i2c = FakeI2C()
+    kind = "sh1106" if driver == "sh1106" else "ssd1306"
+    fake = i2c.bus(4).attach(0x3C, FakeOled(kind))
+    device = open_panel(driver, open_i2c_interface(I2CPanelSpec(4, 0x3C), i2c.bus))
+    return device, fake, i2c
+
+
+def test_pages_are_packed_as_the_controller_stores_them() -> None:
+    image = Image.new("1", (128, 64))
+    image.putpixel((0, 0), 1)  # page 0, column 0, bit 0
+    image.putpixel((5, 15), 1)  # page 1, column 5, bit 7
+    image.putpixel((127, 58), 1)  # page 7, column 127, bit 2
+    pages = pack_pages(image)
+    assert len(pages) == 8 and all(len(p) == 128 for p in pages)
+    assert pages[0][0] == 0x01 and pages[1][5] == 0x80 and pages[7][127] == 0x04
+    assert sum(map(sum, pages)) == 0x01 + 0x80 + 0x04
+
+
+def test_changed_columns_finds_both_ends() -> None:
+    old = bytes(128)
+    new = bytearray(old)
+    new[3] = 1
+    new[90] = 0xFF
+    assert changed_columns(old, bytes(new)) == (3, 91)
+    assert changed_columns(old, old) is None
+
+
+def test_two_distant_changes_get_a_window_each() -> None:
+    spans: list[tuple[int, int] | None] = [None] * 8
+    spans[0], spans[7] = (0, 10), (100, 128)
+    cost, windows = plan_windows(spans, 10)
+    assert windows == [(0, 10, 0, 1), (100, 128, 7, 8)]
+    assert cost == 10 + 10 + 10 + 28
+    spans = [(0, 128)] * 8
+    assert plan_windows(spans, 10)[1] == [(0, 128, 0, 8)]  # one window beats eight
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
+def test_changes_far_apart_send_fewer_bytes_than_their_bounding_box(driver: str) -> None:
+    device, fake, i2c = one_panel(driver)
+    base = Image.new("1", (128, 64))
+    device.display(base)
+    changed = base.copy()
+    draw = ImageDraw.Draw(changed)
+    draw.rectangle((0, 0, 9, 7), fill=1)  # page 0, columns 0-9
+    draw.rectangle((118, 56, 127, 63), fill=1)  # page 7, columns 118-127
+    mark = len(i2c.bus(4).transfers)
+    device.display(changed)
+    data = sum(t.length for t in i2c.bus(4).transfers[mark:] if t.control == 0x40)
+    assert data == 20  # not 128 x 8 of the bounding box
+    assert same(fake.image(), changed)
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "ssd1309", "sh1106"])
+def test_an_inverted_picture_is_the_invert_command_and_back(driver: str) -> None:
+    device, fake, i2c = one_panel(driver)
+    image = Image.new("1", (128, 64))
+    ImageDraw.Draw(image).text((10, 20), "SNAKE", fill=1)
+    inverse = ImageChops.invert(image.convert("L")).convert("1")
+    device.display(image)
+    for picture, inverted in ((inverse, True), (image, False), (inverse, True)):
+        mark = len(i2c.bus(4).transfers)
+        device.display(picture)
+        assert i2c.bus(4).wire_bytes(mark) == 3  # address, control byte, 0xA7 or 0xA6
+        assert fake.inverted is inverted
+        assert same(fake.image(), picture)
+    # A new picture while inverted: whatever is sent, the panel shows it.
+    other = Image.new("1", (128, 64))
+    ImageDraw.Draw(other).rectangle((40, 8, 90, 40), fill=1)
+    device.display(other)
+    assert same(fake.image(), other)
+
+
+class Recording:
+    """A luma serial interface that keeps the commands and data sent through it."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, tuple[int, ...]]] = []
+
+    def command(self, *cmd: int) -> None:
+        self.sent.append(("command", cmd))
+
+    def data(self, data: list[int]) -> None:
+        self.sent.append(("data", tuple(data)))
+
+    def cleanup(self) -> None:
+        pass
+
+
+def test_the_ssd1322_blinks_by_its_inverse_display_command() -> None:
+    serial = Recording()
+    device = open_panel("ssd1322", serial, width=256, height=64)
+    image = Image.new(device.mode, (256, 64))
+    ImageDraw.Draw(image).rectangle((10, 10, 100, 40), fill="white")
+    device.display(image)
+    inverse = Image.eval(image, lambda v: 255 - v)
+    mark = len(serial.sent)
+    device.display(inverse)
+    device.display(image)
+    assert serial.sent[mark:] == [("command", (0xA7,)), ("command", (0xA6,))]
+
+
+def test_a_page_with_changes_far_apart_gets_a_window_per_run() -> None:
+    old = bytes(128)
+    new = bytearray(old)
+    new[2] = new[5] = 1  # close together: one run
+    new[60] = new[61] = 3
+    new[120] = 7
+    assert column_runs(old, bytes(new), 10) == [(2, 6), (60, 62), (120, 121)]
+    spans: list[tuple[int, int] | None] = [None] * 8
+    spans[3] = (2, 121)
+    runs = [[] for _ in range(8)]
+    runs[3] = column_runs(old, bytes(new), 10)
+    cost, windows = plan_windows(spans, 10, runs)
+    assert windows == [(2, 6, 3, 4), (60, 62, 3, 4), (120, 121, 3, 4)]
+    assert cost == 3 * 10 + 4 + 2 + 1
