@@ -5,14 +5,18 @@ luma.oled drivers drive it, and each attached panel decodes the command and data
 way an SSD1306 or SH1106 does, into its display RAM. What a panel shows is therefore what
 the real panel would show after the same bytes, partial updates included. Every transfer is
 counted so that the benchmark can turn bytes into bus time, and a panel can be unplugged
-(its writes fail with EIO, as smbus2 reports a missing device) and plugged back.
+(its writes fail with EIO, as smbus2 reports a missing device) and plugged back. The record
+of transfers keeps the most recent ones only, so that a bus driven for days stays small.
 """
 
 from __future__ import annotations
 
 import errno
 import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from PIL import Image
 
@@ -70,21 +74,33 @@ class FakeOled:
                 self._pending = []
 
     def write(self, data: list[int]) -> None:
-        pages = len(self.ram)
-        for byte in data:
-            if 0 <= self._page < pages and 0 <= self._col < self.ram_columns:
-                self.ram[self._page][self._col] = byte
-            if self.kind == "ssd1306" and self._mode == 0:
-                if self._col >= self._col_window[1]:
-                    self._col = self._col_window[0]
-                    self._page = (
-                        self._page_window[0] if self._page >= self._page_window[1]
-                        else self._page + 1
-                    )
-                else:
-                    self._col += 1
+        # A run of bytes at a time rather than byte by byte: the simulator sends millions.
+        i, n = 0, len(data)
+        wrapping = self.kind == "ssd1306" and self._mode == 0
+        while i < n:
+            end = self._col_window[1]
+            if not wrapping:
+                take = n - i
+            elif self._col <= end:
+                take = min(n - i, end - self._col + 1)
             else:
-                self._col += 1
+                take = 1
+            if 0 <= self._page < len(self.ram):
+                stop = min(self._col + take, self.ram_columns)
+                if self._col < stop:
+                    self.ram[self._page][self._col : stop] = bytes(
+                        data[i : i + stop - self._col]
+                    )
+            i += take
+            last = self._col + take - 1
+            if wrapping and last >= end:
+                self._col = self._col_window[0]
+                self._page = (
+                    self._page_window[0] if self._page >= self._page_window[1]
+                    else self._page + 1
+                )
+            else:
+                self._col = last + 1
 
     # --- decoding ------------------------------------------------------------------
 
@@ -147,6 +163,57 @@ class Transfer:
     length: int
 
 
+#: How many of the latest transfers a bus keeps: dozens of rolls, many full frames.
+KEEP_TRANSFERS = 4096
+
+
+class TransferLog(Sequence[Transfer]):
+    """Every transfer on a bus, numbered from 0, of which the latest ``keep`` are kept.
+
+    ``len()`` counts every transfer ever made, so it serves as a mark: ``log[mark:]`` is what
+    came since, as long as that is among the kept ones (an older mark raises IndexError).
+    Iterating gives the kept ones.
+    """
+
+    def __init__(self, keep: int = KEEP_TRANSFERS) -> None:
+        self._kept: deque[Transfer] = deque(maxlen=keep)
+        self._count = 0
+
+    @property
+    def dropped(self) -> int:
+        """How many of the oldest transfers are no longer kept."""
+        return self._count - len(self._kept)
+
+    def append(self, transfer: Transfer) -> None:
+        self._kept.append(transfer)
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Transfer]:
+        return iter(self._kept)
+
+    @overload
+    def __getitem__(self, index: int) -> Transfer: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Transfer]: ...
+
+    def __getitem__(self, index: int | slice) -> Transfer | list[Transfer]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._count)
+            if start < self.dropped and start < stop:
+                raise IndexError(f"transfers before {self.dropped} are no longer kept")
+            first = self.dropped
+            return [self._kept[i - first] for i in range(start, stop, step)]
+        if index < 0:
+            index += self._count
+        if not self.dropped <= index < self._count:
+            raise IndexError(f"transfer {index} is not kept")
+        return self._kept[index - self.dropped]
+
+
 class FakeBus:
     """One I2C bus (``/dev/i2c-N``): what smbus2.SMBus offers luma, and nothing more."""
 
@@ -155,7 +222,7 @@ class FakeBus:
         self.clock_hz = clock_hz
         self.devices: dict[int, FakeOled] = {}
         self.unplugged: set[int] = set()
-        self.transfers: list[Transfer] = []
+        self.transfers = TransferLog()
         self._lock = threading.Lock()
 
     def attach(self, address: int, oled: FakeOled) -> FakeOled:
