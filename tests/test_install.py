@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -167,14 +168,31 @@ def test_without_a_boot_partition_it_stops_and_says_why(tmp_path: Path) -> None:
 
 
 def test_run_without_root_or_sudo_refuses() -> None:
-    command = ["bash", str(INSTALL)]
+    script, cwd = INSTALL, REPO
+    command = ["bash", str(script)]
+    env = {k: v for k, v in os.environ.items() if k != "PITABLE_ROOT"}
     if os.geteuid() == 0:
         # As root it would install for real: drop to nobody to see the refusal.
         setpriv = shutil.which("setpriv")
         if setpriv is None:
             pytest.skip("running as root without setpriv to drop privileges")
-        command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
-    result = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+        # nobody may not be able to enter the clone (root's checkout in a 0700 directory,
+        # where bash exits 126 unable to read the script): run the same bytes from a
+        # directory anyone can read.
+        readable = Path(tempfile.mkdtemp(prefix="pitable-install-"))
+        readable.chmod(0o755)
+        script = readable / INSTALL.name
+        shutil.copy(INSTALL, script)
+        script.chmod(0o755)
+        cwd = readable
+        command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                   "bash", str(script)]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, check=False,
+                                timeout=60, cwd=cwd, env=env)
+    finally:
+        if script != INSTALL:
+            shutil.rmtree(script.parent)
     assert result.returncode == 2, result.stderr
     assert "run as root: sudo ./install.sh" in result.stderr
 
