@@ -53,6 +53,7 @@ def root(tmp_path: Path) -> Path:
     return tmp_path / "root"
 
 
+@pytest.mark.slow
 def test_first_run_installs_everything_and_asks_for_a_reboot(root: Path) -> None:
     result = install(root)
     assert result.returncode == 0, result.stderr
@@ -100,6 +101,7 @@ def test_first_run_installs_everything_and_asks_for_a_reboot(root: Path) -> None
     assert console is not None and console.status is Status.PASS
 
 
+@pytest.mark.slow
 def test_a_second_run_changes_nothing(root: Path) -> None:
     assert install(root).returncode == 0
     before = snapshot(root)
@@ -113,6 +115,7 @@ def test_a_second_run_changes_nothing(root: Path) -> None:
     assert (root / "boot/firmware/config.txt").read_text().count("include pitable") == 1
 
 
+@pytest.mark.slow
 def test_an_existing_config_is_kept_and_the_boot_config_follows_it(root: Path) -> None:
     mine = "# mine\n[i2c]\nspeed_hz = 100000\n\n[printer]\nport = \"/dev/ttyUSB0\"\n"
     config_file = root / "etc/pitable/pitable.toml"
@@ -127,6 +130,7 @@ def test_an_existing_config_is_kept_and_the_boot_config_follows_it(root: Path) -
     assert (root / "boot/firmware/cmdline.txt").read_text() == CMDLINE
 
 
+@pytest.mark.slow
 def test_a_changed_config_rewrites_the_fragment_and_asks_for_a_reboot_again(
     root: Path,
 ) -> None:
@@ -139,6 +143,7 @@ def test_a_changed_config_rewrites_the_fragment_and_asks_for_a_reboot_again(
     assert "i2c_arm_baudrate=100000" in (root / "boot/firmware/pitable-config.txt").read_text()
 
 
+@pytest.mark.slow
 def test_the_pi5_gets_lgpio_and_older_pis_also_rpi_gpio(root: Path) -> None:
     model = root / "proc/device-tree/model"
     model.parent.mkdir(parents=True)
@@ -151,6 +156,7 @@ def test_the_pi5_gets_lgpio_and_older_pis_also_rpi_gpio(root: Path) -> None:
     assert "python3-lgpio python3-rpi.gpio" in zero
 
 
+@pytest.mark.slow
 def test_older_releases_keep_config_txt_in_boot(tmp_path: Path) -> None:
     boot = tmp_path / "boot"
     boot.mkdir()
@@ -197,6 +203,7 @@ def test_run_without_root_or_sudo_refuses() -> None:
     assert "run as root: sudo ./install.sh" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_wrong_config_stops_the_install_before_any_file_is_made_from_it(root: Path) -> None:
     assert install(root).returncode == 0
     before = snapshot(root)
@@ -212,6 +219,7 @@ def test_a_wrong_config_stops_the_install_before_any_file_is_made_from_it(root: 
     assert "restart" not in result.stdout
 
 
+@pytest.mark.slow
 def test_a_pi5_gets_the_printer_on_ttyama0(root: Path) -> None:
     model = root / "proc/device-tree/model"
     model.parent.mkdir(parents=True)
