@@ -13,6 +13,7 @@ from PIL import Image
 from tests.conftest import run_cli as run
 
 
+@pytest.mark.slow
 def test_scripted_sim_writes_the_faceplate(capsys: pytest.CaptureFixture[str],
                                             tmp_path: Path) -> None:
     gif, png = tmp_path / "box.gif", tmp_path / "box.png"
@@ -84,6 +85,7 @@ def test_run_off_the_pi_says_what_is_missing_in_one_line(tmp_path: Path) -> None
     assert "pitable sim" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(ON_A_PI, reason="on a Pi, pitable run starts the box")
 def test_run_off_the_pi_creates_nothing_before_it_fails(tmp_path: Path) -> None:
     """The parts are looked for before the store is opened: no state dir, no database."""

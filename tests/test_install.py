@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,7 @@ def root(tmp_path: Path) -> Path:
     return tmp_path / "root"
 
 
+@pytest.mark.slow
 def test_first_run_installs_everything_and_asks_for_a_reboot(root: Path) -> None:
     result = install(root)
     assert result.returncode == 0, result.stderr
@@ -99,6 +101,7 @@ def test_first_run_installs_everything_and_asks_for_a_reboot(root: Path) -> None
     assert console is not None and console.status is Status.PASS
 
 
+@pytest.mark.slow
 def test_a_second_run_changes_nothing(root: Path) -> None:
     assert install(root).returncode == 0
     before = snapshot(root)
@@ -112,6 +115,7 @@ def test_a_second_run_changes_nothing(root: Path) -> None:
     assert (root / "boot/firmware/config.txt").read_text().count("include pitable") == 1
 
 
+@pytest.mark.slow
 def test_an_existing_config_is_kept_and_the_boot_config_follows_it(root: Path) -> None:
     mine = "# mine\n[i2c]\nspeed_hz = 100000\n\n[printer]\nport = \"/dev/ttyUSB0\"\n"
     config_file = root / "etc/pitable/pitable.toml"
@@ -126,6 +130,7 @@ def test_an_existing_config_is_kept_and_the_boot_config_follows_it(root: Path) -
     assert (root / "boot/firmware/cmdline.txt").read_text() == CMDLINE
 
 
+@pytest.mark.slow
 def test_a_changed_config_rewrites_the_fragment_and_asks_for_a_reboot_again(
     root: Path,
 ) -> None:
@@ -138,6 +143,7 @@ def test_a_changed_config_rewrites_the_fragment_and_asks_for_a_reboot_again(
     assert "i2c_arm_baudrate=100000" in (root / "boot/firmware/pitable-config.txt").read_text()
 
 
+@pytest.mark.slow
 def test_the_pi5_gets_lgpio_and_older_pis_also_rpi_gpio(root: Path) -> None:
     model = root / "proc/device-tree/model"
     model.parent.mkdir(parents=True)
@@ -150,6 +156,7 @@ def test_the_pi5_gets_lgpio_and_older_pis_also_rpi_gpio(root: Path) -> None:
     assert "python3-lgpio python3-rpi.gpio" in zero
 
 
+@pytest.mark.slow
 def test_older_releases_keep_config_txt_in_boot(tmp_path: Path) -> None:
     boot = tmp_path / "boot"
     boot.mkdir()
@@ -167,18 +174,36 @@ def test_without_a_boot_partition_it_stops_and_says_why(tmp_path: Path) -> None:
 
 
 def test_run_without_root_or_sudo_refuses() -> None:
-    command = ["bash", str(INSTALL)]
+    script, cwd = INSTALL, REPO
+    command = ["bash", str(script)]
+    env = {k: v for k, v in os.environ.items() if k != "PITABLE_ROOT"}
     if os.geteuid() == 0:
         # As root it would install for real: drop to nobody to see the refusal.
         setpriv = shutil.which("setpriv")
         if setpriv is None:
             pytest.skip("running as root without setpriv to drop privileges")
-        command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
-    result = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+        # nobody may not be able to enter the clone (root's checkout in a 0700 directory,
+        # where bash exits 126 unable to read the script): run the same bytes from a
+        # directory anyone can read.
+        readable = Path(tempfile.mkdtemp(prefix="pitable-install-"))
+        readable.chmod(0o755)
+        script = readable / INSTALL.name
+        shutil.copy(INSTALL, script)
+        script.chmod(0o755)
+        cwd = readable
+        command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                   "bash", str(script)]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, check=False,
+                                timeout=60, cwd=cwd, env=env)
+    finally:
+        if script != INSTALL:
+            shutil.rmtree(script.parent)
     assert result.returncode == 2, result.stderr
     assert "run as root: sudo ./install.sh" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_wrong_config_stops_the_install_before_any_file_is_made_from_it(root: Path) -> None:
     assert install(root).returncode == 0
     before = snapshot(root)
@@ -194,6 +219,7 @@ def test_a_wrong_config_stops_the_install_before_any_file_is_made_from_it(root: 
     assert "restart" not in result.stdout
 
 
+@pytest.mark.slow
 def test_a_pi5_gets_the_printer_on_ttyama0(root: Path) -> None:
     model = root / "proc/device-tree/model"
     model.parent.mkdir(parents=True)

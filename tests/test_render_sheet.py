@@ -124,6 +124,7 @@ def grid_edges(content: str) -> list[tuple[float, float, float, float]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("paper", "size_pt"), [("a4", (595.28, 841.89)), ("letter", (612, 792))])
 def test_the_pdf_prints_at_true_size(paper: str, size_pt: tuple[float, float]) -> None:
     sheet = generate("valley", 7)

@@ -167,10 +167,13 @@ def test_test_says_each_step_then_runs_the_checks_and_is_silent_once_set_up(
     assert steps[-1].startswith("set-up: done in ")
     assert first.stdout.splitlines() == ["== ruff", "== mypy", "== pytest"]
     assert [call.split(" (in")[0] for call in checkout.calls()] == [
-        "ruff check pitable tests benchmarks", "mypy ", "pytest -q"]
+        "ruff check pitable tests benchmarks", "mypy ", "pytest -m not slow -q"]
 
     again = checkout.run("test", "-q")
     assert again.returncode == 0 and again.stderr == ""
+    every = checkout.run("test", "--all", "-q")
+    assert every.returncode == 0 and every.stderr == ""
+    assert checkout.calls()[-1].split(" (in")[0] == "pytest -q"
 
 
 def test_pitable_sets_up_once_and_runs_in_the_callers_directory(

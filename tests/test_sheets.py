@@ -65,6 +65,7 @@ def test_a_seed_gives_the_pinned_map(title: str, side: str, seed: int) -> None:
     assert generate(title, seed, side).to_text() == PINNED[title, side, seed]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("title", TITLES)
 @pytest.mark.parametrize("side", ["a", "b"])
 def test_two_hundred_seeds_keep_the_invariants(title: str, side: str) -> None:

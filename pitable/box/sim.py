@@ -38,6 +38,10 @@ log = logging.getLogger("pitable.sim")
 #: Where the simulator's fake clock starts.
 SIM_START = 1000.0
 
+#: How many of its latest states each of gpiozero's mock pins keeps: MockPin records every
+#: change in a list that nothing else trims, which would grow for as long as the box runs.
+KEEP_PIN_STATES = 64
+
 DIE_COLOURS = {"green": (40, 170, 80), "purple": (150, 80, 200), "red": (220, 50, 50)}
 PIXEL_ON = (235, 245, 255)
 PIXEL_OFF = (8, 10, 14)
@@ -171,6 +175,13 @@ class Simulator:
         clock.time = end
         self.box.step()
         self._capture()
+        self._trim_pin_states()
+
+    def _trim_pin_states(self) -> None:
+        for pin in list(self.fakes.factory.pins.values()):
+            states = getattr(pin, "states", None)
+            if states is not None and len(states) > KEEP_PIN_STATES:
+                del states[: len(states) - KEEP_PIN_STATES]
 
     def settle(self) -> None:
         """Let the box finish what it is doing: the tumble, a blink phase."""
@@ -407,6 +418,7 @@ def live(sim: Simulator, *, stdin: Any = None, stdout: Any = None) -> None:
         stdout.write("\x1b[?25l")
         while True:
             deadline = box.step()
+            sim._trim_pin_states()
             draw()
             now = time.monotonic()
             waits = [0.5]

@@ -8,7 +8,8 @@ show after the same bytes, partial updates and the hazard's blink included. It t
 luma's data as the Pi sends it (one ``i2c_rdwr`` transaction of up to 4 KiB) as well as
 SMBus blocks of 32 bytes. Every transfer is counted so that the benchmark can turn bytes
 into bus time, and a panel can be unplugged (its writes fail with EIO, as smbus2 reports a
-missing device) and plugged back.
+missing device) and plugged back. The record of transfers keeps the most recent ones only,
+so that a bus driven for days stays small.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from __future__ import annotations
 import errno
 import threading
 import time
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from PIL import Image
 
@@ -164,6 +168,57 @@ class Transfer:
     length: int
 
 
+#: How many of the latest transfers a bus keeps: dozens of rolls, many full frames.
+KEEP_TRANSFERS = 4096
+
+
+class TransferLog(Sequence[Transfer]):
+    """Every transfer on a bus, numbered from 0, of which the latest ``keep`` are kept.
+
+    ``len()`` counts every transfer ever made, so it serves as a mark: ``log[mark:]`` is what
+    came since, as long as that is among the kept ones (an older mark raises IndexError).
+    Iterating gives the kept ones.
+    """
+
+    def __init__(self, keep: int = KEEP_TRANSFERS) -> None:
+        self._kept: deque[Transfer] = deque(maxlen=keep)
+        self._count = 0
+
+    @property
+    def dropped(self) -> int:
+        """How many of the oldest transfers are no longer kept."""
+        return self._count - len(self._kept)
+
+    def append(self, transfer: Transfer) -> None:
+        self._kept.append(transfer)
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Transfer]:
+        return iter(self._kept)
+
+    @overload
+    def __getitem__(self, index: int) -> Transfer: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Transfer]: ...
+
+    def __getitem__(self, index: int | slice) -> Transfer | list[Transfer]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._count)
+            if start < self.dropped and start < stop:
+                raise IndexError(f"transfers before {self.dropped} are no longer kept")
+            first = self.dropped
+            return [self._kept[i - first] for i in range(start, stop, step)]
+        if index < 0:
+            index += self._count
+        if not self.dropped <= index < self._count:
+            raise IndexError(f"transfer {index} is not kept")
+        return self._kept[index - self.dropped]
+
+
 class FakeBus:
     """One I2C bus (``/dev/i2c-N``): what smbus2.SMBus offers luma, and nothing more."""
 
@@ -172,7 +227,7 @@ class FakeBus:
         self.clock_hz = clock_hz
         self.devices: dict[int, FakeOled] = {}
         self.unplugged: set[int] = set()
-        self.transfers: list[Transfer] = []
+        self.transfers = TransferLog()
         #: Seconds spent decoding the bytes into the panels' RAM: the fake's own cost,
         #: which a benchmark of the box leaves out.
         self.decode_seconds = 0.0

@@ -1,13 +1,18 @@
 """A thermal printer made of arithmetic, for tests, benchmarks and the simulator.
 
-:class:`FakePrinter` is a :class:`~pitable.hw.printer.Transport`: it keeps every byte,
-decodes the ``GS v 0`` and ``DC2 *`` pictures and the ``ESC J`` feeds back into the paper
+:class:`FakePrinter` is a :class:`~pitable.hw.printer.Transport`: it keeps the bytes it
+is sent, decodes the ``GS v 0`` and ``DC2 *`` pictures and the ``ESC J`` feeds back into the paper
 that would come out (:meth:`FakePrinter.printout`), answers status queries, and models the
 printer itself on a :class:`FakeClock`: bytes arrive at the baud rate, wait in an input
 buffer of ``buffer_bytes``, and leave it as the mechanism prints their row (``line_time_ms``)
 or feeds (``feed_time_ms``). :attr:`FakePrinter.peak_buffer` is the most the buffer held,
 counting every command whole from its first byte's arrival, so a test that finds it within
 ``buffer_bytes`` has shown that the pacing never overran the buffer.
+
+So that a printer kept for days (the simulator's) stays small, once the stream passes
+``keep_bytes`` and every byte of it has been handled, the fake forgets the handled bytes, all
+but the last ``keep_rows`` rows of paper, and the buffer's history before the present
+(keeping its peak): :attr:`FakePrinter.data` then holds the bytes since.
 
 It can also misbehave: no paper, offline, a write that hangs until released and then
 times out (as pyserial's ``write_timeout`` does), or a port that does not answer status.
@@ -27,6 +32,11 @@ from pitable.hw.printer import BITS_PER_BYTE, INVERT
 
 if TYPE_CHECKING:
     from PIL import Image
+
+#: How many bytes of handled stream the fake keeps before forgetting them.
+KEEP_BYTES = 1 << 20
+#: How many rows of paper (printed or fed) are kept when the fake forgets: about 2.5 m.
+KEEP_ROWS = 20_000
 
 
 @dataclass
@@ -51,6 +61,8 @@ class FakePrinter:
     answers_status: bool = True
     #: When set, every write waits for this event and then times out.
     hang: threading.Event | None = None
+    keep_bytes: int = KEEP_BYTES
+    keep_rows: int = KEEP_ROWS
 
     def __post_init__(self) -> None:
         self.data = bytearray()
@@ -65,6 +77,9 @@ class FakePrinter:
         self._mechanism_free = 0.0
         self._replies = bytearray()
         self._events: list[tuple[float, int]] = []  # (time, +bytes or -bytes)
+        # The buffer's level and peak over the events already forgotten.
+        self._folded_level = 0
+        self._folded_peak = 0
         self.writes = 0
 
     # --- the Transport protocol ---------------------------------------------------
@@ -82,6 +97,7 @@ class FakePrinter:
         self.data.extend(data)
         self._wire_free = start + len(data) * self._byte_s
         self._parse()
+        self._forget_handled()
 
     def read(self, size: int, timeout: float) -> bytes:
         out = bytes(self._replies[:size])
@@ -113,7 +129,7 @@ class FakePrinter:
 
     @property
     def peak_buffer(self) -> int:
-        level = peak = 0
+        level, peak = self._folded_level, self._folded_peak
         # At equal times bytes leave before new ones are counted: the model frees a row's
         # bytes the moment it is printed.
         for _, delta in sorted(self._events, key=lambda e: (e[0], e[1])):
@@ -130,6 +146,25 @@ class FakePrinter:
         self.rows.clear()
 
     # --- the model ------------------------------------------------------------------------
+
+    def _forget_handled(self) -> None:
+        """Past ``keep_bytes``, forget what is done; see the module's docstring."""
+        if len(self.data) <= self.keep_bytes or self._parsed < len(self.data):
+            return
+        self.data.clear()
+        self._parsed = 0
+        self._arrivals.clear()
+        self.unknown.clear()
+        if len(self.rows) > self.keep_rows:
+            del self.rows[: len(self.rows) - self.keep_rows]
+        # Every later event comes at or after the next write can start: what came before
+        # is folded into a level and a peak.
+        horizon = max(self.clock.now(), self._wire_free)
+        past = sorted(e for e in self._events if e[0] < horizon)
+        self._events = [e for e in self._events if e[0] >= horizon]
+        for _, delta in past:
+            self._folded_level += delta
+            self._folded_peak = max(self._folded_peak, self._folded_level)
 
     @property
     def _byte_s(self) -> float:

@@ -1,0 +1,165 @@
+"""Soak: the simulated box through 100,000 presses, and its resident memory on the way.
+
+The whole box on its fakes (the simulator on its fake clock, the default config, a session
+store in a temporary directory) is pressed 100,000 times, with holds, menu walks, encoder
+turns, new games and ended games mixed in at random. Resident memory is printed at 1k, 10k,
+50k and 100k presses; the run fails (exit 1) if it grows by more than 1 MB after the first
+10k, when every cache and every bounded recorder has had time to fill. The fakes' own
+records (the mock pins' states, the I2C transfers) are printed too: they must stay bounded.
+
+Run: .venv/bin/python -m benchmarks.bench_soak [--presses N] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+from pitable.box.controller import Phase
+from pitable.box.sim import Simulator
+from pitable.box.store import SessionStore
+from pitable.config import DEFAULTS
+from pitable.hw.entropy import SeededSource
+
+#: Where memory is measured, in presses; growth is counted from the second.
+CHECKPOINTS = (1_000, 10_000, 50_000, 100_000)
+MOST_GROWTH = 1 << 20
+
+
+def rss_bytes() -> int:
+    """Resident memory now: /proc/self/statm where there is one, else the peak so far."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+def recorder_sizes(sim: Simulator) -> dict[str, int]:
+    """How much each of the simulator's fake recorders holds now."""
+    pins = [getattr(pin, "states", []) for pin in sim.fakes.factory.pins.values()]
+    buses = sim.fakes.i2c.buses.values()
+    return {
+        "pin states": max((len(states) for states in pins), default=0),
+        "i2c transfers kept": max((sum(1 for _ in bus.transfers) for bus in buses), default=0),
+        "gif frames": len(sim.frames),
+    }
+
+
+def choose(sim: Simulator, label: str) -> None:
+    """In the open menu, turn to the first item starting with ``label`` and push."""
+    view = sim.box.menus.view()
+    index = next(i for i, item in enumerate(view.items) if item.startswith(label))
+    sim.turn(index - view.selected)
+    sim.push()
+
+
+def close_menus(sim: Simulator) -> None:
+    while sim.box.phase is Phase.MENU:
+        view = sim.box.menus.view()
+        if any(item == "Back" for item in view.items):
+            choose(sim, "Back")
+        else:  # the score entry: a push confirms it
+            sim.push()
+
+
+def menu_walk(sim: Simulator, rng: random.Random) -> None:
+    sim.hold()
+    for _ in range(rng.randint(1, 4)):
+        sim.turn(rng.choice((-2, -1, 1, 2)))
+    close_menus(sim)
+
+
+def new_game(sim: Simulator, rng: random.Random) -> None:
+    sim.hold()
+    choose(sim, "New game")
+    sim.turn(rng.randint(-6, 6))
+    sim.push()
+    close_menus(sim)
+
+
+def end_game(sim: Simulator, rng: random.Random) -> None:
+    sim.hold()
+    choose(sim, "End game")
+    if sim.box.phase is Phase.MENU:  # a solo game: enter its score
+        sim.turn(rng.randint(0, 120))
+        sim.push()
+    close_menus(sim)
+
+
+def soak(
+    presses: int,
+    state_dir: str,
+    *,
+    seed: int = 2026,
+    at: Callable[[int, Simulator], None] | None = None,
+) -> Simulator:
+    """Press the simulated box ``presses`` times with the rest mixed in; ``at`` is called
+    after each press with the count so far. Returns the simulator, still open."""
+    rng = random.Random(seed)
+    store = SessionStore.open(state_dir)
+    sim = Simulator(DEFAULTS, entropy=SeededSource(seed), store=store)
+    done = 0
+    while done < presses:
+        r = rng.random()
+        if r < 0.01:
+            menu_walk(sim, rng)
+        elif r < 0.02:
+            sim.turn(rng.choice((-1, 1)))
+        elif r < 0.025:
+            new_game(sim, rng)
+        elif r < 0.03:
+            end_game(sim, rng)
+        else:
+            sim.press()
+            done += 1
+            if at is not None:
+                at(done, sim)
+    return sim
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--presses", type=int, default=CHECKPOINTS[-1])
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    checkpoints = [n for n in CHECKPOINTS if n < args.presses] + [args.presses]
+    rss: dict[int, int] = {}
+    started = time.perf_counter()
+
+    def at(done: int, sim: Simulator) -> None:
+        if done in checkpoints:
+            gc.collect()
+            rss[done] = rss_bytes()
+            sizes = ", ".join(f"{k} {v}" for k, v in recorder_sizes(sim).items())
+            print(f"{done:>7} presses  RSS {rss[done] / 2**20:7.2f} MB"
+                  f"  {time.perf_counter() - started:7.1f} s  ({sizes})", flush=True)
+
+    print(f"soak: {args.presses} presses on the simulated box, default config, with a store")
+    # The store commits every roll with a full sync: on tmpfs, where there is one, the run
+    # measures the box rather than the disk.
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    with tempfile.TemporaryDirectory(dir=shm) as state_dir:
+        soak(args.presses, state_dir, seed=args.seed, at=at).close()
+    print(f"took {time.perf_counter() - started:.1f} s")
+    settled = [n for n in checkpoints if n >= CHECKPOINTS[1]]
+    if len(settled) < 2:
+        print(f"growth: not judged (fewer than {CHECKPOINTS[1] + 1} presses)")
+        return 0
+    growth = max(rss[n] for n in settled) - rss[settled[0]]
+    ok = growth <= MOST_GROWTH
+    print(f"growth after the first {settled[0]} presses: {growth / 1024:.0f} kB"
+          f" (at most {MOST_GROWTH // 1024} kB): {'met' if ok else 'MISSED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
