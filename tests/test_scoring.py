@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from pitable.errors import BadSheet
 from pitable.rules.scoring import FinishedSheet, Score, parse_sheet
-from pitable.rules.titles import find_title
+from pitable.rules.titles import find_title, registered
+from tests.toy_title import ToyCupboard
 
 EXAMPLES = Path(__file__).parent / "golden" / "scoring"
 
@@ -66,6 +67,11 @@ def test_a_sheet_with_no_row_is_refused() -> None:
 )
 def test_a_token_the_title_does_not_know_is_refused_naming_its_cell(game: str, token: str) -> None:
     refused(game, f"1 2\n3 {token}\n", "row 2, column 2", "not a mark of")
+
+
+def test_a_title_that_does_not_say_how_it_scores_refuses_to_score() -> None:
+    with registered(ToyCupboard) as toy, pytest.raises(BadSheet, match="does not know how"):
+        toy.score(parse_sheet("1 2\n"))
 
 
 # --- the Valley -------------------------------------------------------------------

@@ -56,8 +56,8 @@ class Token(enum.Enum):
 
 
 #: The letters of a printed map that stand for a token here.
-_MAP_LETTERS = {".": Token.EMPTY, "c": Token.EMPTY, "=": Token.NONE, " ": Token.NONE}
-_PLAIN = {t.value: t for t in Token if t not in (Token.NUMBER,)} | _MAP_LETTERS
+_MAP_LETTERS = {".": Token.EMPTY, "c": Token.EMPTY, "=": Token.NONE}
+_PLAIN = {t.value: t for t in Token if t is not Token.NUMBER} | _MAP_LETTERS
 _TOKEN = re.compile(
     r"(?P<base>[^/]*?)(?P<number>[0-9]+)?(?:/(?P<mark>[jtrpT])(?P<mark_n>[0-9]+))?"
 )

@@ -39,13 +39,15 @@ SOLO_ROUNDS = 25
 
 #: Stars for filling every space of the grid.
 FULL_GRID = 7
-#: Each discovery by its mark's letter: its name, size, stars and the structure that counts it.
+#: Each discovery by its mark's letter: its name, how many spaces, its stars.
 DISCOVERIES = {
-    "j": ("jungle", 5, 5, Token.HUT),
-    "t": ("town", 4, 6, Token.STATUE),
-    "r": ("mountain range", 3, 7, Token.MINE),
-    "p": ("pyramid", 4, 15, None),
+    "j": ("jungle", 5, 5),
+    "t": ("town", 4, 6),
+    "r": ("mountain range", 3, 7),
+    "p": ("pyramid", 4, 15),
 }
+#: Each structure: its name and the letter of the discovery whose spaces it counts.
+STRUCTURES = {Token.HUT: ("hut", "j"), Token.STATUE: ("statue", "t"), Token.MINE: ("mine", "r")}
 #: Stars a structure earns per adjacent space of its discovery.
 STRUCTURE_STARS = 2
 
@@ -156,15 +158,14 @@ class Valley(Title):
         for (letter, _), _cells in kinds.items():
             stars[letter] += DISCOVERIES[letter][2]
         structures = 0
-        seen: dict[Token, Cell] = {}
+        drawn: set[Token] = set()
         for cell, space in sheet.cells():
-            kind = next((k for k in DISCOVERIES.values() if k[3] is space.token), None)
-            if kind is None:
+            if space.token not in STRUCTURES:
                 continue
-            if space.token in seen:
-                raise bad(cell, space, f"a second {space.token.name.lower()}: each is drawn once")
-            seen[space.token] = cell
-            letter = next(k for k, v in DISCOVERIES.items() if v is kind)
+            name, letter = STRUCTURES[space.token]
+            if space.token in drawn:
+                raise bad(cell, space, f"a second {name}: each structure is drawn once")
+            drawn.add(space.token)
             structures += STRUCTURE_STARS * sum(
                 1 for _, s in sheet.around(cell) if s.mark == letter
             )
@@ -264,7 +265,7 @@ def _discoveries(sheet: FinishedSheet) -> dict[tuple[str, int], list[tuple[Cell,
         found.setdefault((space.mark, space.mark_n), []).append((cell, space))
     towns: dict[int, tuple[str, int]] = {}
     for (letter, n), spaces in found.items():
-        name, size, _, _ = DISCOVERIES[letter]
+        name, size, _ = DISCOVERIES[letter]
         first, first_space = spaces[0]
         cells = {cell for cell, _ in spaces}
         values = [s.number for _, s in spaces]
