@@ -6,17 +6,10 @@ levels, and its sheet (an island in a ring of sea, with mountain ranges).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pitable.errors import SheetError
 from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title
-from pitable.rules.scoring import (
-    FinishedSheet,
-    Score,
-    Space,
-    Token,
-    bad,
-    crossed_needs_nine,
-    require,
-)
 from pitable.rules.sheets import (
     ATTEMPTS,
     Cell,
@@ -32,6 +25,9 @@ from pitable.rules.sheets import (
     neighbours,
     reachable,
 )
+
+if TYPE_CHECKING:
+    from pitable.rules.scoring import FinishedSheet, Score, Space
 
 SIZE = 9
 SPACES = range(28, 33)
@@ -137,6 +133,9 @@ class Island(Title):
         raise SheetError("no island found")  # pragma: no cover - never reached
 
     def score(self, sheet: FinishedSheet) -> Score:
+        # Imported here: `pitable options` loads every title and needs no scoring.
+        from pitable.rules.scoring import Score, Token, bad, crossed_needs_nine, require
+
         require(
             sheet,
             self.name,
@@ -254,6 +253,8 @@ def _unfound(sheet: FinishedSheet, cell: Cell, value: int) -> str | None:
 
 
 def _pair(spaces: list[Space], value: int) -> bool:
+    from pitable.rules.scoring import Token
+
     numbers = sum(1 for s in spaces if s.token is Token.NUMBER and s.number == value)
     boats = sum(1 for s in spaces if s.token is Token.BOAT)
     return numbers >= 2 or (numbers == 1 and boats >= 1)

@@ -6,16 +6,10 @@ levels, and its sheet (a stepped pyramid with Door spaces).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pitable.errors import SheetError
 from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title
-from pitable.rules.scoring import (
-    FinishedSheet,
-    Score,
-    Token,
-    components,
-    crossed_needs_nine,
-    require,
-)
 from pitable.rules.sheets import (
     ATTEMPTS,
     MAX_COLUMNS,
@@ -27,6 +21,9 @@ from pitable.rules.sheets import (
     grid_of,
     neighbours,
 )
+
+if TYPE_CHECKING:
+    from pitable.rules.scoring import FinishedSheet, Score
 
 SPACES = range(40, 57)
 DOORS = range(6, 10)
@@ -121,6 +118,9 @@ class Temple(Title):
         raise SheetError("no temple found")  # pragma: no cover - never reached
 
     def score(self, sheet: FinishedSheet) -> Score:
+        # Imported here: `pitable options` loads every title and needs no scoring.
+        from pitable.rules.scoring import Score, Token, components, crossed_needs_nine, require
+
         require(
             sheet,
             self.name,

@@ -6,17 +6,10 @@ levels, and its sheet (a valley between clouds, with a lake on side B).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pitable.errors import SheetError
 from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title, format_play
-from pitable.rules.scoring import (
-    FinishedSheet,
-    Score,
-    Space,
-    Token,
-    bad,
-    group_of,
-    require,
-)
 from pitable.rules.sheets import (
     ATTEMPTS,
     Cell,
@@ -30,6 +23,9 @@ from pitable.rules.sheets import (
     grid_of,
     reachable,
 )
+
+if TYPE_CHECKING:
+    from pitable.rules.scoring import FinishedSheet, Score, Space
 
 WIDTH, HEIGHT = 9, 8
 #: Spaces of the valley, the lake's included.
@@ -47,7 +43,7 @@ DISCOVERIES = {
     "p": ("pyramid", 4, 15),
 }
 #: Each structure: its name and the letter of the discovery whose spaces it counts.
-STRUCTURES = {Token.HUT: ("hut", "j"), Token.STATUE: ("statue", "t"), Token.MINE: ("mine", "r")}
+STRUCTURES = {"H": ("hut", "j"), "S": ("statue", "t"), "M": ("mine", "r")}
 #: Stars a structure earns per adjacent space of its discovery.
 STRUCTURE_STARS = 2
 
@@ -146,6 +142,9 @@ class Valley(Title):
         )
 
     def score(self, sheet: FinishedSheet) -> Score:
+        # Imported here: `pitable options` loads every title and needs no scoring.
+        from pitable.rules.scoring import Score, Token, bad, require
+
         require(
             sheet,
             self.name,
@@ -158,14 +157,14 @@ class Valley(Title):
         for (letter, _), _cells in kinds.items():
             stars[letter] += DISCOVERIES[letter][2]
         structures = 0
-        drawn: set[Token] = set()
+        drawn: set[str] = set()
         for cell, space in sheet.cells():
-            if space.token not in STRUCTURES:
+            if space.token.value not in STRUCTURES:
                 continue
-            name, letter = STRUCTURES[space.token]
-            if space.token in drawn:
+            name, letter = STRUCTURES[space.token.value]
+            if name in drawn:
                 raise bad(cell, space, f"a second {name}: each structure is drawn once")
-            drawn.add(space.token)
+            drawn.add(name)
             structures += STRUCTURE_STARS * sum(
                 1 for _, s in sheet.around(cell) if s.mark == letter
             )
@@ -256,6 +255,8 @@ def _discoveries(sheet: FinishedSheet) -> dict[tuple[str, int], list[tuple[Cell,
 
     A space carries one mark at most, so no space is in two discoveries.
     """
+    from pitable.rules.scoring import Token, bad, group_of
+
     found: dict[tuple[str, int], list[tuple[Cell, Space]]] = {}
     for cell, space in sheet.cells():
         if space.mark is None or space.mark_n is None:
