@@ -147,6 +147,10 @@ class BadSide(SheetError, ValueError):
     """A sheet side other than a or b."""
 
 
+class BadSheet(RulesError, ValueError):
+    """A finished sheet with a mark its title's rules do not allow; the message names the cell."""
+
+
 class PrinterError(HardwareError):
     """The thermal printer failed; the message says why in a few words."""
 

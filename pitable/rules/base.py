@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from pitable.errors import BadDangerCount
+from pitable.errors import BadDangerCount, BadSheet
 from pitable.rules.dice import SPECIAL, Die, Roll
 
 if TYPE_CHECKING:
+    from pitable.rules.scoring import FinishedSheet, Score
     from pitable.rules.sheets import Sheet, Side
 
 #: Penny Papers' number of choice, as it appears in a play.
@@ -294,6 +295,17 @@ class Title(abc.ABC):
     def check_sheet(self, sheet: Sheet) -> str | None:
         """What in ``sheet`` breaks this title's own invariants, in a few words; None if
         nothing does. The invariants of every sheet are checked before this is called."""
+
+    # --- scoring ---------------------------------------------------------------
+
+    def score(self, sheet: FinishedSheet) -> Score:
+        """What the finished ``sheet`` is worth, each component and the total, by the
+        rulebook's "counting your stars".
+
+        Raises :class:`BadSheet` naming the cell of the first mark the rules do not allow. A
+        title that does not say how its sheets score refuses every sheet.
+        """
+        raise BadSheet(f"{self.name}: pitable does not know how this title's sheets score")
 
     # --- identity ---------------------------------------------------------------
 

@@ -6,6 +6,8 @@ levels, and its sheet (an island in a ring of sea, with mountain ranges).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pitable.errors import SheetError
 from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title
 from pitable.rules.sheets import (
@@ -24,10 +26,15 @@ from pitable.rules.sheets import (
     reachable,
 )
 
+if TYPE_CHECKING:
+    from pitable.rules.scoring import FinishedSheet, Score, Space
+
 SIZE = 9
 SPACES = range(28, 33)
 MOUNTAINS = range(8, 11)
 DANGERS = 5
+#: The treasure chests at the bottom of the sheet.
+TREASURES = 5
 
 
 class Island(Title):
@@ -126,6 +133,53 @@ class Island(Title):
             )
         raise SheetError("no island found")  # pragma: no cover - never reached
 
+    def score(self, sheet: FinishedSheet) -> Score:
+        # Imported here: `pitable options` loads every title and needs no scoring.
+        from pitable.rules.scoring import Score, Token, bad, crossed_needs_nine, require
+
+        require(
+            sheet,
+            self.name,
+            (Token.NONE, Token.EMPTY, Token.NUMBER, Token.SEA, Token.BOAT, Token.MOUNTAIN,
+             Token.HAZARD, Token.CROSSED),
+            "T",
+        )
+        crossed_needs_nine(sheet, "danger")
+        hazards = 0
+        for cell, space in sheet.cells():
+            if space.token in (Token.HAZARD, Token.CROSSED):
+                hazards += 1
+                if hazards > DANGERS:
+                    raise bad(cell, space, f"a danger after the first {DANGERS}")
+        found: list[tuple[Cell, Space, int]] = []
+        for cell, space in sheet.cells():
+            if space.mark != "T" or space.mark_n is None:
+                continue
+            value = space.mark_n
+            if space.token in (Token.SEA, Token.BOAT, Token.NONE):
+                raise bad(cell, space, "a treasure is never found in the water or off the map")
+            if any(value == v for _, _, v in found):
+                raise bad(cell, space, f"a second treasure of {value}: each needs another number")
+            if len(found) == TREASURES:
+                raise bad(cell, space, f"a treasure after the first {TREASURES}")
+            found.append((cell, space, value))
+        treasures = 0
+        for cell, space, value in found:
+            why = _unfound(sheet, cell, value)
+            if why:
+                raise bad(cell, space, f"the treasure of {value}: {why}")
+            # A treasure on a danger not overcome is worthless.
+            if space.token is not Token.HAZARD:
+                treasures += value
+        dangers = 0
+        for cell, space in sheet.cells():
+            smallest = min(sheet.numbers_around(cell), default=0)
+            if space.token is Token.CROSSED:
+                dangers += smallest
+            elif space.token is Token.HAZARD:
+                dangers -= smallest
+        return Score(self.key, (("Treasures", treasures), ("Dangers", dangers)), hazards)
+
     def check_sheet(self, sheet: Sheet) -> str | None:
         if (sheet.grid_width, sheet.grid_height) != (SIZE, SIZE):
             return "the island's grid is not 9 by 9"
@@ -182,3 +236,26 @@ def _mountains(rng: Pcg32, land: set[Cell], count: int) -> set[Cell] | None:
                 return None
             peaks.add(rng.pick(free))
     return peaks
+
+
+def _unfound(sheet: FinishedSheet, cell: Cell, value: int) -> str | None:
+    """Why four ``value`` s do not pinpoint a treasure at ``cell``; None when they do.
+
+    Two spaces of its column and two of its row (never the treasure's own) hold ``value``,
+    and a boat may stand in for one space of each pair.
+    """
+    row, col = cell
+    column = [s for (r, c), s in sheet.cells() if c == col and r != row]
+    line = [s for (r, c), s in sheet.cells() if r == row and c != col]
+    for name, spaces in (("its column", column), ("its row", line)):
+        if not _pair(spaces, value):
+            return f"no pair of {value}s in {name} (a boat may stand in for one)"
+    return None
+
+
+def _pair(spaces: list[Space], value: int) -> bool:
+    from pitable.rules.scoring import Token
+
+    numbers = sum(1 for s in spaces if s.token is Token.NUMBER and s.number == value)
+    boats = sum(1 for s in spaces if s.token is Token.BOAT)
+    return numbers >= 2 or (numbers == 1 and boats >= 1)

@@ -6,6 +6,8 @@ levels, and its sheet (a stepped pyramid with Door spaces).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pitable.errors import SheetError
 from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title
 from pitable.rules.sheets import (
@@ -20,9 +22,16 @@ from pitable.rules.sheets import (
     neighbours,
 )
 
+if TYPE_CHECKING:
+    from pitable.rules.scoring import FinishedSheet, Score
+
 SPACES = range(40, 57)
 DOORS = range(6, 10)
 MAX_ROWS = 8
+#: Stars for each value with a group of at least GROUP adjacent identical numbers.
+GROUP, GROUP_STARS = 3, 3
+#: Stars a mummy vanquished earns, and one standing loses.
+MUMMY_STARS = 2
 
 
 class Temple(Title):
@@ -107,6 +116,52 @@ class Temple(Title):
                 ),
             )
         raise SheetError("no temple found")  # pragma: no cover - never reached
+
+    def score(self, sheet: FinishedSheet) -> Score:
+        # Imported here: `pitable options` loads every title and needs no scoring.
+        from pitable.rules.scoring import Score, Token, components, crossed_needs_nine, require
+
+        require(
+            sheet,
+            self.name,
+            (Token.NONE, Token.EMPTY, Token.NUMBER, Token.DOOR, Token.HAZARD, Token.CROSSED),
+            "",
+        )
+        crossed_needs_nine(sheet, "mummy")
+        # A number in a Door counts like any other (the README's rulings).
+        numbers = {cell: s.number for cell, s in sheet.cells() if s.number is not None}
+        # The longest path of adjacent spaces each one more than the last: the values rise,
+        # so every path is simple and the longest one ending at each space is found from
+        # the largest value down.
+        longest: dict[Cell, int] = {}
+        for cell in sorted(numbers, key=lambda c: -numbers[c]):
+            longest[cell] = 1 + max(
+                (longest[n] for n in neighbours(cell) if numbers.get(n) == numbers[cell] + 1),
+                default=0,
+            )
+        grouped = {
+            value
+            for value in set(numbers.values())
+            if any(
+                len(group) >= GROUP
+                for group in components({c for c, v in numbers.items() if v == value})
+            )
+        }
+        mummies = sum(
+            MUMMY_STARS if s.token is Token.CROSSED else -MUMMY_STARS
+            for _, s in sheet.cells()
+            if s.token in (Token.HAZARD, Token.CROSSED)
+        )
+        hazards = sum(1 for _, s in sheet.cells() if s.token in (Token.HAZARD, Token.CROSSED))
+        return Score(
+            self.key,
+            (
+                ("Sequence", max(longest.values(), default=0)),
+                ("Groups", GROUP_STARS * len(grouped)),
+                ("Mummies", mummies),
+            ),
+            hazards,
+        )
 
     def check_sheet(self, sheet: Sheet) -> str | None:
         count = sheet.fillable_count

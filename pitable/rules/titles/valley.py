@@ -6,6 +6,8 @@ levels, and its sheet (a valley between clouds, with a lake on side B).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pitable.errors import SheetError
 from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title, format_play
 from pitable.rules.sheets import (
@@ -22,11 +24,28 @@ from pitable.rules.sheets import (
     reachable,
 )
 
+if TYPE_CHECKING:
+    from pitable.rules.scoring import FinishedSheet, Score, Space
+
 WIDTH, HEIGHT = 9, 8
 #: Spaces of the valley, the lake's included.
 SPACES = range(56, 65)
 LAKE = range(8, 13)
 SOLO_ROUNDS = 25
+
+#: Stars for filling every space of the grid.
+FULL_GRID = 7
+#: Each discovery by its mark's letter: its name, how many spaces, its stars.
+DISCOVERIES = {
+    "j": ("jungle", 5, 5),
+    "t": ("town", 4, 6),
+    "r": ("mountain range", 3, 7),
+    "p": ("pyramid", 4, 15),
+}
+#: Each structure: its name and the letter of the discovery whose spaces it counts.
+STRUCTURES = {"H": ("hut", "j"), "S": ("statue", "t"), "M": ("mine", "r")}
+#: Stars a structure earns per adjacent space of its discovery.
+STRUCTURE_STARS = 2
 
 
 class Valley(Title):
@@ -125,6 +144,54 @@ class Valley(Title):
             ),
         )
 
+    def score(self, sheet: FinishedSheet) -> Score:
+        # Imported here: `pitable options` loads every title and needs no scoring.
+        from pitable.rules.scoring import Score, Token, bad, require
+
+        require(
+            sheet,
+            self.name,
+            (Token.NONE, Token.EMPTY, Token.NUMBER, Token.HAZARD, Token.CROSSED, Token.HUT,
+             Token.STATUE, Token.MINE),
+            "jtrp",
+        )
+        kinds = _discoveries(sheet)
+        stars = {letter: 0 for letter in DISCOVERIES}
+        for (letter, _), _cells in kinds.items():
+            stars[letter] += DISCOVERIES[letter][2]
+        structures = 0
+        drawn: set[str] = set()
+        for cell, space in sheet.cells():
+            if space.token.value not in STRUCTURES:
+                continue
+            name, letter = STRUCTURES[space.token.value]
+            if name in drawn:
+                raise bad(cell, space, f"a second {name}: each structure is drawn once")
+            drawn.add(name)
+            structures += STRUCTURE_STARS * sum(
+                1 for _, s in sheet.around(cell) if s.mark == letter
+            )
+        snakes = -sum(
+            max(sheet.numbers_around(cell), default=0)
+            for cell, space in sheet.cells()
+            if space.token is Token.HAZARD
+        )
+        full = all(space.token is not Token.EMPTY for _, space in sheet.cells())
+        hazards = sum(1 for _, s in sheet.cells() if s.token in (Token.HAZARD, Token.CROSSED))
+        return Score(
+            self.key,
+            (
+                ("Full grid", FULL_GRID if full else 0),
+                ("Jungles", stars["j"]),
+                ("Towns", stars["t"]),
+                ("Ranges", stars["r"]),
+                ("Pyramids", stars["p"]),
+                ("Structures", structures),
+                ("Snakes", snakes),
+            ),
+            hazards,
+        )
+
     def check_sheet(self, sheet: Sheet) -> str | None:
         count = sheet.fillable_count
         lake = len(sheet.cells(Kind.LAKE))
@@ -184,3 +251,62 @@ def _lake(rng: Pcg32, spaces: set[Cell], clouds: frozenset[Cell]) -> set[Cell]:
         if len(lake) == size and reachable(clouds, rest) == rest:
             return lake
     raise SheetError("no lake found")  # pragma: no cover - never reached
+
+
+def _discoveries(sheet: FinishedSheet) -> dict[tuple[str, int], list[tuple[Cell, Space]]]:
+    """Every discovery marked on ``sheet`` by (letter, number), each checked against its rule.
+
+    A space carries one mark at most, so no space is in two discoveries.
+    """
+    from pitable.rules.scoring import Token, bad, group_of
+
+    found: dict[tuple[str, int], list[tuple[Cell, Space]]] = {}
+    for cell, space in sheet.cells():
+        if space.mark is None or space.mark_n is None:
+            continue
+        if space.token is not Token.NUMBER:
+            raise bad(cell, space, "a discovery covers spaces holding numbers")
+        found.setdefault((space.mark, space.mark_n), []).append((cell, space))
+    towns: dict[int, tuple[str, int]] = {}
+    for (letter, n), spaces in found.items():
+        name, size, _ = DISCOVERIES[letter]
+        first, first_space = spaces[0]
+        cells = {cell for cell, _ in spaces}
+        values = [s.number for _, s in spaces]
+        what = f"{name} {n}"
+        if len(spaces) != size:
+            raise bad(first, first_space, f"{what} has {len(spaces)} spaces, expected {size}")
+        if not group_of(cells):
+            raise bad(first, first_space, f"{what}: its spaces are not one adjacent group")
+        if letter == "j" and len(set(values)) != size:
+            raise bad(first, first_space, f"{what}: a value repeats, the five must differ")
+        if letter == "t":
+            if len(set(values)) != 1:
+                raise bad(first, first_space, f"{what}: the four values must be identical")
+            value = values[0]
+            assert value is not None
+            if value in towns:
+                raise bad(first, first_space, f"{what}: a second town of {value}s")
+            towns[value] = (letter, n)
+        if letter == "r" and any(v is None or v < 6 for v in values):
+            raise bad(first, first_space, f"{what}: every value must be 6 or more")
+        if letter == "p":
+            if any(v is None or v < 10 for v in values):
+                raise bad(first, first_space, f"{what}: every value must be 10 or more")
+            if not _pyramid(cells):
+                raise bad(
+                    first, first_space,
+                    f"{what}: not a base of three with one space above its centre",
+                )
+    return found
+
+
+def _pyramid(cells: set[Cell]) -> bool:
+    """Three spaces in a row or column and a fourth beside the middle one, on either side."""
+    for r, c in cells:
+        for dr, dc in ((0, 1), (1, 0)):
+            base = {(r - dr, c - dc), (r, c), (r + dr, c + dc)}
+            apexes = ({(r + dc, c + dr)}, {(r - dc, c - dr)})
+            if any(base | apex == cells for apex in apexes):
+                return True
+    return False

@@ -1,0 +1,245 @@
+"""A finished sheet, read from text, and what it is worth. Pure Python: no I/O.
+
+A finished sheet is typed as text: the map's rows, top first, one whitespace-separated token
+per position, in the positions ``pitable sheet GAME --out map.txt`` prints (a position left
+blank there is ``#`` here). Blank lines and lines starting with ``;`` are ignored.
+
+Tokens every title knows: ``#`` not a space, ``_`` an empty space, ``1`` to ``15`` a number.
+The letters of the printed map are accepted for what they are: ``.`` (and the Valley's ``c``,
+a space beside a cloud) an empty space, ``=`` (the Valley's lake) not a space, ``~``, ``^``
+and ``D`` as below. Each title knows some more:
+
+- Valley: ``H`` ``S`` ``M`` the hut, statue and mine, ``X`` a snake standing, ``x`` one
+  crossed out, and a discovery mark after a number: ``7/j1`` (a space of jungle 1), ``/t2``
+  (town 2), ``/r1`` (mountain range 1), ``/p1`` (pyramid 1).
+- Island: ``~`` sea, ``B`` a boat, ``^`` a mountain, ``X`` a danger, ``x`` one crossed out,
+  and ``/T7`` after any token of an island space (``^/T7``, ``X/T7``, ``4/T7``, ``_/T7`` or
+  ``/T7`` alone) where the treasure worth 7 was found.
+- Temple: ``D`` an empty Door, ``D7`` a Door holding 7, ``X`` a mummy, ``x`` one vanquished.
+
+:func:`parse_sheet` reads the tokens every title may use; each title's
+:meth:`~pitable.rules.base.Title.score` refuses those it does not know and any mark its rules
+do not allow, with :class:`~pitable.errors.BadSheet` naming the cell (row and column from 1).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from pitable.errors import BadSheet
+from pitable.rules.sheets import Cell, neighbours, reachable
+
+#: The least and largest number a space holds (Penny Papers' number of choice).
+LOWEST, HIGHEST = 1, 15
+#: What a line starts with to be a comment.
+COMMENT = ";"
+
+
+class Token(enum.Enum):
+    """What one position of a finished sheet holds, before any mark."""
+
+    NONE = "#"  # not a space
+    EMPTY = "_"
+    NUMBER = "n"
+    SEA = "~"
+    BOAT = "B"
+    MOUNTAIN = "^"
+    DOOR = "D"  # a Door, empty or holding a number
+    HAZARD = "X"  # a snake, danger or mummy standing
+    CROSSED = "x"  # one crossed out
+    HUT = "H"
+    STATUE = "S"
+    MINE = "M"
+
+
+#: The letters of a printed map that stand for a token here.
+_MAP_LETTERS = {".": Token.EMPTY, "c": Token.EMPTY, "=": Token.NONE}
+_PLAIN = {t.value: t for t in Token if t is not Token.NUMBER} | _MAP_LETTERS
+_TOKEN = re.compile(
+    r"(?P<base>[^/]*?)(?P<number>[0-9]+)?(?:/(?P<mark>[jtrpT])(?P<mark_n>[0-9]+))?"
+)
+
+
+@dataclass(frozen=True)
+class Space:
+    """One position of a finished sheet, as typed."""
+
+    token: Token
+    #: The number written (in a space or a Door); None where none is.
+    number: int | None = None
+    #: A discovery's letter (Valley ``j`` ``t`` ``r`` ``p``) or ``T`` (an Island treasure).
+    mark: str | None = None
+    #: Which discovery of that kind (Valley), or the treasure's value (Island).
+    mark_n: int | None = None
+    #: The token as typed, for the error that names it.
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class FinishedSheet:
+    """The grid of a finished sheet: rows of spaces, every row the same length."""
+
+    rows: tuple[tuple[Space, ...], ...]
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0]) if self.rows else 0
+
+    def at(self, cell: Cell) -> Space | None:
+        """The space at ``cell``, or None off the grid."""
+        r, c = cell
+        if 0 <= r < self.height and 0 <= c < self.width:
+            return self.rows[r][c]
+        return None
+
+    def cells(self) -> Iterator[tuple[Cell, Space]]:
+        """Every position with what it holds, row by row."""
+        for r, row in enumerate(self.rows):
+            for c, space in enumerate(row):
+                yield (r, c), space
+
+    def around(self, cell: Cell) -> Iterator[tuple[Cell, Space]]:
+        """The up to 8 positions adjacent to ``cell`` (adjacent in every title)."""
+        for n in neighbours(cell):
+            space = self.at(n)
+            if space is not None:
+                yield n, space
+
+    def numbers_around(self, cell: Cell) -> list[int]:
+        return [s.number for _, s in self.around(cell) if s.number is not None]
+
+    def mirrored(self) -> FinishedSheet:
+        """The same sheet read right to left."""
+        return FinishedSheet(tuple(tuple(reversed(row)) for row in self.rows))
+
+    def transposed(self) -> FinishedSheet:
+        """The same sheet with rows and columns swapped."""
+        return FinishedSheet(tuple(zip(*self.rows, strict=True)))
+
+
+@dataclass(frozen=True)
+class Score:
+    """What a finished sheet is worth: each component by name, in the sheet's order."""
+
+    title_key: str
+    components: tuple[tuple[str, int], ...]
+    #: Hazards placed on the sheet (standing or crossed out), for the solo level.
+    hazards: int
+
+    @property
+    def total(self) -> int:
+        return sum(stars for _, stars in self.components)
+
+    def __getitem__(self, name: str) -> int:
+        for key, stars in self.components:
+            if key == name:
+                return stars
+        raise KeyError(name)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "title": self.title_key,
+            "components": dict(self.components),
+            "total": self.total,
+            "hazards": self.hazards,
+        }
+
+
+def where(cell: Cell, space: Space | None = None) -> str:
+    """``row 3, column 5`` (from 1), with the token as typed when there is one."""
+    text = f"row {cell[0] + 1}, column {cell[1] + 1}"
+    return f"{text} ({space.text})" if space is not None and space.text else text
+
+
+def bad(cell: Cell, space: Space | None, why: str) -> BadSheet:
+    return BadSheet(f"{where(cell, space)}: {why}")
+
+
+def parse_token(text: str, cell: Cell) -> Space:
+    """One token of a finished sheet; :class:`BadSheet` naming ``cell`` if it is none."""
+    match = _TOKEN.fullmatch(text)
+    if match is None:
+        raise bad(cell, None, f"{text!r} is not a token")
+    base, digits, mark, mark_n = match.group("base", "number", "mark", "mark_n")
+    number = int(digits) if digits is not None else None
+    n = int(mark_n) if mark_n is not None else None
+    if number is not None and not LOWEST <= number <= HIGHEST:
+        raise bad(cell, None, f"{text!r}: numbers go from {LOWEST} to {HIGHEST}")
+    if base == "" and number is not None:
+        token = Token.NUMBER
+    elif base == "D":
+        token = Token.DOOR
+    elif base in _PLAIN and number is None:
+        token = _PLAIN[base]
+    elif base == "" and mark == "T":
+        token = Token.EMPTY
+    else:
+        raise bad(cell, None, f"{text!r} is not a token")
+    return Space(token, number, mark, n, text)
+
+
+def parse_sheet(text: str) -> FinishedSheet:
+    """The grid of a finished sheet typed as text (see the module's docstring).
+
+    Raises :class:`BadSheet` for a token that is none, rows of different lengths or no row.
+    """
+    rows: list[tuple[Space, ...]] = []
+    lines: list[int] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(COMMENT):
+            continue
+        r = len(rows)
+        rows.append(tuple(parse_token(t, (r, c)) for c, t in enumerate(stripped.split())))
+        lines.append(number)
+    if not rows:
+        raise BadSheet("no row of the map: the sheet is empty")
+    width = len(rows[0])
+    for r, row in enumerate(rows):
+        if len(row) != width:
+            raise BadSheet(
+                f"row {r + 1} (line {lines[r]}): {len(row)} tokens, but row 1 has {width}:"
+                " every row has one token per position (# where there is no space)"
+            )
+    return FinishedSheet(tuple(rows))
+
+
+def require(sheet: FinishedSheet, title: str, tokens: Iterable[Token], marks: str) -> None:
+    """Refuse any token outside ``tokens`` and any mark outside ``marks`` (the letters after
+    a ``/``), naming the cell and ``title``, the title's name."""
+    allowed = set(tokens)
+    for cell, space in sheet.cells():
+        if space.token not in allowed:
+            raise bad(cell, space, f"{space.token.value!r} is not a mark of {title}")
+        if space.mark is not None and space.mark not in marks:
+            raise bad(cell, space, f"'/{space.mark}' is not a mark of {title}")
+
+
+def group_of(cells: set[Cell]) -> bool:
+    """True when ``cells`` are one 8-connected group ("N adjacent spaces")."""
+    return bool(cells) and len(reachable([min(cells)], cells)) == len(cells)
+
+
+def components(cells: set[Cell]) -> list[set[Cell]]:
+    """``cells`` split into 8-connected groups."""
+    left = set(cells)
+    groups = []
+    while left:
+        group = reachable([min(left)], left)
+        groups.append(group)
+        left -= group
+    return groups
+
+
+def crossed_needs_nine(sheet: FinishedSheet, what: str) -> None:
+    """A hazard crossed out must have a 9 beside it: refuse one that has not."""
+    for cell, space in sheet.cells():
+        if space.token is Token.CROSSED and 9 not in sheet.numbers_around(cell):
+            raise bad(cell, space, f"a {what} crossed out with no 9 beside it")
