@@ -271,3 +271,26 @@ def test_a_long_roll_holds_one_block_at_a_time() -> None:
 def test_a_number_thousands_of_digits_long_is_quoted_short(option: str) -> None:
     err = one_line_exit_2(["roll", option, "9" * 5000], option)
     assert len(err) < 200
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("--copies", "100000", "expected 1 to 100"),
+        ("--copies", HUGE, "expected 1 to 100"),
+        ("--paper-width", "٥٨", "ASCII digits"),
+        ("--paper-width", "60", "invalid choice"),
+        ("--baud", "1", "printer.baudrate: expected 9600"),
+        ("--line-time-ms", "nan", "is not a number of ms"),
+        ("--line-time-ms", "inf", "is not a number of ms"),
+        ("--line-time-ms", "1e308", "printer.line_time_ms: expected 0 ms to 1000 ms"),
+        ("--feed-time-ms", "1e30", "printer.feed_time_ms: expected 0 ms to 1000 ms"),
+        ("--feed-time-ms", "٣", "is not a number of ms"),
+        ("--port", "", '"": expected a device path'),
+    ],
+)
+def test_the_printer_options_are_bounded_before_anything_is_drawn(
+    option: str, value: str, words: str
+) -> None:
+    one_line_exit_2(["print", "temple", "--seed", "7", "--port", "loop://", option, value],
+                    words)

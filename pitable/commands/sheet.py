@@ -9,11 +9,18 @@ command runs.
 from __future__ import annotations
 
 import argparse
+import math
 import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pitable.commands.args import check_output_path, is_whole, whole_number
+from pitable.commands.args import (
+    check_output_path,
+    is_whole,
+    non_empty,
+    positive_number,
+    whole_number,
+)
 from pitable.errors import BadSeed, PrinterError, UsageError
 from pitable.rules.sheets import MAX_SEED, Sheet, generate, parse_seed
 
@@ -30,6 +37,9 @@ MIN_WIDTH = 180
 MAX_WIDTH = 4096
 #: The most copies in one PDF: 10 pages of two sheets, written in about a second.
 MAX_COPIES = 20
+#: The most copies one `pitable print` sends: a sheet for each player of the largest table
+#: the series seats (1 to 100 players).
+MAX_PRINT_COPIES = 100
 
 
 def seed_number(text: str) -> int:
@@ -93,17 +103,25 @@ def setup_print(p: argparse.ArgumentParser) -> None:
     add_sheet_arguments(p)
     p.add_argument(
         "--port",
+        type=non_empty("a device path or pyserial URL"),
         metavar="PORT",
         help="a device path (/dev/serial0) or pyserial URL (socket://host:9100, loop://)",
     )
+    # The printer's own bounds (baud rates, times) are the config's, checked by
+    # printer_config with the same messages as the file; these types only refuse what is
+    # not a number at all.
     p.add_argument("--baud", type=whole_number(1), metavar="N", help="baud rate (19200)")
-    p.add_argument("--paper-width", type=int, choices=(58, 80), metavar="MM", help="58 or 80 (58)")
+    p.add_argument("--paper-width", type=whole_number(58, 80), choices=(58, 80), metavar="MM",
+                   help="58 or 80 (58)")
     p.add_argument(
         "--image-command", choices=("gsv0", "dc2"), help="GS v 0 raster, or DC2 * (Adafruit)"
     )
-    p.add_argument("--line-time-ms", type=float, metavar="MS", help="per printed dot row (30)")
-    p.add_argument("--feed-time-ms", type=float, metavar="MS", help="per fed dot row (2)")
-    p.add_argument("--copies", type=whole_number(1), default=1, metavar="N", help="copies (1)")
+    p.add_argument("--line-time-ms", type=positive_number(math.inf, unit="ms", zero=True),
+                   metavar="MS", help="per printed dot row (30)")
+    p.add_argument("--feed-time-ms", type=positive_number(math.inf, unit="ms", zero=True),
+                   metavar="MS", help="per fed dot row (2)")
+    p.add_argument("--copies", type=whole_number(1, MAX_PRINT_COPIES), default=1, metavar="N",
+                   help=f"copies of the same map, 1 to {MAX_PRINT_COPIES}: one a player (1)")
     p.set_defaults(run=run_print)
 
 
