@@ -88,6 +88,9 @@ def new_game(sim: Simulator, rng: random.Random) -> None:
 
 def end_game(sim: Simulator, rng: random.Random) -> None:
     sim.hold()
+    if not any(item.startswith("End game") for item in sim.box.menus.view().items):
+        close_menus(sim)  # this game has ended already: the next press starts one
+        return
     choose(sim, "End game")
     if sim.box.phase is Phase.MENU:  # a solo game: enter its score
         sim.turn(rng.randint(0, 120))
