@@ -88,7 +88,8 @@ class Spec:
     does); ``gpio`` makes the value (or each item of a list) a header GPIO; ``check`` is a
     key's own test, called as ``check(key, value)``; ``hex`` writes and reports it as
     ``0x3c``; ``fold_case`` reads it in lower case; ``in_file = False`` keeps it out of the
-    file (the loader fills it in).
+    file (the loader fills it in); ``legacy_unset`` is the value that files written by
+    earlier versions hold for "not set", read as not set so that they keep working.
 
     Written by hand on dataclasses' field metadata rather than with a schema library:
     every command imports the config, and start-up on a Pi Zero costs more than the
@@ -108,6 +109,7 @@ class Spec:
     hex: bool = False
     fold_case: bool = False
     in_file: bool = True
+    legacy_unset: int | None = None
 
     def rule(self) -> str:
         """What the key may hold, in words, or "" when any value of its type will do."""
@@ -429,6 +431,8 @@ class PrinterConfig:
         "The GPIO wired to the printer's DTR busy line (4 on the reference wiring); left"
         " out, writes are paced by the two times above.",
         gpio=True,
+        # `config show` once wrote -1 for a busy line that is not wired.
+        legacy_unset=-1,
     )
     timeout_s: float = setting(
         5.0, "A write, or the busy line, that hangs this long fails the print.",
@@ -735,6 +739,9 @@ def _read(cls: type, f: Field[Any], key: str, value: object) -> object:
     test, expected = _TYPES[kind]
     if not test(value):
         raise ConfigError(f"{key}: expected {expected}, got {_show(value)}")
+    legacy = spec_of(f).legacy_unset
+    if legacy is not None and value == legacy:
+        return None
     if kind is float:
         return float(typing.cast(float, value))
     if isinstance(value, str) and spec_of(f).fold_case:

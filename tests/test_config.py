@@ -394,3 +394,12 @@ def test_a_file_that_is_not_utf8_is_an_error(tmp_path: Path) -> None:
     path.write_bytes(b'[box]\ntitle = "\xff"\n')
     with pytest.raises(ConfigError, match="not UTF-8"):
         load_config(path)
+
+
+def test_a_file_from_an_earlier_version_with_no_busy_line_still_loads() -> None:
+    """`config show` once wrote ``dtr_busy_pin = -1`` for "not wired": such a file keeps
+    working, as not wired; any other number below 2 is still refused."""
+    config = loads_config("[printer]\ndtr_busy_pin = -1\n")
+    assert config.printer.dtr_busy_pin is None
+    with pytest.raises(ConfigError, match=r"printer.dtr_busy_pin: expected a header GPIO"):
+        loads_config("[printer]\ndtr_busy_pin = -2\n")
