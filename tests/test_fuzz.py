@@ -18,6 +18,7 @@ import time
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -139,6 +140,12 @@ def joined(*parts: st.SearchStrategy[list[str]]) -> st.SearchStrategy[list[str]]
 # --- one strategy of argument lists per command ----------------------------------------
 
 
+#: Finished sheets that score, beside the broken files every command is given.
+EXAMPLE_SHEETS = sorted(
+    str(path) for path in (Path(__file__).parent / "golden" / "scoring").glob("*.txt")
+)
+
+
 def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
     inputs = st.sampled_from(p.inputs())
     fast = st.just(["--config", p.config])  # the short generator deadline
@@ -197,6 +204,11 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
             optional("--printer-port", st.one_of(inputs, st.just("loop://"))),
             optional("--rng-device", inputs),
         ),
+        "score": joined(
+            st.just(["score"]), words.map(lambda w: [w]),
+            st.one_of(inputs, st.sampled_from(EXAMPLE_SHEETS)).map(lambda f: ["--sheet", f]),
+            switch("--json"), switch("--solo"), optional("--snakes", numbers),
+        ),
         "wiring": joined(
             optional("--config", inputs), st.just(["wiring"]),
             optional("--svg", st.sampled_from(p.outputs((".svg",)))),
@@ -244,7 +256,7 @@ def run_bounded(argv: list[str]) -> tuple[int, str, str]:
 
 
 COMMANDS = ("options", "roll", "fairness", "sim", "config", "history", "level", "sheet",
-            "doctor", "wiring")
+            "score", "doctor", "wiring")
 
 
 def fuzz(command: str, paths: Paths, examples: int, *, derandomize: bool) -> None:

@@ -69,28 +69,39 @@ def whole_number(
     return parse
 
 
-def positive_number(
-    maximum: float, *, unit: str, zero: bool = False
-) -> Callable[[str], float]:
-    """An argparse type: a finite number above 0 (from 0 with ``zero``) and at most
-    ``maximum``, ASCII only.
+def positive_number(maximum: float, *, unit: str) -> Callable[[str], float]:
+    """An argparse type: a finite number above 0 and at most ``maximum``, ASCII only.
 
     ``float()`` alone would also take ``nan``, ``inf``, ``٣`` and ``1_0``.
     """
-    lowest = "from 0" if zero else "above 0"
 
     def parse(text: str) -> float:
         value = float(text) if _DECIMAL.fullmatch(text) else math.nan
         if math.isnan(value):
             raise argparse.ArgumentTypeError(f"{_shown(text)!r} is not a number of {unit}")
-        if not (value >= 0 if zero else value > 0) or value > maximum:
+        if not 0 < value <= maximum:
             raise argparse.ArgumentTypeError(
-                f"{_shown(text)}: expected {unit} {lowest} and at most {maximum:g}"
+                f"{_shown(text)}: expected {unit} above 0 and at most {maximum:g}"
             )
         return value
 
     parse.__name__ = f"number of {unit}"
     return parse
+
+
+def ascii_number(text: str) -> float:
+    """An argparse type: a number in ASCII characters, any value (``nan`` and ``inf``
+    included), for an option whose range the config's own declaration checks, so that the
+    command line and the file give the same message.
+
+    ``float()`` alone would also take ``٣`` and ``1_0``.
+    """
+    if not text.isascii() or "_" in text:
+        raise argparse.ArgumentTypeError(f"{_shown(text)!r} is not a number (ASCII digits 0-9)")
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{_shown(text)!r} is not a number") from None
 
 
 def non_empty(what: str) -> Callable[[str], str]:

@@ -9,16 +9,15 @@ command runs.
 from __future__ import annotations
 
 import argparse
-import math
 import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pitable.commands.args import (
+    ascii_number,
     check_output_path,
     is_whole,
     non_empty,
-    positive_number,
     whole_number,
 )
 from pitable.errors import BadSeed, PrinterError, UsageError
@@ -116,9 +115,9 @@ def setup_print(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--image-command", choices=("gsv0", "dc2"), help="GS v 0 raster, or DC2 * (Adafruit)"
     )
-    p.add_argument("--line-time-ms", type=positive_number(math.inf, unit="ms", zero=True),
+    p.add_argument("--line-time-ms", type=ascii_number,
                    metavar="MS", help="per printed dot row (30)")
-    p.add_argument("--feed-time-ms", type=positive_number(math.inf, unit="ms", zero=True),
+    p.add_argument("--feed-time-ms", type=ascii_number,
                    metavar="MS", help="per fed dot row (2)")
     p.add_argument("--copies", type=whole_number(1, MAX_PRINT_COPIES), default=1, metavar="N",
                    help=f"copies of the same map, 1 to {MAX_PRINT_COPIES}: one a player (1)")
