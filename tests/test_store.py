@@ -742,3 +742,14 @@ def test_the_simulator_on_a_read_only_filesystem_leaves_the_database_as_it_was(
     assert "moved aside" not in done.stderr
     assert untouched(path) == before
     assert sorted(p.name for p in state.iterdir()) == [DB_NAME]
+
+
+def test_the_page_cache_is_bounded_so_a_long_running_box_does_not_grow(tmp_path: Path) -> None:
+    from pitable.box.store import PAGE_CACHE_KIB
+
+    store = SessionStore.open(tmp_path)
+    try:
+        db = store._connection()
+        assert db.execute("PRAGMA cache_size").fetchone()[0] == -PAGE_CACHE_KIB
+    finally:
+        store.close()

@@ -55,6 +55,8 @@ log = logging.getLogger("pitable.store")
 
 DB_NAME = "pitable.db"
 
+#: The most memory SQLite's page cache may take, in KiB.
+PAGE_CACHE_KIB = 256
 #: ``PRAGMA application_id`` of a pitable database ("PiTb"): tells ours from another
 #: program's SQLite file that happens to sit at the same path.
 APPLICATION_ID = 0x50695462
@@ -800,6 +802,9 @@ def _configure(db: sqlite3.Connection) -> None:
         log.warning("the session store runs in %s mode, not WAL", mode)
     db.execute("PRAGMA synchronous = FULL")
     db.execute("PRAGMA foreign_keys = ON")
+    # The box reads the current game's last rows; SQLite's default page cache (2 MB) would
+    # only grow with the file, on a Pi Zero that has 512 MB for everything.
+    db.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
 
 
 def _migrate(db: sqlite3.Connection, *, announce: bool = True) -> None:
