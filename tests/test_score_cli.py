@@ -150,3 +150,12 @@ def test_a_map_from_sheet_out_txt_scores_as_printed_and_once_filled_in(
     assert (code, err) == (0, "")
     expected = {"valley": 7, "island": 0, "temple": 1 + 3}[game]  # full grid; a sequence, a group
     assert json.loads(out)["total"] == expected
+
+
+@pytest.mark.parametrize("path", ["", "a\x00b"])
+def test_a_sheet_path_that_cannot_name_a_file_is_one_line(
+    capsys: pytest.CaptureFixture[str], path: str
+) -> None:
+    code, out, err = run(capsys, "score", "valley", "--sheet", path)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "--sheet" in err

@@ -10,7 +10,7 @@ import json
 import os
 import stat
 
-from pitable.commands.dice import whole_number
+from pitable.commands.args import non_empty, whole_number
 from pitable.errors import BadSheet, UsageError
 
 #: The largest sheet file read: a map of 9 by 9 tokens is well under 1 kB.
@@ -25,7 +25,8 @@ def setup_score(p: argparse.ArgumentParser) -> None:
         " comments. Prints each component and the total, and with --solo the level."
     )
     p.add_argument("game", metavar="GAME", help="valley, island or temple")
-    p.add_argument("--sheet", metavar="FILE", required=True, help="the finished sheet")
+    p.add_argument("--sheet", metavar="FILE", required=True, type=non_empty("a sheet file"),
+                   help="the finished sheet")
     p.add_argument("--json", action="store_true", help="print the score as JSON")
     p.add_argument("--solo", action="store_true", help="a solo game: print the level too")
     p.add_argument(
