@@ -556,7 +556,7 @@ def read_regular_file(path: str | Path, limit: int, what: str = "file") -> bytes
         if stat.S_ISDIR(info.st_mode):
             raise ValueError(f"is a directory, not a {what}")
         if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"is {_file_kind(info.st_mode)}, not a regular {what}")
+            raise ValueError(f"is {file_kind(info.st_mode)}, not a regular {what}")
         if info.st_size > limit:
             raise ValueError(f"{info.st_size:,} bytes: a {what} holds at most {limit:,}")
         chunks: list[bytes] = []
@@ -574,7 +574,8 @@ def read_regular_file(path: str | Path, limit: int, what: str = "file") -> bytes
         os.close(fd)
 
 
-def _file_kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a path that is not a regular file is: a FIFO, a device, a socket."""
     if stat.S_ISFIFO(mode):
         return "a FIFO"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):

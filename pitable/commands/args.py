@@ -123,16 +123,6 @@ def directory_path(text: str) -> str:
     return non_empty("a directory path")(text)
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def check_output_path(text: str, suffixes: Iterable[str] = ()) -> str:
     """Why ``text`` cannot be written as a new or replaced file, or "" if it can.
 
@@ -157,7 +147,10 @@ def check_output_path(text: str, suffixes: Iterable[str] = ()) -> str:
         if stat.S_ISDIR(info.st_mode):
             return f"{text}: is a directory, not a file"
         if not stat.S_ISREG(info.st_mode):
-            return f"{text}: is {_kind(info.st_mode)}, not a regular file"
+            # Imported here: the config module (tomllib) is more than `options` needs.
+            from pitable.config import file_kind
+
+            return f"{text}: is {file_kind(info.st_mode)}, not a regular file"
         if not os.access(path, os.W_OK):
             return f"{text}: not writable"
         return ""
