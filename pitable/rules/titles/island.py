@@ -28,6 +28,7 @@ from pitable.rules.sheets import (
 
 if TYPE_CHECKING:
     from pitable.rules.scoring import FinishedSheet, Score, Space
+    from pitable.rules.sheet_key import KeyEntry
 
 SIZE = 9
 SPACES = range(28, 33)
@@ -205,6 +206,25 @@ class Island(Title):
         if sheet.starts != coast:
             return "the first number must go on an island space beside the sea"
         return None
+
+    # --- the sheet's key --------------------------------------------------------
+
+    def sheet_key(self) -> tuple[KeyEntry, ...]:
+        from pitable.rules.sheet_key import Diagram, KeyEntry
+
+        return (
+            KeyEntry("Treasure", "",
+                     "worth its number: a pair of it in its column, a pair in its row; a boat"
+                     " may stand in for one of each pair. Not in the sea; each number once.",
+                     Diagram(((0, 2, "7"), (1, 2, "7"), (2, 0, "7"), (2, 1, "7"), (2, 2, "")),
+                             circled=((2, 2),))),
+            KeyEntry("Danger", "",
+                     "loses the smallest adjacent number; a 9 written beside it crosses it"
+                     f" out and gains it instead. Mark a bubble; after {DANGERS}, ignore"
+                     " dangers."),
+            KeyEntry("Mountains, sea", "",
+                     "no number on a mountain; only boats in the sea."),
+        )
 
 
 def _grow(rng: Pcg32, size: int) -> set[Cell] | None:

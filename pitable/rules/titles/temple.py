@@ -24,6 +24,7 @@ from pitable.rules.sheets import (
 
 if TYPE_CHECKING:
     from pitable.rules.scoring import FinishedSheet, Score
+    from pitable.rules.sheet_key import KeyEntry
 
 SPACES = range(40, 57)
 DOORS = range(6, 10)
@@ -185,6 +186,26 @@ class Temple(Title):
         if any(k in (Kind.MOUNTAIN, Kind.SEA, Kind.LAKE) for row in sheet.grid for k in row):
             return "kinds that belong to another title"
         return None
+
+    # --- the sheet's key --------------------------------------------------------
+
+    def sheet_key(self) -> tuple[KeyEntry, ...]:
+        from pitable.rules.sheet_key import Diagram, KeyEntry, stars
+
+        return (
+            KeyEntry("Sequence", f"{stars(1)} a space",
+                     "the longest run of adjacent numbers, each one more than the last.",
+                     Diagram(((0, 0, "3"), (0, 1, "4"), (0, 2, "5"), (0, 3, "6")))),
+            KeyEntry("Groups", stars(GROUP_STARS),
+                     f"{GROUP} or more adjacent equal numbers; one group a number.",
+                     Diagram(((0, 0, "4"), (0, 1, "4"), (0, 2, "4")))),
+            KeyEntry("Mummy", stars(-MUMMY_STARS),
+                     f"a 9 written beside it crosses it out: {stars(MUMMY_STARS)} instead."),
+            KeyEntry("Doors", "",
+                     "only the Lockpick (green) writes in a Door; once all are full,"
+                     " ignore it.",
+                     Diagram(((0, 0, "8"),), doors=((0, 0),))),
+        )
 
 
 def _steps(rng: Pcg32) -> list[int]:

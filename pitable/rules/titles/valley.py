@@ -26,6 +26,7 @@ from pitable.rules.sheets import (
 
 if TYPE_CHECKING:
     from pitable.rules.scoring import FinishedSheet, Score, Space
+    from pitable.rules.sheet_key import KeyEntry
 
 WIDTH, HEIGHT = 9, 8
 #: Spaces of the valley, the lake's included.
@@ -206,6 +207,38 @@ class Valley(Title):
         if any(sheet.kind((r - 1, c)) is not Kind.OUTSIDE for r, c in sheet.clouds):
             return "a cloud inside the valley"
         return None
+
+    # --- the sheet's key --------------------------------------------------------
+
+    def sheet_key(self) -> tuple[KeyEntry, ...]:
+        from pitable.rules.sheet_key import Diagram, KeyEntry, stars
+
+        def worth(letter: str) -> str:
+            return stars(DISCOVERIES[letter][2])
+
+        hut, statue, mine = (name for name, _ in STRUCTURES.values())
+        return (
+            KeyEntry("Jungle", worth("j"),
+                     f"{DISCOVERIES['j'][1]} adjacent spaces, all different.",
+                     Diagram(((0, 0, "1"), (0, 1, "4"), (0, 2, "2"), (0, 3, "5"), (0, 4, "3")))),
+            KeyEntry("Town", worth("t"),
+                     f"{DISCOVERIES['t'][1]} adjacent spaces, one value; one town a value.",
+                     Diagram(((0, 0, "4"), (0, 1, "4"), (0, 2, "4"), (0, 3, "4")))),
+            KeyEntry("Mountain range", worth("r"),
+                     f"{DISCOVERIES['r'][1]} adjacent spaces, each 6 or more.",
+                     Diagram(((0, 0, "6"), (0, 1, "9"), (0, 2, "7")))),
+            KeyEntry("Pyramid", worth("p"),
+                     "4 adjacent spaces, each 10 or more: a base of 3, 1 beside its middle.",
+                     Diagram(((0, 1, "12"), (1, 0, "10"), (1, 1, "11"), (1, 2, "14")))),
+            KeyEntry("Discoveries", "",
+                     "one a turn, after writing; a space in one only."),
+            KeyEntry("Structures", f"{stars(STRUCTURE_STARS)} a space",
+                     f"each adjacent space of its discovery ({hut}: jungle, {statue}: town,"
+                     f" {mine}: range). Each once."),
+            KeyEntry("Full grid", stars(FULL_GRID), "every space filled."),
+            KeyEntry("Snake", "",
+                     "loses the largest adjacent number. A 9, not written, crosses it out."),
+        )
 
 
 def _shape(rng: Pcg32) -> tuple[set[Cell], list[int]]:
