@@ -199,3 +199,21 @@ def test_every_font_in_the_pdf_has_capitals_of_2_mm() -> None:
         sizes += [float(v) for v in re.findall(r"/F\d+ ([\d.]+) Tf", content)]
     assert sizes
     assert min(sizes) / PT_PER_MM * CAP_HEIGHT >= LIMITS.cap_mm
+
+
+@pytest.mark.parametrize("paper", sorted(PAGES))
+@pytest.mark.parametrize("title", title_keys())
+def test_every_map_fits_half_a_page(title: str, paper: str) -> None:
+    # The longest words a sheet prints: a solo sheet with a target, seeds of six digits.
+    from pitable.render.sheet_pdf import sheet_area
+
+    _, height = sheet_area(paper)
+    for side in "ab":
+        for seed in [*range(40), 999_999]:
+            drawing = page_layout(generate(title, seed, side), paper, solo=True, target=999)
+            bottom = max(
+                s.y + s.h if isinstance(s, Rect) else s.y
+                for s in drawing.shapes
+                if isinstance(s, Rect | Text)
+            )
+            assert bottom <= height, (side, seed)

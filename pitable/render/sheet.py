@@ -366,6 +366,7 @@ class Flow:
     def key(self, entries: tuple[KeyEntry, ...]) -> None:
         for entry in entries:
             self.entry(entry)
+            self.skip(1.4)
 
     def entry(self, entry: KeyEntry) -> None:
         """A key entry: its name and stars in bold, then its rule on the same line, beside
@@ -380,7 +381,7 @@ class Flow:
             indent = entry.diagram.columns * cell + 1.8 * u
             bottom = top + 0.2 * u + entry.diagram.rows * cell
         self.run(entry.heading, entry.rule, indent=indent)
-        self.y = max(self.y, bottom) + 1.4 * u
+        self.y = max(self.y, bottom)
 
     def run(self, heading: str, text: str, *, indent: float = 0.0) -> None:
         """``heading`` in bold and ``text`` after it on the same line, wrapped."""

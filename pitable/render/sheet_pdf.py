@@ -139,7 +139,7 @@ def page_layout(
     if solo or target is not None:
         blocks.append(partial(Flow.solo, sheet=sheet, target=target))
     y = _columns(shapes, blocks, x=0.0, w=width, y=top, m=metrics)
-    last = Flow(shapes, x=0.0, w=width, y=y + 1.0, u=1.0, m=metrics)
+    last = Flow(shapes, x=0.0, w=width, y=y + 2.0, u=1.0, m=metrics)
     bottom(last, chests, sheet.score_boxes)
     if last.y > height:
         raise UsageError(
@@ -152,7 +152,6 @@ def page_layout(
 def _reminders(flow: Flow, reminders: tuple[str, ...]) -> None:
     for words in reminders:
         flow.words(words)
-    flow.skip(-1.4)
 
 
 def _columns(
@@ -161,6 +160,7 @@ def _columns(
     """Lay ``blocks`` in order into two or three columns, split where the tallest column is
     shortest; returns the bottom of the tallest."""
     gap = 4.0
+    between = 1.6
 
     def heights(columns: int) -> list[float]:
         flow = Flow([], x=0.0, w=(w - gap * (columns - 1)) / columns, y=0.0, u=1.0, m=m)
@@ -168,7 +168,7 @@ def _columns(
         for block in blocks:
             flow.y = 0.0
             block(flow)
-            out.append(flow.y + 1.4)
+            out.append(flow.y + between)
         return out
 
     best: tuple[float, int, list[int]] | None = None
@@ -186,8 +186,8 @@ def _columns(
         flow = Flow(shapes, x=x + k * (col_w + gap), w=col_w, y=y, u=1.0, m=m)
         for block in blocks[a:b]:
             block(flow)
-            flow.skip(1.4)
-    return y + tallest
+            flow.skip(between)
+    return y + tallest - between
 
 
 def place(drawings: Sequence[Drawing], paper: str = "a4") -> list[Placement]:
