@@ -297,14 +297,17 @@ class Flow:
             # Structures: a bubble before each name.
             widths = [d + 1.0 * u + text_width(n, self.em) for n in tally.names]
             gap, height = 2.5 * u, max(d, self.em)
+            middle = height / 2
         elif tally.mark is Mark.BUBBLE_AND_BOX:
             # Dangers: a bubble to mark above a box for the stars it gains or loses.
             widths = [side] * tally.count
             gap, height = 2.0 * u, d + 0.8 * u + side
+            middle = height - side / 2
         else:
             # Treasure chests: a box for the number that found each treasure.
             widths = [side] * tally.count
             gap, height = 2.0 * u, side
+            middle = height / 2
         lead = text_width(tally.label, self.em, True) + 2.0 * u
         x0 = self.x + lead
         if lead + sum(widths) + gap * (len(widths) - 1) > self.w:
@@ -312,8 +315,8 @@ class Flow:
             self.skip(0.6)
             x0 = self.x
         else:
-            self.label_at(tally.label, self.x, self.y + height - (side if tally.mark is not
-                          Mark.BUBBLE else height) / 2, bold=True)
+            # The label beside the boxes' middle (the dangers' boxes, not their bubbles).
+            self.label_at(tally.label, self.x, self.y + middle, bold=True)
         x = x0
         for i, wide in enumerate(widths):
             if x > x0 and x + wide > self.x + self.w:
