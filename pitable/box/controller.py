@@ -28,6 +28,7 @@ from typing import Protocol
 from pitable.box.games import Game, Games, Store
 from pitable.box.menus import MenuLevel, Menus
 from pitable.box.parts import DisplaySlot
+from pitable.box.snapshot import Publisher
 from pitable.config import BoxConfig
 from pitable.errors import EntropyError
 from pitable.hw.clock import Clock
@@ -118,6 +119,8 @@ class Box:
         self.next_blink: float | None = None
         self.message: str | None = None
         self.stopped = threading.Event()
+        #: Hands each change the table can see to the watchers (web page, TV).
+        self.publisher = Publisher()
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""
@@ -334,6 +337,7 @@ class Box:
             # first pixel; the final faces wait for the commit (they come from the timers,
             # after this returns), so no roll is shown that is not on disk.
             self._tumble_frame()
+            self.publisher.publish(self.view(), rolling=True)
         self.games.record(turn, self.entropy.name)
         log.info("round %d: %s (from %s)", turn.round, game.title.summary(turn.options),
                  self.entropy.name)
@@ -434,7 +438,9 @@ class Box:
         return tuple(found)
 
     def draw_status(self) -> None:
-        self.status.show(draw_status(self.view(), self.status.size))
+        view = self.view()
+        self.status.show(draw_status(view, self.status.size))
+        self.publisher.publish(view, rolling=self.phase is Phase.ROLLING)
 
     def _slots(self) -> list[DisplaySlot]:
         return [*self.dice.values(), self.status]
