@@ -6,9 +6,9 @@ levels, and its sheet (an island in a ring of sea, with mountain ranges).
 What makes one island worth more than another, for a bot that measures it: treasures need a
 pair of equal numbers in a column and another in a row, so the rows and columns holding
 many island spaces (and coasts where a boat stands in for a number) are worth most, and
-mountains that cut rows and columns short cost most; a danger costs the smallest number
-next to it, so spaces with few island neighbours make dangers cheap; and the number of
-island spaces sets how long a game lasts.
+mountains that cut rows and columns short cost most; a danger costs (or, overcome, earns)
+the smallest number next to it, so how many island neighbours the spaces have changes what
+dangers are worth; and the number of island spaces sets how long a game lasts.
 """
 
 from __future__ import annotations
@@ -38,9 +38,10 @@ if TYPE_CHECKING:
 SIZE = 9
 SPACES = range(28, 33)
 MOUNTAINS = range(8, 11)
-#: The least number of island spaces beside the sea, where the first number may go: enough
-#: that the first number is a choice.
-COAST = 12
+#: The least number of island spaces beside the sea, where the first number may go: about
+#: half of the island, so that where to land is a choice (a ring of mountains along the
+#: coast could leave a dozen or fewer).
+COAST = 16
 DANGERS = 5
 #: The treasure chests at the bottom of the sheet.
 TREASURES = 5

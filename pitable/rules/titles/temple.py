@@ -183,9 +183,11 @@ class Temple(Title):
         count = sheet.fillable_count
         if count not in SPACES:
             return f"{count} temple spaces, expected 40 to 56"
-        doors = len(sheet.cells(Kind.DOOR))
-        if doors not in DOORS:
-            return f"{doors} Door spaces, expected 6 to 9"
+        doors = sheet.cells(Kind.DOOR)
+        if len(doors) not in DOORS:
+            return f"{len(doors)} Door spaces, expected 6 to 9"
+        if any(n in doors for door in doors for n in neighbours(door)):
+            return "two Door spaces next to each other"
         previous = 0
         for r, row in enumerate(sheet.grid):
             cols = [c for c, k in enumerate(row) if k.fillable]
