@@ -242,7 +242,7 @@ def test_the_hand_built_valleys_are_good_ones() -> None:
 @pytest.mark.parametrize(
     ("side", "text", "why"),
     [
-        # A hole in the middle of side A's valley, where the old lake went.
+        # A hole in the middle of side A's valley.
         (
             "a",
             [row if r != 4 else row[:4] + " " + row[5:] for r, row in enumerate(GOOD_VALLEY_A)],

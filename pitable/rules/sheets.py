@@ -198,7 +198,7 @@ class Sheet:
 
     @property
     def label(self) -> str:
-        """What the sheet prints to say which map it is: ``valley A 7 (map v1)``."""
+        """What the sheet prints to say which map it is: ``valley A 7 (map v2)``."""
         return f"{self.title.key} {self.side.value.upper()} {self.seed} (map v{MAP_FORMAT})"
 
     def kind(self, cell: Cell) -> Kind:

@@ -3,7 +3,7 @@
 Everything about the title: its names, what a roll allows, its words, its solo rules and
 levels, and its sheet: on side A a valley open from side to side, its top and bottom
 edges ragged; on side B a valley that narrows to a pass in the middle. The first number
-goes beside the clouds above the top row.
+goes beside the clouds over the valley's top edge.
 
 What makes one valley worth more than another, for a bot that measures it: the number of
 spaces (each one more turn before the full grid's 7 stars, and more room for discoveries),
@@ -43,7 +43,7 @@ EDGE = 2
 SLOPE = range(2, 4)
 PASS_ROWS = range(2, HEIGHT - 2)
 PASS_NARROWING = 3
-#: How many spaces of the top row lie beside the clouds.
+#: How many columns side by side the clouds span, each over its column's top space.
 CLOUDS = range(3, 6)
 SOLO_ROUNDS = 25
 
