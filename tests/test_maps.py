@@ -9,12 +9,14 @@ player would see, so that a check weakened by mistake still fails a test.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import Counter
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pitable.errors import SheetError
 from pitable.rules import sheets
 from pitable.rules.sheets import (
     ATTEMPTS,
@@ -24,6 +26,7 @@ from pitable.rules.sheets import (
     Side,
     connected,
     edge_neighbours,
+    first_accepted,
     generate,
     map_problem,
     neighbours,
@@ -441,6 +444,15 @@ def test_few_candidates_are_refused_for_each_map(candidates: Counter[str]) -> No
         for seed in QUICK:
             generate(title, seed, "b")
         assert candidates[title] - 2 * len(QUICK) < 3 * len(QUICK)
+
+
+def test_a_generator_whose_candidates_are_all_refused_fails_with_its_name() -> None:
+    broken = built("island", "a", SPLIT)
+    with pytest.raises(SheetError, match=f"island a 5: no map kept the invariants in {ATTEMPTS}"):
+        first_accepted("island a 5", itertools.repeat(broken))
+    with pytest.raises(SheetError, match="island a 5"):
+        first_accepted("island a 5", itertools.repeat(None))
+    assert first_accepted("island a 5", [None, broken, generate("island", 5)]).seed == 5
 
 
 def test_a_tighter_predicate_is_one_place_and_the_generator_follows_it(
