@@ -6,12 +6,19 @@ one transaction, committed with the WAL synced to disk (``journal_mode=WAL``,
 box has shown survives a power cut. Opening the store after one gives back the same
 current game, its round and its last roll.
 
+Each game keeps its map (side and seed; the title is the game's) and, for a score entered
+part by part, its parts; the menu's choices that outlive a game are the store's settings
+(:meth:`SessionStore.setting`).
+
 The schema is versioned with ``PRAGMA user_version`` and migrated forward one step at a
-time (:data:`MIGRATIONS`). State that cannot be used (not SQLite, damaged, failing
-``PRAGMA integrity_check``, another program's database, or one written by a newer pitable)
-never stops the box: the file is moved aside with a timestamp in its name, nothing is
-deleted, a fresh database is started, and :attr:`SessionStore.recovered` says what happened
-in one line (also logged as a warning on ``pitable.store``) for the status screen.
+time (:data:`MIGRATIONS`). A database opened read-only before its migration (``pitable
+history`` never writes) reads as it is: its games have no map and no parts.
+
+State that cannot be used (not SQLite, damaged, failing ``PRAGMA integrity_check``,
+another program's database, or one written by a newer pitable) never stops the box: the
+file is moved aside with a timestamp in its name, nothing is deleted, a fresh database is
+started, and :attr:`SessionStore.recovered` says what happened in one line (also logged as
+a warning on ``pitable.store``) for the status screen.
 
 A sound database that cannot be written here (a read-only file, directory or filesystem) is
 not damaged: it is opened read-only (SQLite's ``mode=ro``) and left exactly as it is, the

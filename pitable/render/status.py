@@ -4,7 +4,8 @@
 screen shows; the controller builds a new view on every change (a roll, a blink, a menu
 step) and the display layer sends the image. The layout, top to bottom:
 
-- a small header: the title, and in solo play the round and the hazards so far;
+- a small header: the title and the map's tag ("A·1234"), and in solo play the round and
+  the hazards so far;
 - the body: the legal numbers as big as they fit, then the Valley's plays or the title's
   headline, then small chips for Dakota Smith's face and Penny Papers; or the hazard word
   across the whole screen, inverted on every other blink; or the menu;
