@@ -24,7 +24,7 @@ from pitable.hw.clock import FakeClock
 from pitable.hw.fake_printer import FakePrinter
 from pitable.hw.printer import PrintReport, ThermalPrinter
 from pitable.render.sheet import render_sheet
-from pitable.render.status import draw_status
+from pitable.render.status import StatusView, draw_status
 from pitable.rules import Roll, find_title
 from pitable.rules.sheets import Side, generate
 from tests.conftest import run_cli
@@ -337,3 +337,14 @@ def test_a_map_of_another_title_is_refused(tmp_path: Path) -> None:
     ):
         store.new_game("valley", "table", TableMap(find_title("island"), Side.A, 1))
 
+
+
+def test_the_header_shows_the_tag_whole_or_not_at_all() -> None:
+    temple = find_title("temple")
+    table = StatusView(title=temple, round=3)
+    assert not same(draw_status(table), draw_status(dataclasses.replace(table, map_tag="A·7")))
+    # In solo play beside "12 mummies  R 120" a six-digit seed has no room: a seed cut short
+    # would name another map, so the header keeps the title and leaves the tag out.
+    crowded = StatusView(title=temple, solo=True, round=120, hazards=12)
+    tagged = dataclasses.replace(crowded, map_tag="A·999999")
+    assert same(draw_status(tagged), draw_status(crowded))
