@@ -11,7 +11,7 @@ from PIL import Image, ImageChops
 
 from pitable.render.sheet import render_sheet
 from pitable.render.sheet_pdf import page_image
-from pitable.rules.sheets import generate
+from pitable.rules.sheets import MAP_FORMAT, generate
 from tests.conftest import run_cli as run
 
 
@@ -35,7 +35,7 @@ def test_copies_give_that_many_sheets_of_one_map(
     assert code == 0
     assert pdf_page_count(out) == pages
     # One map: the title names it once.
-    assert pdf_title(out) == "island A 9 (map v1)"
+    assert pdf_title(out) == f"island A 9 (map v{MAP_FORMAT})"
     assert "seed 9:" in stdout
 
 
@@ -48,8 +48,8 @@ def test_a_pad_of_different_maps_only_when_asked(
     assert code == 0
     # Three maps, one copy each unless asked: the seed and the ones after it.
     assert "seeds 999998, 999999, 0:" in stdout
-    assert pdf_title(out) == (
-        "temple A 999998 (map v1), temple A 999999 (map v1), temple A 0 (map v1)"
+    assert pdf_title(out) == ", ".join(
+        f"temple A {seed} (map v{MAP_FORMAT})" for seed in (999998, 999999, 0)
     )
     assert pdf_page_count(out) == 2
     run(capsys, "sheet", "temple", "--seed", "5", "--maps", "2", "--copies", "2",

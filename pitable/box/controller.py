@@ -28,6 +28,8 @@ from typing import Protocol
 from pitable.box.games import Game, Games, Store
 from pitable.box.menus import MenuLevel, Menus
 from pitable.box.parts import DisplaySlot
+from pitable.box.snapshot import Publisher
+from pitable.box.table_map import TableMap, fresh_seed
 from pitable.config import BoxConfig
 from pitable.errors import EntropyError
 from pitable.hw.clock import Clock
@@ -54,7 +56,7 @@ class Printer(Protocol):
 
     post: Callable[[Event], None] | None
 
-    def print_sheet(self, title: Title) -> str: ...
+    def print_sheet(self, table_map: TableMap, copies: int = 1) -> str: ...
 
     def retry(self) -> str: ...
 
@@ -96,9 +98,12 @@ class Box:
     events: queue.SimpleQueue[Event] = field(default_factory=queue.SimpleQueue)
     #: How long the button and the push may bounce (the ``[button]`` table's bounce_ms).
     bounce_s: float = 0.0
+    #: Where a new game's map seed comes from; None: drawn from ``entropy``.
+    map_seeds: Callable[[], int] | None = None
 
     def __post_init__(self) -> None:
-        self.games = Games(self.store, self.settings)
+        seeds = self.map_seeds or (lambda: fresh_seed(self.entropy))
+        self.games = Games(self.store, self.settings, seeds)
         self.menus = Menus(self)
         self.phase = Phase.IDLE
         self.lines = {line: LevelDebounce(self.bounce_s) for line in Line}
@@ -118,6 +123,8 @@ class Box:
         self.next_blink: float | None = None
         self.message: str | None = None
         self.stopped = threading.Event()
+        #: Hands each change the table can see to the watchers (web page, TV).
+        self.publisher = Publisher()
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""
@@ -289,16 +296,17 @@ class Box:
 
     # --- games ------------------------------------------------------------------
 
-    def start_game(self, title: Title, mode: str) -> None:
-        self.games.new_game(title, mode)
+    def start_game(self, title: Title, mode: str, table_map: TableMap | None = None) -> None:
+        self.games.new_game(title, mode, table_map)
         self.phase = Phase.IDLE
         self.message = None
         self.result = None
         self._stop_blink()
         self._show_current()
 
-    def end_game(self, score: int | None = None) -> None:
-        ending = self.games.end(score)
+    def end_game(self, score: int | None = None,
+                 parts: tuple[tuple[str, int], ...] | None = None) -> None:
+        ending = self.games.end(score, parts)
         if ending.result is not None:
             self.result = ending.result
         self.message = ending.message
@@ -334,6 +342,7 @@ class Box:
             # first pixel; the final faces wait for the commit (they come from the timers,
             # after this returns), so no roll is shown that is not on disk.
             self._tumble_frame()
+            self.publisher.publish(self.view(), rolling=True)
         self.games.record(turn, self.entropy.name)
         log.info("round %d: %s (from %s)", turn.round, game.title.summary(turn.options),
                  self.entropy.name)
@@ -421,6 +430,7 @@ class Box:
             hazards=state.hazards if solo else None,
             message=message,
             result=self.result if self.phase is not Phase.MENU else None,
+            map_tag=game.map.tag,
         )
 
     def notices(self) -> tuple[str, ...]:
@@ -434,7 +444,9 @@ class Box:
         return tuple(found)
 
     def draw_status(self) -> None:
-        self.status.show(draw_status(self.view(), self.status.size))
+        view = self.view()
+        self.status.show(draw_status(view, self.status.size))
+        self.publisher.publish(view, rolling=self.phase is Phase.ROLLING)
 
     def _slots(self) -> list[DisplaySlot]:
         return [*self.dice.values(), self.status]
