@@ -90,3 +90,45 @@ def test_a_width_too_narrow_to_read_is_one_line_and_exit_2(
     assert f"--width: {width}: expected 384 to 4,096; a narrower strip cannot hold a legible" \
         " sheet" in stderr
     assert not out.exists()
+
+
+def test_print_sends_a_tables_copies_as_one_stream(capsys: pytest.CaptureFixture[str]) -> None:
+    # A capture on loopback stands in for socket://printer.local:9100.
+    import io
+    import socket
+    import threading
+
+    from pitable.hw.fake_printer import FakePrinter
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    received = io.BytesIO()
+
+    def capture() -> None:
+        conn, _ = server.accept()
+        with conn:
+            while chunk := conn.recv(65536):
+                received.write(chunk)
+
+    thread = threading.Thread(target=capture, daemon=True)
+    thread.start()
+    try:
+        code, stdout, stderr = run(
+            capsys, "print", "island", "--seed", "5", "--copies", "3",
+            "--port", f"socket://127.0.0.1:{port}",
+            # A capture takes bytes as fast as they come: no mechanism to wait for.
+            "--baud", "10000000", "--line-time-ms", "0", "--feed-time-ms", "0",
+        )
+        thread.join(10)
+    finally:
+        server.close()
+    assert code == 0, stderr
+    assert "3 copies" in stdout
+    fake = FakePrinter()
+    fake.write(received.getvalue())
+    image = render_sheet(generate("island", 5))
+    copies = fake.printouts()
+    assert len(copies) == 3
+    for paper in copies:
+        found = paper.crop((0, 0, image.width, image.height))
+        assert ImageChops.difference(found.convert("L"), image.convert("L")).getbbox() is None
