@@ -20,8 +20,8 @@ prints longer than the old one, whose times on the same sheets are kept below as
 target of 15 s for a 58 mm sheet at 19200 baud is printed against the new times, not
 dropped: the run says by how much it is missed. The run fails (exit 1) when a sheet saves
 less than 30 % against image() or the pacing overruns the printer's buffer; on 58 mm paper
-at 19200 baud the legible sheets save 22-26 %, because only blank rows can be saved and the
-legible sheet has fewer of them (about a quarter of its rows, against a third and more
+at 19200 baud the legible sheets save 21 to 26 %, because only blank rows can be saved and
+the legible sheet has fewer of them (about a quarter of its rows, against a third and more
 before), so the run says MISSES and prints the seconds each sheet still saves.
 
 Run: .venv/bin/python benchmarks/bench_printer.py [--seeds N]
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\nThe old layout's target, a 58 mm sheet under {OLD_TARGET_S:g} s at 19200 baud:"
         f" MISSED by {slowest_58 - OLD_TARGET_S:.1f} s (slowest {slowest_58:.1f} s). The legible"
-        " layout inks about three times the dot rows: words 2.3 times as tall, boxes and"
+        " layout inks three to four times the dot rows: words 2.3 times as tall, boxes and"
         " bubbles two to three times as large, and a key that the old sheet did not have;"
         " each inked row costs the mechanism 30 ms whatever is sent."
     )
