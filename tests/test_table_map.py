@@ -18,7 +18,7 @@ from PIL import Image, ImageChops
 from pitable.box.printing import BoxPrinter
 from pitable.box.sim import Simulator
 from pitable.box.store import MIGRATIONS, SessionStore
-from pitable.box.table_map import TableMap, seed_from
+from pitable.box.table_map import TableMap, seed_from, stored_map
 from pitable.config import DEFAULTS
 from pitable.hw.clock import FakeClock
 from pitable.hw.fake_printer import FakePrinter
@@ -26,7 +26,7 @@ from pitable.hw.printer import PrintReport, ThermalPrinter
 from pitable.render.sheet import render_sheet
 from pitable.render.status import StatusView, draw_status
 from pitable.rules import Roll, find_title
-from pitable.rules.sheets import Side, generate
+from pitable.rules.sheets import MAP_FORMAT, Side, generate
 from tests.conftest import run_cli
 from tests.test_box import ScriptedBytes, make, same
 
@@ -262,6 +262,30 @@ def test_a_game_keeps_its_map_after_a_restart(tmp_path: Path) -> None:
     assert again.box.view().map_tag == "A·4321"
     again.close()
     sim.close()
+
+
+def test_a_map_drawn_by_another_generator_format_is_not_printed_under_its_old_seed(
+    tmp_path: Path,
+) -> None:
+    sim = make("1,2,3", store=SessionStore.open(tmp_path), map_seeds=lambda: 4321)
+    sim.press()
+    sim.close()
+    # The same game as an earlier generator format would have stored it: its seed now draws
+    # another map, so the box must not print sheets of it under the old tag.
+    db = sqlite3.connect(tmp_path / "pitable.db", isolation_level=None)
+    db.execute(f"UPDATE games SET map_format = {MAP_FORMAT - 1}")
+    db.close()
+    again = make(store=SessionStore.open(tmp_path), map_seeds=lambda: 55)
+    assert again.box.view().map_tag == "A·55"
+    assert again.box.game.state.rounds == 1, "the game itself goes on"
+    again.close()
+
+
+def test_the_last_sheets_map_is_kept_with_its_generator_format() -> None:
+    table_map = TableMap(find_title("temple"), Side.B, 99)
+    assert TableMap.from_text(table_map.to_text()) == table_map
+    assert stored_map(f"temple b 99 v{MAP_FORMAT - 1}") is None
+    assert stored_map("temple b 99") is None
 
 
 # --- the store: its schema moves forward, nothing is lost ---------------------------------

@@ -171,7 +171,9 @@ class Games:
                 state = self.store.state(current.id)
                 table_map = current.map
                 if table_map is None:
-                    # A game saved before games had maps: it gets one now, kept from here on.
+                    # A game saved before games had maps, or on a map of another generator
+                    # format (its seed now draws another map): it gets one now, kept from
+                    # here on, so every sheet printed from here on matches the header.
                     table_map = self.fresh_map(state.title)
                     self._save(lambda: self._stored().set_map(current.id, table_map),
                                "map not saved")

@@ -59,7 +59,7 @@ from pitable.errors import (
 from pitable.rules.base import Title
 from pitable.rules.dice import SPECIAL, Face, Roll
 from pitable.rules.session import GameState, Mode, level
-from pitable.rules.sheets import Side
+from pitable.rules.sheets import MAP_FORMAT, Side
 from pitable.rules.titles import as_title, find_title
 
 log = logging.getLogger("pitable.store")
@@ -111,13 +111,15 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE UNIQUE INDEX rolls_game_round ON rolls (game_id, n);
     CREATE INDEX games_open ON games (ended_at) WHERE ended_at IS NULL;
     """,
-    # 2 -> 3: the map a game is played on (its title is the game's), the components of a
+    # 2 -> 3: the map a game is played on (its title is the game's; the generator's format,
+    # since another format draws another map from the same seed), the components of a
     # score entered part by part (a JSON list of [name, stars]), and the menu's choices
     # that outlive a game (the number of players, the last sheet printed). A game saved
     # before has no map and no parts: NULL.
     """
     ALTER TABLE games ADD COLUMN map_side TEXT CHECK (map_side IN ('a', 'b'));
     ALTER TABLE games ADD COLUMN map_seed INTEGER CHECK (map_seed BETWEEN 0 AND 999999);
+    ALTER TABLE games ADD COLUMN map_format INTEGER;
     ALTER TABLE games ADD COLUMN score_parts TEXT;
     CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
@@ -197,6 +199,8 @@ class Game:
     #: The side and seed of the game's map; None for a game saved before games had maps.
     side: Side | None = None
     seed: int | None = None
+    #: The map generator's format the map was drawn with (:data:`MAP_FORMAT` then).
+    map_format: int | None = None
     #: The score's components when it was entered part by part; None for a bare total.
     parts: ScoreParts | None = None
 
@@ -206,8 +210,9 @@ class Game:
 
     @property
     def map(self) -> TableMap | None:
-        """The map the game is played on, when it has one."""
-        if self.side is None or self.seed is None:
+        """The map the game is played on, when it has one that this version draws: a map of
+        another generator format would be another map under the same seed, so it is none."""
+        if self.side is None or self.seed is None or self.map_format != MAP_FORMAT:
             return None
         return TableMap(find_title(self.title), self.side, self.seed)
 
@@ -291,7 +296,8 @@ def _game_columns(version: int) -> str:
     """The columns :func:`_game` reads, from a database at schema ``version``: one from
     before :data:`MAPS_SINCE` (opened read-only, so not migrated) reads as no map and no
     parts."""
-    since = "map_side, map_seed, score_parts" if version >= MAPS_SINCE else "NULL, NULL, NULL"
+    since = ("map_side, map_seed, map_format, score_parts" if version >= MAPS_SINCE
+             else "NULL, NULL, NULL, NULL")
     return (
         f"id, title, mode, started_at, ended_at, score, level, hazards, {since},"
         " (SELECT COALESCE(MAX(n), 0) FROM rolls WHERE rolls.game_id = games.id)"
@@ -299,6 +305,11 @@ def _game_columns(version: int) -> str:
 
 
 _ROLL_COLUMNS = "id, game_id, n, at, green, purple, red, source, hazard, hazards_after"
+
+
+def _format(side: str | None) -> int | None:
+    """The format column for a map of ``side``: the generator's, for a game with a map."""
+    return MAP_FORMAT if side is not None else None
 
 
 def _parts(text: object) -> ScoreParts | None:
@@ -315,7 +326,7 @@ def _parts(text: object) -> ScoreParts | None:
 
 
 def _game(row: tuple[Any, ...]) -> Game:
-    gid, title, mode, started, ended, score, lvl, hazards, side, seed, parts, rounds = row
+    gid, title, mode, started, ended, score, lvl, hazards, side, seed, fmt, parts, rounds = row
     return Game(
         id=int(gid),
         title=str(title),
@@ -328,6 +339,7 @@ def _game(row: tuple[Any, ...]) -> Game:
         rounds=int(rounds),
         side=Side(side) if side is not None else None,
         seed=int(seed) if seed is not None else None,
+        map_format=int(fmt) if fmt is not None else None,
         parts=_parts(parts),
     )
 
@@ -502,9 +514,9 @@ class SessionStore:
         with self._write() as db:
             db.execute("UPDATE games SET ended_at = ? WHERE ended_at IS NULL", (now,))
             cursor = db.execute(
-                "INSERT INTO games (title, mode, started_at, map_side, map_seed)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (key, game_mode.value, now, side, seed),
+                "INSERT INTO games (title, mode, started_at, map_side, map_seed, map_format)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (key, game_mode.value, now, side, seed, _format(side)),
             )
             gid = cursor.lastrowid
             assert gid is not None
@@ -517,7 +529,8 @@ class SessionStore:
             game = self._game(db, game_id)
             side, seed = self._map_columns(game.title, table_map)
             db.execute(
-                "UPDATE games SET map_side = ?, map_seed = ? WHERE id = ?", (side, seed, game_id)
+                "UPDATE games SET map_side = ?, map_seed = ?, map_format = ? WHERE id = ?",
+                (side, seed, _format(side), game_id),
             )
             return self._game(db, game_id)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from pitable.errors import EntropyError, PitableError
 from pitable.rules import Title, find_title
-from pitable.rules.sheets import MAX_SEED, Side, generate, parse_seed
+from pitable.rules.sheets import MAP_FORMAT, MAX_SEED, Side, generate, parse_seed
 
 if TYPE_CHECKING:
     from pitable.hw.entropy import EntropySource
@@ -55,16 +55,19 @@ class TableMap:
         return generate(self.title, self.seed, self.side)
 
     def to_text(self) -> str:
-        """``valley a 1234``: how the store keeps it among its settings."""
-        return f"{self.title.key} {self.side.value} {self.seed}"
+        """``valley a 1234 v2``: how the store keeps it among its settings, with the map
+        generator's format (another format draws another map from the same seed)."""
+        return f"{self.title.key} {self.side.value} {self.seed} v{MAP_FORMAT}"
 
     @classmethod
     def from_text(cls, text: str) -> TableMap:
         """The map :meth:`to_text` wrote; raises a :class:`PitableError` for anything else."""
         parts = text.split()
-        if len(parts) != 3:
-            raise ValueError(f"a map is 'title side seed', not {text!r}")
-        key, side, seed = parts
+        if len(parts) != 4:
+            raise ValueError(f"a map is 'title side seed vFORMAT', not {text!r}")
+        key, side, seed, version = parts
+        if version != f"v{MAP_FORMAT}":
+            raise ValueError(f"drawn by map {version}; this version draws map v{MAP_FORMAT}")
         return cls(find_title(key), Side.from_str(side), parse_seed(seed))
 
     def to_json(self) -> dict[str, object]:
