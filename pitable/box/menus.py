@@ -12,6 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from PIL import Image
+
+from pitable.box.join import join_code, serves_page
+from pitable.render.join import join_screen
 from pitable.render.status import MenuView
 from pitable.rules import Title, all_titles
 from pitable.rules.session import Mode
@@ -39,6 +43,18 @@ class ScoreEntry:
     score: int = 0
 
 
+#: How long the code to join stays on the status screen when nobody presses anything.
+JOIN_SHOW_S = 60.0
+
+
+@dataclass
+class JoinShown:
+    """The code to join on the status screen, until a press, a turn or ``until``."""
+
+    image: Image.Image
+    until: float
+
+
 @dataclass
 class Menus:
     """The open menu's levels (the top one shown) and the score being entered, if any."""
@@ -46,14 +62,29 @@ class Menus:
     box: Box
     levels: list[MenuLevel] = field(default_factory=list)
     score: ScoreEntry | None = None
+    join: JoinShown | None = None
 
     def open(self) -> None:
         self.levels = [self._top()]
         self.score = None
+        self.join = None
 
     def clear(self) -> None:
         self.levels = []
         self.score = None
+        self.join = None
+
+    def screen(self) -> Image.Image | None:
+        """A picture that takes the status screen's place (the code to join), or None."""
+        return self.join.image if self.join is not None else None
+
+    def deadline(self) -> float | None:
+        """When the menu closes by itself, if it does."""
+        return self.join.until if self.join is not None else None
+
+    def expire(self, now: float) -> None:
+        if self.join is not None and now >= self.join.until:
+            self.box.close_menu()
 
     def view(self) -> MenuView:
         if self.score is not None:
@@ -65,6 +96,9 @@ class Menus:
 
     def move(self, steps: int) -> None:
         """ROLL's press or the encoder: the next item, or the score up or down."""
+        if self.join is not None:
+            self.box.close_menu()
+            return
         if self.score is not None:
             low, high = SCORE_RANGE
             self.score.score = max(low, min(high, self.score.score + steps))
@@ -74,6 +108,9 @@ class Menus:
         self.box.draw_status()
 
     def choose(self) -> None:
+        if self.join is not None:
+            self.box.close_menu()
+            return
         if self.score is not None:
             score = self.score.score
             self.score = None
@@ -104,6 +141,10 @@ class Menus:
             items.append(("End game: score", self._enter_score))
         elif not box.game.ended:
             items.append(("End game", self._end_table_game))
+        # The code to join the table's page, on the screen and on paper.
+        items.append(("Show join code", self._show_join))
+        if box.printer is not None and serves_page(box):
+            items.append(("Print join code", self._print_join))
         items.append(("Back", box.close_menu))
         return MenuLevel("Menu", items)
 
@@ -145,4 +186,17 @@ class Menus:
         box = self.box
         assert box.printer is not None
         box.message = box.printer.retry()
+        box.close_menu()
+
+    def _show_join(self) -> None:
+        box = self.box
+        image = join_screen(join_code(box), box.status.size)
+        self.join = JoinShown(image, box.clock.now() + JOIN_SHOW_S)
+        box.draw_status()
+
+    def _print_join(self) -> None:
+        box = self.box
+        assert box.printer is not None
+        box.message = box.printer.print_sheet(box.game.state.title, join=join_code(box))
+        log.info("%s", box.message)
         box.close_menu()

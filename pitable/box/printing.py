@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
     from pitable.hw.printer import PrintReport
+    from pitable.render.join import JoinCode
 
 log = logging.getLogger(__name__)
 
@@ -251,7 +252,9 @@ class BoxPrinter:
         if self.post is not None:
             self.post(PrinterChanged())
 
-    def print_sheet(self, title: Title) -> str:
+    def print_sheet(self, title: Title, *, join: JoinCode | None = None) -> str:
+        """Queue a fresh sheet of ``title``; with ``join``, the code to join the table's page
+        printed at its top."""
         seed = self.seeds()
         name = f"{title.short_name} seed {seed}"
         # Imported here: drawing a sheet needs Pillow, which the box has, but the rules
@@ -259,6 +262,10 @@ class BoxPrinter:
         from pitable.render.sheet import render_sheet
 
         image = render_sheet(generate(title, seed), self.settings.dots)
+        if join is not None:
+            from pitable.render.join import join_strip, on_top_of
+
+            image = on_top_of(join_strip(join, self.settings.dots), image)
         self.latest_id = self.spooler.submit(image, name).id
         return f"Printing: {name}"
 
