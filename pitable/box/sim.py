@@ -231,6 +231,14 @@ class Simulator:
         """What the named panel shows now, decoded from the bytes sent to it."""
         return self.fakes.image(name)
 
+    def tv_picture(self, timeout: float = 30.0) -> Image.Image | None:
+        """The TV's picture once it has drawn the latest change (None without a TV)."""
+        tv = self.built.tv
+        if tv is None:
+            return None
+        tv.wait_idle(timeout)
+        return tv.picture()
+
     def led_states(self) -> tuple[bool, ...]:
         return self.built.leds.states() if self.built.leds is not None else ()
 
