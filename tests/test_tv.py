@@ -16,10 +16,11 @@ from pitable.box.assembly import build_box
 from pitable.box.backends import Backends
 from pitable.box.sim import Simulator
 from pitable.box.snapshot import TableSnapshot
-from pitable.box.tv import TvWorker, open_framebuffer
+from pitable.box.tv import TvWorker
 from pitable.config import DEFAULTS, TvConfig
 from pitable.errors import DisplayError
 from pitable.hw.entropy import SeededSource
+from pitable.hw.framebuffer import open_framebuffer
 from pitable.render.join import JoinCode, join_tile
 from pitable.render.tv import ALARM, DIE_COLOURS, die_square, draw_tv
 from pitable.rules import SPECIAL, Die, find_title

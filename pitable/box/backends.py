@@ -24,11 +24,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pitable.box.tv import open_framebuffer, simulated_tv
 from pitable.config import Config, DisplayConfig, EntropyConfig, PrinterConfig, TvConfig
 from pitable.errors import ConfigError
 from pitable.hw.clock import Clock, FakeClock, MonotonicClock
 from pitable.hw.fake_i2c import FakeI2C, FakeOled
+from pitable.hw.framebuffer import open_framebuffer, simulated_tv
 from pitable.hw.oled import I2CPanelSpec, mux_channel_bus, open_i2c_interface, open_panel
 
 if TYPE_CHECKING:
