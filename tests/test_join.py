@@ -11,7 +11,7 @@ from PIL import Image, ImageChops, ImageDraw
 
 from pitable.box.join import join_code, join_url, lan_address
 from pitable.box.sim import Simulator
-from pitable.render.fonts import CONDENSED_BOLD, font
+from pitable.render.fonts import CONDENSED_BOLD, REGULAR, font
 from pitable.render.join import JoinCode, join_screen, join_strip, qr_text
 from pitable.render.sheet import render_sheet
 from pitable.rules.sheets import generate
@@ -108,6 +108,17 @@ def test_the_pin_is_drawn_in_large_digits_beside_the_code(pin: str, rows: list[s
         assert any(same(band, r) for r in renderings)
         # A quarter of the screen's height or more: 7 mm digits on the 2.42" status screen.
         assert band.height >= 16
+
+
+def test_a_wide_status_screen_also_writes_the_address() -> None:
+    shown = join_screen(JoinCode(URL, "390215"), (256, 64))
+    rows = bands(shown.crop((62, 0, 256, 64)))
+    renderings = []
+    for size in (7, 8, 9):
+        probe = Image.new("1", (400, 40), 0)
+        ImageDraw.Draw(probe).text((0, 0), URL, fill=1, font=font(size, REGULAR))
+        renderings.append(ink(probe))
+    assert any(same(rows[-1], r) for r in renderings)
 
 
 def test_without_a_page_the_screen_says_the_web_is_off() -> None:

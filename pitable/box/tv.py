@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
@@ -22,6 +22,9 @@ from pitable.config import TvConfig
 from pitable.errors import DisplayError
 from pitable.render.join import JoinCode
 from pitable.render.tv import draw_tv
+
+if TYPE_CHECKING:
+    from pitable.box.controller import Box
 
 log = logging.getLogger("pitable.box")
 
@@ -115,7 +118,7 @@ class TvWorker:
         self.shown = snapshot.seq
 
 
-def start_tv(config: TvConfig, opener: Callable[[TvConfig], Any], box: Any) -> TvWorker | None:
+def start_tv(config: TvConfig, opener: Callable[[TvConfig], Any], box: Box) -> TvWorker | None:
     """Open the TV with ``opener`` and have it follow ``box``'s snapshots; None when the
     config leaves it off, or when it cannot be opened (then logged, and said on the status
     screen until the first roll: the box rolls on without a TV)."""

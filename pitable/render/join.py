@@ -122,22 +122,35 @@ def join_screen(code: JoinCode | None, size: tuple[int, int] = (128, 64)) -> Ima
     else:
         label, digits = "PIN", pin_text(code.pin)
     small = fit_text(label, box_w, 12, BOLD, max_size=10, min_size=7, line=True)
+    bottom = height - 2
+    if box_w >= 140:
+        # A wide screen has room for the address too, for a phone without a camera.
+        address = fit_text(code.url, box_w, 11, REGULAR, max_size=9, min_size=7, line=True)
+        bottom = draw_fitted(draw, (left, height - 1 - address.height, left + box_w,
+                                    height - 1), address)[1] - 3
     if digits:
         label_box = draw_fitted(draw, (left, 2, left + box_w, 2 + small.height), small)
-        # A long PIN goes on two rows of three: each digit twice as tall as on one row.
-        rows = digits.split(" ") if len(digits.split(" ")) == 2 else [digits]
-        top, bottom = label_box[3] + 4, height - 2
-        row_h = (bottom - top - 3 * (len(rows) - 1)) // len(rows)
-        longest = max(rows, key=len)
-        most = int(fit_text(longest, box_w, row_h, CONDENSED_BOLD, max_size=40,
-                            min_size=8).font.size)
+        top = label_box[3] + 4
+        # A long PIN goes on one row, or on two rows of three where that draws it larger.
+        layouts = [[digits]]
+        if " " in digits:
+            layouts.append(digits.split(" ", 1))
+        best: tuple[int, list[str], int] | None = None
+        for rows in layouts:
+            row_h = (bottom - top - 3 * (len(rows) - 1)) // len(rows)
+            points = int(fit_text(max(rows, key=len), box_w, row_h, CONDENSED_BOLD,
+                                max_size=40, min_size=8).font.size)
+            if best is None or points > best[0]:
+                best = (points, rows, row_h)
+        assert best is not None
+        points, rows, row_h = best
         for i, row in enumerate(rows):
-            fitted = fit_text(row, box_w, row_h, CONDENSED_BOLD, max_size=most,
-                              min_size=min(8, most))
+            fitted = fit_text(row, box_w, row_h, CONDENSED_BOLD, max_size=points,
+                              min_size=min(8, points))
             y = top + i * (row_h + 3)
             draw_fitted(draw, (left, y, left + box_w, y + row_h), fitted)
     else:
-        draw_fitted(draw, (left, 0, left + box_w, height), small)
+        draw_fitted(draw, (left, 0, left + box_w, bottom), small)
     return image
 
 

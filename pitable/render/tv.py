@@ -76,6 +76,7 @@ def _text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, 
           valign: str = "center") -> tuple[int, int, int, int]:
     x0, y0, x1, y1 = box
     fitted = fit_text(text, x1 - x0, y1 - y0, name, max_size=most, min_size=8)
+    # draw_fitted is typed for the 1-bit screens' colours; Pillow takes an RGB one as well.
     return draw_fitted(draw, box, fitted, fill=fill, align=align,  # type: ignore[arg-type]
                        valign=valign)
 
@@ -86,7 +87,8 @@ def die_square(face: Face | None, die: Die, title: Title | None, side: int,
     (blank before a roll and during the tumble; ``dim`` when a hazard cancels it)."""
     colour = DIE_COLOURS[die]
     if dim:
-        colour = tuple(c // 3 + 20 for c in colour)  # type: ignore[assignment]
+        r, g, b = colour
+        colour = (r // 3 + 20, g // 3 + 20, b // 3 + 20)
     square = Image.new("RGB", (side, side), BACKGROUND)
     draw = ImageDraw.Draw(square)
     draw.rounded_rectangle((0, 0, side - 1, side - 1), radius=side // 8, fill=colour)
