@@ -14,7 +14,6 @@ from pitable.box.sim import Simulator
 from pitable.render.fonts import CONDENSED_BOLD, REGULAR, font
 from pitable.render.join import JoinCode, join_screen, join_strip, qr_text
 from pitable.render.sheet import render_sheet
-from pitable.rules.sheets import generate
 from tests.test_box import make, read_faces, same
 from tests.test_box_printer import fake_printer
 
@@ -172,7 +171,7 @@ def test_print_join_code_prints_the_code_at_the_top_of_a_fresh_sheet() -> None:
     choose(sim, "Print join code")
     sim.wait_for_prints()
     strip = join_strip(JoinCode(URL, "4821"), printer.settings.dots)
-    sheet = render_sheet(generate("island", 4242), printer.settings.dots)
+    sheet = render_sheet(sim.box.game.map.sheet(), printer.settings.dots)
     out = paper.printout().convert("1")
     top = out.crop((0, 0, strip.width, strip.height))
     below = out.crop((0, strip.height, sheet.width, strip.height + sheet.height))

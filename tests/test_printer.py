@@ -377,7 +377,7 @@ def test_an_unexpected_failure_does_not_stop_the_queue() -> None:
     class Flaky:
         calls = 0
 
-        def print_image(self, image: Image.Image) -> object:
+        def print_image(self, image: Image.Image, *, copies: int = 1) -> object:
             Flaky.calls += 1
             if Flaky.calls == 1:
                 raise RuntimeError("driver bug")

@@ -28,7 +28,7 @@ from pitable.rules.sheets import Sheet, generate
 from tests.conftest import assert_golden_image
 
 GOLDEN = Path(__file__).parent / "golden" / "sheets"
-#: One sheet per title; the Valley's lake side shows the most kinds of space.
+#: One sheet per title; the Valley on its side B, the valley that narrows to a pass.
 PINNED = {"valley": ("b", 7), "island": ("a", 7), "temple": ("a", 7)}
 
 

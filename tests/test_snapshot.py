@@ -33,6 +33,7 @@ def test_a_roll_is_published_after_the_tumble_with_what_it_allows() -> None:
     assert final.to_json()["numbers"] == expected["numbers"]
     assert final.words and final.words[0]
     assert final.recent == (expected,)
+    assert final.map == sim.box.view().map_tag is not None
     # Published in order, each one different from the one before.
     assert [s.seq for s in seen] == sorted({s.seq for s in seen})
     json.dumps(final.to_json())

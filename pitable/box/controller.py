@@ -29,6 +29,7 @@ from pitable.box.games import Game, Games, Store
 from pitable.box.menus import MenuLevel, Menus
 from pitable.box.parts import DisplaySlot
 from pitable.box.snapshot import Publisher
+from pitable.box.table_map import TableMap, fresh_seed
 from pitable.config import BoxConfig
 from pitable.errors import EntropyError
 from pitable.hw.clock import Clock
@@ -56,7 +57,8 @@ class Printer(Protocol):
 
     post: Callable[[Event], None] | None
 
-    def print_sheet(self, title: Title, *, join: JoinCode | None = None) -> str: ...
+    def print_sheet(self, table_map: TableMap, copies: int = 1, *,
+                    join: JoinCode | None = None) -> str: ...
 
     def retry(self) -> str: ...
 
@@ -98,9 +100,12 @@ class Box:
     events: queue.SimpleQueue[Event] = field(default_factory=queue.SimpleQueue)
     #: How long the button and the push may bounce (the ``[button]`` table's bounce_ms).
     bounce_s: float = 0.0
+    #: Where a new game's map seed comes from; None: drawn from ``entropy``.
+    map_seeds: Callable[[], int] | None = None
 
     def __post_init__(self) -> None:
-        self.games = Games(self.store, self.settings)
+        seeds = self.map_seeds or (lambda: fresh_seed(self.entropy))
+        self.games = Games(self.store, self.settings, seeds)
         self.menus = Menus(self)
         self.phase = Phase.IDLE
         self.lines = {line: LevelDebounce(self.bounce_s) for line in Line}
@@ -297,16 +302,17 @@ class Box:
 
     # --- games ------------------------------------------------------------------
 
-    def start_game(self, title: Title, mode: str) -> None:
-        self.games.new_game(title, mode)
+    def start_game(self, title: Title, mode: str, table_map: TableMap | None = None) -> None:
+        self.games.new_game(title, mode, table_map)
         self.phase = Phase.IDLE
         self.message = None
         self.result = None
         self._stop_blink()
         self._show_current()
 
-    def end_game(self, score: int | None = None) -> None:
-        ending = self.games.end(score)
+    def end_game(self, score: int | None = None,
+                 parts: tuple[tuple[str, int], ...] | None = None) -> None:
+        ending = self.games.end(score, parts)
         if ending.result is not None:
             self.result = ending.result
         self.message = ending.message
@@ -430,6 +436,7 @@ class Box:
             hazards=state.hazards if solo else None,
             message=message,
             result=self.result if self.phase is not Phase.MENU else None,
+            map_tag=game.map.tag,
         )
 
     def notices(self) -> tuple[str, ...]:

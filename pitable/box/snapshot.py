@@ -37,6 +37,8 @@ class TableSnapshot:
     title_name: str
     #: "solo" or "table".
     mode: str
+    #: The map everyone plays ("A·1234": side and seed), as the status screen's header names it.
+    map: str | None
     #: True while the dice tumble: the roll is not shown yet.
     rolling: bool
     #: What the last shown roll allows, as ``pitable options --json`` prints it; None
@@ -68,6 +70,7 @@ class TableSnapshot:
             "title": self.title,
             "title_name": self.title_name,
             "mode": self.mode,
+            "map": self.map,
             "rolling": self.rolling,
             "roll": self.roll,
             "numbers": list(options["numbers"]) if options else [],
@@ -140,6 +143,7 @@ class Publisher:
             title=title.key,
             title_name=title.name,
             mode="solo" if view.solo else "table",
+            map=view.map_tag,
             rolling=rolling,
             options=options,
             words=() if rolling else words_of(view),

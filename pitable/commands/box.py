@@ -136,7 +136,7 @@ def run_sim(args: argparse.Namespace) -> int:
     if args.tv_png:
         config = dataclasses.replace(config, tv=dataclasses.replace(config.tv, enabled=True))
     entropy = SeededSource(args.seed) if args.seed is not None else None
-    # With --seed the sheets the menu prints are reproducible too.
+    # With --seed the maps, and so the sheets the menu prints, are reproducible too.
     seeds = None
     if args.seed is not None:
         import random
@@ -150,16 +150,16 @@ def run_sim(args: argparse.Namespace) -> int:
         from pitable.hw.clock import MonotonicClock
 
         sim = Simulator(config, entropy=entropy, store=store, clock=MonotonicClock(),
-                        scale=args.scale,
-                        printer=box_printer(config.printer, simulated=True, seeds=seeds))
+                        scale=args.scale, map_seeds=seeds,
+                        printer=box_printer(config.printer, simulated=True))
         try:
             live(sim)
             _save_tv(sim, args.tv_png)
         finally:
             sim.close()
         return 0
-    sim = Simulator(config, entropy=entropy, store=store, scale=args.scale,
-                    printer=box_printer(config.printer, simulated=True, seeds=seeds))
+    sim = Simulator(config, entropy=entropy, store=store, scale=args.scale, map_seeds=seeds,
+                    printer=box_printer(config.printer, simulated=True))
     if args.record:
         sim.start_recording()
     try:

@@ -372,11 +372,12 @@ class ThermalPrinter:
 
     # --- printing -----------------------------------------------------------------
 
-    def print_image(self, image: Image.Image) -> PrintReport:
-        """Print ``image`` (at most the paper's width in dots); returns when all is sent."""
+    def print_image(self, image: Image.Image, *, copies: int = 1) -> PrintReport:
+        """Print ``copies`` of ``image`` (at most the paper's width in dots) back to back,
+        encoded once; returns when all is sent."""
         chunks = encode_image(image, self.settings)
         self.check()
-        return self.send(chunks)
+        return self.send(chunks * copies)
 
     def send(self, chunks: list[Chunk]) -> PrintReport:
         """Write ``chunks`` paced by the busy line, or else by the model."""

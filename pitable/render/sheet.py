@@ -281,10 +281,6 @@ def _grid(
     for cell in sheet.cells(Kind.SEA):
         x, y = at(cell)
         _sea(shapes, x, y, s, thin)
-    for cell in sheet.cells(Kind.LAKE):
-        x, y = at(cell)
-        for k in range(1, 6):
-            shapes.append(Line(x, y + k * s / 6, x + s, y + k * s / 6, thin))
     for cell in sheet.cells(Kind.MOUNTAIN):
         x, y = at(cell)
         m = 0.18 * s
@@ -300,7 +296,7 @@ def _grid(
         shapes.append(Poly(_cloud(x + 0.05 * s, y - 0.04 * s, 0.9 * s, 0.38 * s), thin))
     # Edges: thin between two spaces of the map, thick where the map meets what is not
     # part of it, so that the valley, island or temple stands out as one shape.
-    inside = {Kind.SPACE, Kind.DOOR, Kind.MOUNTAIN, Kind.LAKE}
+    inside = {Kind.SPACE, Kind.DOOR, Kind.MOUNTAIN}
     for r in range(sheet.grid_height + 1):
         for c in range(sheet.grid_width):
             a, b = sheet.kind((r - 1, c)) in inside, sheet.kind((r, c)) in inside

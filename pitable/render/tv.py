@@ -38,6 +38,8 @@ class TableView(Protocol):
     @property
     def mode(self) -> str: ...
     @property
+    def map(self) -> str | None: ...
+    @property
     def rolling(self) -> bool: ...
     @property
     def options(self) -> dict[str, Any] | None: ...
@@ -102,7 +104,7 @@ def die_square(face: Face | None, die: Die, title: Title | None, side: int,
 
 
 def _status_line(view: TableView) -> str:
-    parts = [view.mode]
+    parts = [view.mode] if view.map is None else [f"map {view.map}", view.mode]
     if view.round is not None:
         limit = f" of {view.round_limit}" if view.round_limit else ""
         parts.append(f"round {view.round}{limit}")
