@@ -37,6 +37,7 @@ from pitable.hw.entropy import EntropySource
 from pitable.hw.events import Edge, Event, Line, PrinterChanged, Stop, Turned
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.render.faces import die_panel, tumble_panel
+from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status
 from pitable.rules import Die, Title, draw_roll
 from pitable.rules.session import Mode
@@ -56,7 +57,8 @@ class Printer(Protocol):
 
     post: Callable[[Event], None] | None
 
-    def print_sheet(self, table_map: TableMap, copies: int = 1) -> str: ...
+    def print_sheet(self, table_map: TableMap, copies: int = 1, *,
+                    join: JoinCode | None = None) -> str: ...
 
     def retry(self) -> str: ...
 
@@ -185,6 +187,8 @@ class Box:
             deadlines.append(min(self.next_frame, self.tumble_until))
         if self.next_blink is not None:
             deadlines.append(self.next_blink)
+        if self.phase is Phase.MENU and (closes := self.menus.deadline()) is not None:
+            deadlines.append(closes)
         if self.press_waiting and self.phase is Phase.SHOWING:
             deadlines.append(self.pending_at)
         for slot in self._slots():
@@ -214,6 +218,8 @@ class Box:
             self.blink_on = not self.blink_on
             self.next_blink = now + self.settings.blink_ms / 2000
             self.draw_status()
+        if self.phase is Phase.MENU:
+            self.menus.expire(now)
         for slot in self._slots():
             if slot.retry():
                 self.message = None
@@ -445,7 +451,8 @@ class Box:
 
     def draw_status(self) -> None:
         view = self.view()
-        self.status.show(draw_status(view, self.status.size))
+        screen = self.menus.screen() if self.phase is Phase.MENU else None
+        self.status.show(screen if screen is not None else draw_status(view, self.status.size))
         self.publisher.publish(view, rolling=self.phase is Phase.ROLLING)
 
     def _slots(self) -> list[DisplaySlot]:
