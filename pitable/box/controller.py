@@ -23,6 +23,7 @@ import queue
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol
 
 from pitable.box.games import Game, Games, Store
@@ -47,6 +48,15 @@ FRAME_MS = 75
 #: The least time a result stays on the screens before the press that waited during its
 #: tumble rolls again, so that no roll goes by unseen.
 MIN_SHOW_S = 1.5
+
+# The pictures the box shows again and again, each drawn once and then handed to the panel
+# as the same object: the panels keep the packed pages of a picture and the transfers from
+# one picture to the next, so a tumble frame or face shown before costs no drawing, packing
+# or planning. (A picture given to a panel is never drawn on again.)
+_tumble_picture = lru_cache(maxsize=256)(tumble_panel)
+_die_picture = lru_cache(maxsize=256)(die_panel)
+#: The blink shows two status screens in turn for as long as it lasts.
+_status_picture = lru_cache(maxsize=8)(draw_status)
 
 
 class Printer(Protocol):
@@ -344,8 +354,8 @@ class Box:
         title = self.game.title
         for die, slot in self.dice.items():
             width, height = slot.size
-            slot.show(tumble_panel(die, title, self.tumble_step * 3 + int(die),
-                                   width=width, height=height))
+            slot.show(_tumble_picture(die, title, self.tumble_step * 3 + int(die),
+                                      width=width, height=height))
         self.tumble_step += 1
         self.next_frame = self.clock.now() + FRAME_MS / 1000
 
@@ -365,7 +375,7 @@ class Box:
         for die, slot in self.dice.items():
             width, height = slot.size
             face = roll[die] if roll is not None else None
-            slot.show(die_panel(face, die, title, width=width, height=height))
+            slot.show(_die_picture(face, die, title, width=width, height=height))
         options = game.last_options
         alarm = options is not None and options.hazard and self.result is None
         if alarm and self.phase is Phase.SHOWING:
@@ -434,7 +444,7 @@ class Box:
         return tuple(found)
 
     def draw_status(self) -> None:
-        self.status.show(draw_status(self.view(), self.status.size))
+        self.status.show(_status_picture(self.view(), self.status.size))
 
     def _slots(self) -> list[DisplaySlot]:
         return [*self.dice.values(), self.status]

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import errno
 import threading
-import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from typing import NamedTuple, overload
 
 from PIL import Image
 
@@ -62,7 +61,7 @@ class FakeOled:
 
     # --- the two kinds of transfer ----------------------------------------------
 
-    def commands(self, data: list[int]) -> None:
+    def commands(self, data: Sequence[int]) -> None:
         params = _SH1106_PARAMS if self.kind == "sh1106" else _SSD1306_PARAMS
         for byte in data:
             if self._pending:
@@ -77,7 +76,7 @@ class FakeOled:
                 self._with_params(opcode, self._pending[1:])
                 self._pending = []
 
-    def write(self, data: list[int]) -> None:
+    def write(self, data: Sequence[int]) -> None:
         pages = len(self.ram)
         i, n = 0, len(data)
         horizontal = self.kind == "ssd1306" and self._mode == 0
@@ -153,16 +152,16 @@ class FakeOled:
         return image
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     """One raw I2C write message: the address and the bytes after it."""
 
     addr: int
     buf: bytes
 
 
-@dataclass
-class Transfer:
+class Transfer(NamedTuple):
+    """One transaction on the bus: the address, the control byte and the payload's length."""
+
     address: int
     control: int
     length: int
@@ -228,9 +227,8 @@ class FakeBus:
         self.devices: dict[int, FakeOled] = {}
         self.unplugged: set[int] = set()
         self.transfers = TransferLog()
-        #: Seconds spent decoding the bytes into the panels' RAM: the fake's own cost,
-        #: which a benchmark of the box leaves out.
-        self.decode_seconds = 0.0
+        #: Transfers kept to decode later (see :meth:`defer`); None: decoded as they come.
+        self._pending: list[tuple[int, int, Sequence[int]]] | None = None
         self._lock = threading.Lock()
 
     def attach(self, address: int, oled: FakeOled) -> FakeOled:
@@ -260,21 +258,39 @@ class FakeBus:
     def i2c_rdwr(self, *messages: Message) -> None:
         """Raw I2C messages (luma's data on the Pi: up to 4 KiB in one transaction)."""
         for message in messages:
-            self._transfer(message.addr, message.buf[0], list(message.buf[1:]))
+            self._transfer(message.addr, message.buf[0], message.buf[1:])
 
-    def _transfer(self, address: int, register: int, data: list[int]) -> None:
+    def _transfer(self, address: int, register: int, data: Sequence[int]) -> None:
         with self._lock:
             if address in self.unplugged or address not in self.devices:
                 raise OSError(errno.EREMOTEIO, "Remote I/O error")
-            self.transfers.append(Transfer(address, register, len(data)))
-            device = self.devices[address]
-            # perf_counter: process_time costs microseconds a call here, more than a decode.
-            start = time.perf_counter()
-            if register == 0x00:
-                device.commands(data)
-            elif register == 0x40:
-                device.write(data)
-            self.decode_seconds += time.perf_counter() - start
+            if self._pending is not None:
+                self._pending.append((address, register, data))
+            else:
+                self._record(address, register, data)
+
+    def _record(self, address: int, register: int, data: Sequence[int]) -> None:
+        """Count the transfer and decode it into the panel's RAM."""
+        self.transfers.append(Transfer(address, register, len(data)))
+        device = self.devices[address]
+        if register == 0x00:
+            device.commands(data)
+        elif register == 0x40:
+            device.write(data)
+
+    def defer(self) -> None:
+        """From now on only keep each transfer, and count and decode it in :meth:`flush`: a
+        benchmark then times the box without the fake's own work, and that work apart."""
+        self._pending = []
+
+    def flush(self) -> None:
+        """Count and decode every transfer kept since :meth:`defer` (or the last flush)."""
+        with self._lock:
+            pending = self._pending or []
+            if self._pending is not None:
+                self._pending = []
+            for address, register, data in pending:
+                self._record(address, register, data)
 
     def close(self) -> None:
         pass

@@ -20,11 +20,12 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from PIL import Image, ImageChops
 
@@ -78,7 +79,7 @@ def changed_columns(old: bytes, new: bytes) -> tuple[int, int] | None:
     return first, last + 1
 
 
-def _mostly_inverse(old: list[bytes], new: list[bytes]) -> bool:
+def _mostly_inverse(old: Sequence[bytes], new: Sequence[bytes]) -> bool:
     """Whether more than half of the pixels differ: only then can inverting the panel pay."""
     differ = sum(
         (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).bit_count()
@@ -185,6 +186,73 @@ def changed_box(
     return (x0, y0 // 8 * 8, x1, (y1 + 7) // 8 * 8)
 
 
+Pages = tuple[bytes, ...]
+#: A panel update as it goes on the wire: each window's commands, then its data bytes (a
+#: list, or the I2C message that carries them).
+Ops = tuple[tuple[tuple[int, ...], Any], ...]
+
+#: Pictures whose packed pages a panel keeps, and updates between RAM contents: enough for
+#: every tumble frame and face of a title, and the moves between them.
+PICTURES_KEPT = 64
+UPDATES_KEPT = 128
+
+
+class _Picture:
+    """One picture packed for the panel, and (made when first needed) its inverse."""
+
+    __slots__ = ("_inverse", "pages")
+
+    def __init__(self, pages: list[bytes]) -> None:
+        self.pages: Pages = tuple(pages)
+        self._inverse: Pages | None = None
+
+    @property
+    def inverse(self) -> Pages:
+        if self._inverse is None:
+            self._inverse = tuple(page.translate(_INVERSE) for page in self.pages)
+        return self._inverse
+
+
+@dataclass(frozen=True)
+class _Update:
+    """The transfers from one RAM content to a picture, and the RAM content they leave."""
+
+    ops: Ops
+    ram: Pages
+    invert: bool
+
+
+T = TypeVar("T")
+
+
+class _Recent(Generic[T]):
+    """The latest ``keep`` values, keyed by the identity of objects (a tuple of them).
+
+    Each entry holds its key objects, so that an id is not reused while it is kept.
+    """
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self._kept: OrderedDict[Any, tuple[Any, T]] = OrderedDict()
+
+    @staticmethod
+    def _ids(key: Any) -> Any:
+        return tuple(map(id, key)) if type(key) is tuple else id(key)
+
+    def get(self, key: Any) -> T | None:
+        ids = self._ids(key)
+        found = self._kept.get(ids)
+        if found is None:
+            return None
+        self._kept.move_to_end(ids)
+        return found[1]
+
+    def put(self, key: Any, value: T) -> None:
+        self._kept[self._ids(key)] = (key, value)
+        if len(self._kept) > self.keep:
+            self._kept.popitem(last=False)
+
+
 def _partial_classes() -> dict[str, type]:
     """Build the driver classes on first use, so luma is imported only by the real panels."""
     from luma.oled.device import sh1106, ssd1306, ssd1309, ssd1322
@@ -195,53 +263,99 @@ def _partial_classes() -> dict[str, type]:
         A new picture is sent either into the RAM as it is, or, when that costs fewer
         bytes, as its inverse with the panel's invert command (0xA7; 0xA6 undoes it): the
         hazard's blink, a whole screen inverted, is then one command byte.
+
+        A box shows the same few pictures all evening (the tumble's frames, the faces, the
+        blink's two status screens), so both the packed pages of a picture and the
+        transfers from one RAM content to another are kept, keyed by the objects
+        themselves: a picture handed to :meth:`display` must not be drawn on afterwards.
         """
 
-        _ram: list[bytes] | None = None
+        _ram: Pages | None = None
         _inverted = False  # luma's initialisation sends 0xA6, normal display
         _overhead = SSD1306_WINDOW
 
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            # Before luma's own initialisation, which clears the panel through display().
+            self._pictures: _Recent[_Picture] = _Recent(PICTURES_KEPT)
+            self._updates: _Recent[_Update] = _Recent(UPDATES_KEPT)
+            super().__init__(*args, **kwargs)
+
         def display(self, image: Image.Image) -> None:
             assert image.mode == self.mode and image.size == self.size  # type: ignore[attr-defined]
-            pages = pack_pages(self.preprocess(image))  # type: ignore[attr-defined]
+            picture = self._pictures.get(image)
+            if picture is None:
+                picture = _Picture(pack_pages(self.preprocess(image)))  # type: ignore[attr-defined]
+                self._pictures.put(image, picture)
             ram = self._ram
             if ram is None:
-                self._write(pages, [(0, len(pages[0]), 0, len(pages))])
+                pages = picture.pages
+                self._send(self._ops(pages, [(0, len(pages[0]), 0, len(pages))]))
                 self._ram = pages
                 return
-            same = [p.translate(_INVERSE) for p in pages] if self._inverted else pages
+            key = (ram, picture, self._inverted)
+            update = self._updates.get(key)
+            if update is None:
+                update = self._update(ram, picture)
+                self._updates.put(key, update)
+            self._send(update.ops)
+            if update.invert:
+                self._inverted = not self._inverted
+                self.command(0xA7 if self._inverted else 0xA6)  # type: ignore[attr-defined]
+            self._ram = update.ram
+
+        def _update(self, ram: Pages, picture: _Picture) -> _Update:
+            """The cheapest way from ``ram`` to showing ``picture``."""
+            same = picture.inverse if self._inverted else picture.pages
             cost, windows = self._plan(ram, same)
             if cost > INVERT_COST and _mostly_inverse(ram, same):
-                flipped = pages if self._inverted else [p.translate(_INVERSE) for p in pages]
+                flipped = picture.pages if self._inverted else picture.inverse
                 flip_cost, flip_windows = self._plan(ram, flipped)
                 if flip_cost + INVERT_COST < cost:
-                    self._write(flipped, flip_windows)
-                    self._inverted = not self._inverted
-                    self.command(0xA7 if self._inverted else 0xA6)  # type: ignore[attr-defined]
-                    self._ram = flipped
-                    return
-            if windows:
-                self._write(same, windows)
-                self._ram = same
+                    return _Update(self._ops(flipped, flip_windows), flipped, invert=True)
+            return _Update(self._ops(same, windows), same, invert=False)
 
-        def _plan(self, ram: list[bytes], new: list[bytes]) -> tuple[int, list[Window]]:
+        def _plan(self, ram: Pages, new: Pages) -> tuple[int, list[Window]]:
             runs = [column_runs(a, b, self._overhead) for a, b in zip(ram, new, strict=True)]
             spans = [(r[0][0], r[-1][1]) if r else None for r in runs]
             return plan_windows(spans, self._overhead, runs)
 
-        def _write(self, pages: list[bytes], windows: list[Window]) -> None:
+        def _send(self, ops: Ops) -> None:
+            serial = self._serial_interface  # type: ignore[attr-defined]
+            for command, data in ops:
+                serial.command(*command)
+                if type(data) is list:
+                    serial.data(data)
+                else:
+                    serial._bus.i2c_rdwr(data)
+
+        def _payload(self, data: bytes) -> Any:
+            """A window's bytes as :meth:`_send` sends them.
+
+            Through luma's I2C interface on a bus it drives with i2c_rdwr (as on the Pi),
+            the message itself, built once: luma's ``data()`` copies the bytes twice and
+            builds a new message on every call, and the box sends the same updates all
+            evening. Through any other interface, the bytes for its ``data()``.
+            """
+            serial = self._serial_interface  # type: ignore[attr-defined]
+            message = getattr(serial, "_i2c_msg_write", None)
+            if not getattr(serial, "_managed", False) or message is None or len(data) > 4096:
+                return list(data)
+            return message(serial._addr, [serial._data_mode, *data])
+
+        def _ops(self, pages: Pages, windows: list[Window]) -> Ops:
             raise NotImplementedError
 
     class PartialSSD1306(_Partial, ssd1306):
         """SSD1306 in horizontal addressing mode: a window per run of pages, then its bytes."""
 
-        def _write(self, pages: list[bytes], windows: list[Window]) -> None:
-            for x0, x1, p0, p1 in windows:
-                self.command(
-                    self._const.COLUMNADDR, self._colstart + x0, self._colstart + x1 - 1,
-                    self._const.PAGEADDR, p0, p1 - 1,
-                )
-                self.data(list(b"".join(pages[p][x0:x1] for p in range(p0, p1))))
+        def _ops(self, pages: Pages, windows: list[Window]) -> Ops:
+            start = self._colstart
+            return tuple(
+                ((self._const.COLUMNADDR, start + x0, start + x1 - 1,
+                  self._const.PAGEADDR, p0, p1 - 1),
+                 self._payload(b"".join(pages[p][x0:x1] for p in range(p0, p1))))
+                for x0, x1, p0, p1 in windows
+            )
 
     class PartialSSD1309(PartialSSD1306, ssd1309):
         """The SSD1309 (2.42" panels) takes the SSD1306's commands."""
@@ -251,15 +365,17 @@ def _partial_classes() -> dict[str, type]:
 
         _overhead = SH1106_WINDOW
 
-        def _plan(self, ram: list[bytes], new: list[bytes]) -> tuple[int, list[Window]]:
+        def _plan(self, ram: Pages, new: Pages) -> tuple[int, list[Window]]:
             spans = [changed_columns(a, b) for a, b in zip(ram, new, strict=True)]
             return page_windows(spans, self._overhead)
 
-        def _write(self, pages: list[bytes], windows: list[Window]) -> None:
+        def _ops(self, pages: Pages, windows: list[Window]) -> Ops:
+            ops = []
             for x0, x1, page, _ in windows:
                 column = x0 + self._page_address_offset
-                self.command(0xB0 | page, column & 0x0F, 0x10 | (column >> 4))
-                self.data(list(pages[page][x0:x1]))
+                ops.append(((0xB0 | page, column & 0x0F, 0x10 | (column >> 4)),
+                            self._payload(pages[page][x0:x1])))
+            return tuple(ops)
 
     class InvertingSSD1322(ssd1322):
         """SSD1322 (256x64): luma's own diffing, and the blink by its inverse display command.
