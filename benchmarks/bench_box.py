@@ -12,9 +12,11 @@ write. A transaction is a start, the address byte, the control byte (0x00 comman
 data), the payload, each byte with its acknowledge bit, and a stop; the dice and the status
 screen sit on channels of one TCA9548A mux, so a panel's update also costs the kernel's
 write of the channel to the mux (address and one byte; in the bus time, not the bytes).
-The lower bound is the changed page bytes (in each changed page, its columns from the first
-changed byte to the last; or those of the inverse picture and the invert command, if
-fewer) plus the least framing: one window command and one data transaction per update.
+The lower bound is the changed page bytes (or those of the inverse picture and the invert
+command, if fewer) plus the least framing of an update: one data transaction after one
+command transaction of a single byte (in page addressing, the column's low nibble or the
+page). The changed pages' spans (each changed page from its first changed byte to its last)
+are printed beside it.
 
 CPU is the loop thread's time (time.thread_time) from the release of ROLL to the first
 byte of the first tumble frame, and to the last byte of the roll (final faces and status
@@ -51,8 +53,8 @@ from pitable.config import DEFAULTS
 from pitable.hw import oled
 from pitable.hw.clock import MonotonicClock
 from pitable.hw.entropy import SeededSource
-from pitable.hw.fake_i2c import FakeBus
-from pitable.hw.oled import INVERT_COST, SSD1306_WINDOW, changed_columns, pack_pages
+from pitable.hw.fake_i2c import FakeBus, Message
+from pitable.hw.oled import INVERT_COST, LEAST_FRAMING, changed_columns, pack_pages
 
 PANELS = ("green", "purple", "red", "status")
 #: The kernel's i2c-mux selects a channel with one write: start, address, the channel mask,
@@ -93,7 +95,7 @@ def lower_bounds(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
     flip = page_bytes(before, [page.translate(inverse) for page in after])
 
     def cost(changed: int) -> int:
-        return changed + SSD1306_WINDOW if changed else 0
+        return changed + LEAST_FRAMING if changed else 0
 
     return (min(cost(keep[0]), INVERT_COST + cost(flip[0])),
             min(cost(keep[1]), INVERT_COST + cost(flip[1])))
@@ -134,27 +136,36 @@ def stock_luma() -> Iterator[None]:
 
 
 def bounding_box(
-    self: Any, ram: list[bytes], new: list[bytes]
-) -> tuple[int, list[oled.Window]]:
-    """One window over every changed page and column: how the drivers sent before."""
+    self: Any, ram: oled.Pages, new: oled.Pages, pointer: oled.Pointer
+) -> tuple[int, list[oled.Window], oled.Pointer]:
+    """One window over every changed page and column, in horizontal addressing (column and
+    page range, then the rectangle's bytes): how the drivers sent before."""
     spans = [changed_columns(a, b) for a, b in zip(ram, new, strict=True)]
     changed = [(p, s) for p, s in enumerate(spans) if s is not None]
     if not changed:
-        return 0, []
+        return 0, [], pointer
     lo = min(s[0] for _, s in changed)
     hi = max(s[1] for _, s in changed)
     p0, p1 = changed[0][0], changed[-1][0] + 1
-    return SSD1306_WINDOW + (hi - lo) * (p1 - p0), [(lo, hi, p0, p1)]
+    data = b"".join(new[p][lo:hi] for p in range(p0, p1))
+    return 2 + 6 + 2 + len(data), [((0x21, lo, hi - 1, 0x22, p0, p1 - 1), data)], pointer
 
 
 @contextlib.contextmanager
 def one_bounding_box() -> Iterator[None]:
-    """pitable's drivers as they were: one bounding box per update, the blink redrawn."""
+    """pitable's drivers as they were: one bounding box per update in horizontal addressing,
+    the blink redrawn."""
     saved = dict(oled._CLASSES)
     oled.driver_class("ssd1306")
+
+    def horizontal(self: Any, *args: Any, **kwargs: Any) -> None:
+        super(type(self), self).__init__(*args, **kwargs)
+        self.command(self._const.MEMORYMODE, 0x00)
+
     for name in ("ssd1306", "ssd1309"):
         cls = oled._CLASSES[name]
-        oled._CLASSES[name] = type(f"Bounding{cls.__name__}", (cls,), {"_plan": bounding_box})
+        oled._CLASSES[name] = type(f"Bounding{cls.__name__}", (cls,),
+                                   {"_plan": bounding_box, "__init__": horizontal})
     inverse = oled._mostly_inverse
     oled._mostly_inverse = lambda old, new: False  # type: ignore[assignment]
     try:
@@ -310,13 +321,12 @@ def slow_store(rolls: int, tumble_ms: int) -> tuple[list[float], list[float]]:
         for name in ("green", "purple", "red"):
             bus = sim.fakes.i2c.bus(sim.fakes.where[name][0])
 
-            def stamped(address: int, register: int, data: list[int],
-                        original: Any = bus._transfer) -> None:
-                if register == 0x40:
+            def stamped(*messages: Message, original: Any = bus.i2c_rdwr) -> None:
+                original(*messages)
+                if any(message.buf[0] == 0x40 for message in messages):
                     stamps.append(time.perf_counter())
-                original(address, register, data)
 
-            bus._transfer = stamped  # type: ignore[method-assign]
+            bus.i2c_rdwr = stamped  # type: ignore[method-assign]
         try:
             for _ in range(rolls):
                 pin.drive_low()

@@ -228,7 +228,7 @@ class FakeBus:
         self.unplugged: set[int] = set()
         self.transfers = TransferLog()
         #: Transfers kept to decode later (see :meth:`defer`); None: decoded as they come.
-        self._pending: list[tuple[int, int, Sequence[int]]] | None = None
+        self._pending: list[Sequence[Message]] | None = None
         self._lock = threading.Lock()
 
     def attach(self, address: int, oled: FakeOled) -> FakeOled:
@@ -248,7 +248,7 @@ class FakeBus:
         """An SMBus block write (at most 32 bytes): one transaction, register then data."""
         if len(data) > 32:
             raise OSError(errno.EINVAL, "Invalid argument")
-        self._transfer(address, register, data)
+        self.i2c_rdwr(Message(address, bytes([register, *data])))
 
     @staticmethod
     def message(address: int, data: list[int]) -> Message:
@@ -256,27 +256,26 @@ class FakeBus:
         return Message(address, bytes(data))
 
     def i2c_rdwr(self, *messages: Message) -> None:
-        """Raw I2C messages (luma's data on the Pi: up to 4 KiB in one transaction)."""
-        for message in messages:
-            self._transfer(message.addr, message.buf[0], message.buf[1:])
-
-    def _transfer(self, address: int, register: int, data: Sequence[int]) -> None:
+        """Raw I2C messages (luma's data on the Pi: up to 4 KiB in one transaction), each a
+        transaction of its own on the wire."""
         with self._lock:
-            if address in self.unplugged or address not in self.devices:
-                raise OSError(errno.EREMOTEIO, "Remote I/O error")
+            for message in messages:
+                if message.addr in self.unplugged or message.addr not in self.devices:
+                    raise OSError(errno.EREMOTEIO, "Remote I/O error")
             if self._pending is not None:
-                self._pending.append((address, register, data))
+                self._pending.append(messages)
             else:
-                self._record(address, register, data)
+                self._record(messages)
 
-    def _record(self, address: int, register: int, data: Sequence[int]) -> None:
-        """Count the transfer and decode it into the panel's RAM."""
-        self.transfers.append(Transfer(address, register, len(data)))
-        device = self.devices[address]
-        if register == 0x00:
-            device.commands(data)
-        elif register == 0x40:
-            device.write(data)
+    def _record(self, messages: Sequence[Message]) -> None:
+        """Count the transfers and decode them into the panels' RAM."""
+        for address, buf in messages:
+            self.transfers.append(Transfer(address, buf[0], len(buf) - 1))
+            device = self.devices[address]
+            if buf[0] == 0x00:
+                device.commands(buf[1:])
+            elif buf[0] == 0x40:
+                device.write(buf[1:])
 
     def defer(self) -> None:
         """From now on only keep each transfer, and count and decode it in :meth:`flush`: a
@@ -289,8 +288,8 @@ class FakeBus:
             pending = self._pending or []
             if self._pending is not None:
                 self._pending = []
-            for address, register, data in pending:
-                self._record(address, register, data)
+            for messages in pending:
+                self._record(messages)
 
     def close(self) -> None:
         pass
