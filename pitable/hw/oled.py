@@ -21,11 +21,11 @@ import errno
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from PIL import Image, ImageChops
 
@@ -112,8 +112,7 @@ def _quiet(gap: int) -> re.Pattern[bytes]:
     return re.compile(b"\\x00{%d,}" % (gap + 1))
 
 
-@dataclass(frozen=True)
-class Pointer:
+class Pointer(NamedTuple):
     """What the driver knows of the controller's RAM pointer in page addressing mode: the
     page, the column (None past the last column, where controllers do not all wrap alike)
     and the column's high nibble last sent (None: nothing is known)."""
@@ -227,23 +226,22 @@ T = TypeVar("T")
 
 
 class _Recent(Generic[T]):
-    """The latest ``keep`` values, keyed by the identity of some objects and the value of
-    others. Each entry holds its objects, so that an id is not reused while it is kept."""
+    """The latest ``keep`` values by key, each kept with the objects whose ids its key
+    holds, so that an id is not reused while it is kept."""
 
     def __init__(self, keep: int) -> None:
         self.keep = keep
-        self._kept: OrderedDict[Any, tuple[tuple[Any, ...], T]] = OrderedDict()
+        self._kept: OrderedDict[Hashable, tuple[object, T]] = OrderedDict()
 
-    def get(self, objects: tuple[Any, ...], values: Any = None) -> T | None:
-        key = (*map(id, objects), values)
+    def get(self, key: Hashable) -> T | None:
         found = self._kept.get(key)
         if found is None:
             return None
         self._kept.move_to_end(key)
         return found[1]
 
-    def put(self, objects: tuple[Any, ...], values: Any, value: T) -> None:
-        self._kept[(*map(id, objects), values)] = (objects, value)
+    def put(self, key: Hashable, holding: object, value: T) -> None:
+        self._kept[key] = (holding, value)
         if len(self._kept) > self.keep:
             self._kept.popitem(last=False)
 
@@ -282,19 +280,19 @@ def _partial_classes() -> dict[str, type]:
 
         def display(self, image: Image.Image) -> None:
             assert image.mode == self.mode and image.size == self.size  # type: ignore[attr-defined]
-            picture = self._pictures.get((image,))
+            picture = self._pictures.get(id(image))
             if picture is None:
                 picture = _Picture(pack_pages(self.preprocess(image)))  # type: ignore[attr-defined]
-                self._pictures.put((image,), None, picture)
+                self._pictures.put(id(image), image, picture)
             ram = self._ram
             if ram is None:
                 self._first(picture.pages)
                 return
-            state = (self._inverted, self._pointer)
-            update = self._updates.get((ram, picture), state)
+            key = (id(ram), id(picture), self._inverted, self._pointer)
+            update = self._updates.get(key)
             if update is None:
                 update = self._update(ram, picture)
-                self._updates.put((ram, picture), state, update)
+                self._updates.put(key, (ram, picture), update)
             self._send(update.wire)
             if update.invert:
                 self._inverted = not self._inverted
