@@ -2,16 +2,19 @@
 
 The whole box runs on its fakes with the default config (a 300 ms tumble, the status
 screen on): mock pins, the controller, the drawing, the real luma.oled drivers, and fake
-buses that decode every byte into each panel's RAM. The same rolls run twice in one
-process: through pitable's drivers, and through luma's stock drivers (a whole 1 KiB frame
-on every update), the baseline.
+buses that decode every byte into each panel's RAM. The same rolls run three times in one
+process: through pitable's drivers, through them as they were before (one bounding box per
+update, the blink redrawn), and through luma's stock drivers (a whole 1 KiB frame on every
+update), the baseline.
 
 The bytes are counted as the Pi sends them: luma opens /dev/i2c-N itself there, so its
 data goes in one i2c_rdwr transaction of up to 4 KiB, and its commands in one SMBus block
-write. A transaction is a start, the address byte, the control byte (0x00 commands, 0x40
-data), the payload, each byte with its acknowledge bit, and a stop; the dice and the status
-screen sit on channels of one TCA9548A mux, so a panel's update also costs the kernel's
-write of the channel to the mux (address and one byte; in the bus time, not the bytes).
+write; pitable's drivers send each update's command and data transactions as the messages
+of a few i2c_rdwr calls, each message its own transaction on the wire. A transaction is
+a start, the address byte, the control byte (0x00 commands, 0x40 data), the payload, each
+byte with its acknowledge bit, and a stop; the dice and the status screen sit on channels
+of one TCA9548A mux, so a panel's update also costs the kernel's write of the channel to
+the mux (address and one byte; in the bus time, not the bytes).
 The lower bound is the changed page bytes (or those of the inverse picture and the invert
 command, if fewer) plus the least framing of an update: one data transaction after one
 command transaction of a single byte (in page addressing, the column's low nibble or the
@@ -395,7 +398,7 @@ def main() -> int:
     print(f"{args.rolls} rolls as shipped: tumble {DEFAULTS.box.tumble_ms} ms, frames every"
           f" {FRAME_MS} ms, status screen on; per roll, from the press to the status screen")
     ours = run(args.rolls)
-    table("pitable (changed page runs, invert command for the blink)", ours)
+    table("pitable (page addressing, changed runs, invert command for the blink)", ours)
     with one_bounding_box():
         before = run(args.rolls)
     table("before: one bounding box per update, the blink redrawn whole", before)

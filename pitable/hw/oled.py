@@ -4,12 +4,13 @@ luma.oled's SSD1306, SSD1309 and SH1106 drivers write the whole 1 KiB frame on e
 ``display()`` (luma's ``diff_to_previous`` framebuffer serves only its colour drivers).
 On a 400 kHz I2C bus a frame costs about 23 ms, and a roll redraws three panels a few
 times, so these subclasses keep what the panel's RAM holds and send only the changed
-columns of the changed pages: one window per run of pages, or one over all of them,
-whichever costs fewer bytes on the wire. A picture that is (mostly) the inverse of the one
-shown, like the hazard's blink, is sent as the panel's invert command instead. The pixels
-are packed with one Pillow transpose a frame (the frame turned on its side gives a byte per
-column and page, top row in bit 0, as the controllers want) rather than luma's per-pixel
-Python loop.
+columns of the changed pages, in page addressing mode: a window costs only the commands
+that move the RAM pointer (page, column low and high nibble), and changes a few columns
+apart go in one window when the gap costs less than another. A picture that is (mostly)
+the inverse of the one shown, like the hazard's blink, is sent as the panel's invert
+command instead. The pixels are packed with one Pillow transpose a frame (the frame turned
+on its side gives a byte per column and page, top row in bit 0, as the controllers want)
+rather than luma's per-pixel Python loop.
 
 luma itself is imported only when a panel is built, so that the rules and the fast commands
 never import it.
