@@ -16,10 +16,10 @@ byte with its acknowledge bit, and a stop; the dice and the status screen sit on
 of one TCA9548A mux, so a panel's update also costs the kernel's write of the channel to
 the mux (address and one byte; in the bus time, not the bytes).
 The lower bound is the changed page bytes (or those of the inverse picture and the invert
-command, if fewer) plus the least framing of an update: one data transaction after one
-command transaction of a single byte (in page addressing, the column's low nibble or the
-page). The changed pages' spans (each changed page from its first changed byte to its last)
-are printed beside it.
+command, if fewer) plus the least framing of an update: its data's transaction alone (in
+page addressing the RAM pointer may already stand where the change begins). The changed
+pages' spans (each changed page from its first changed byte to its last) are printed
+beside it.
 
 CPU is the loop thread's time (time.thread_time) from the release of ROLL to the first
 byte of the first tumble frame, and to the last byte of the roll (final faces and status
@@ -90,7 +90,7 @@ def page_bytes(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
 
 
 def lower_bounds(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
-    """What no driver can beat, plus the least framing (one window command and one data
+    """What no driver can beat, with the least framing of an update (its data's
     transaction): the changed bytes, and the changed pages' spans; each as the picture or
     as its inverse with the invert command, whichever is less."""
     inverse = bytes(255 - b for b in range(256))

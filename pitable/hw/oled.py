@@ -48,10 +48,9 @@ _INVERSE = bytes(255 - b for b in range(256))
 #: Wire bytes of one I2C transaction besides its payload: the address and the control byte
 #: (start and stop are a clock cycle each, counted apart by the fake bus).
 I2C_OVERHEAD = 2
-#: The least framing of an update: the data's transaction, after one command transaction
-#: that moves the RAM pointer with a single command byte (in page addressing, the column's
-#: low nibble or the page).
-LEAST_FRAMING = I2C_OVERHEAD + 1 + I2C_OVERHEAD
+#: The least framing of an update: the data's transaction alone (in page addressing the
+#: RAM pointer may already stand on the first byte to change).
+LEAST_FRAMING = I2C_OVERHEAD
 #: Turning the panel's inversion on or off: one command byte in its own transfer.
 INVERT_COST = I2C_OVERHEAD + 1
 #: How many messages Linux takes in one I2C_RDWR ioctl (I2C_RDWR_IOCTL_MAX_MSGS).
