@@ -365,3 +365,19 @@ def test_a_page_with_changes_far_apart_gets_a_window_per_run() -> None:
     assert [commands for commands, _ in windows] == [
         (0xB3, 0x02, 0x10), (0x0C, 0x13), (0x08, 0x17)]
     assert cost == (2 + 3 + 2 + 4) + (2 + 2 + 2 + 2) + (2 + 2 + 2 + 1)
+
+
+def test_a_deferred_bus_decodes_on_flush_and_refuses_a_missing_panel_at_once() -> None:
+    device, fake, i2c = one_panel()
+    bus = i2c.bus(4)
+    bus.defer()
+    picture = Image.new("1", (128, 64))
+    ImageDraw.Draw(picture).rectangle((20, 10, 60, 30), fill=1)
+    mark = len(bus.transfers)
+    device.display(picture)
+    assert len(bus.transfers) == mark and not same(fake.image(), picture)
+    bus.flush()
+    assert len(bus.transfers) > mark and same(fake.image(), picture)
+    bus.unplug(0x3C)
+    with pytest.raises(Exception, match="0x3C"):
+        device.display(Image.new("1", (128, 64)))
