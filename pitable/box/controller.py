@@ -23,7 +23,10 @@ import queue
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol
+
+from PIL import Image
 
 from pitable.box.games import Game, Games, Store
 from pitable.box.menus import MenuLevel, Menus
@@ -39,7 +42,7 @@ from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status
-from pitable.rules import Die, Title, draw_roll
+from pitable.rules import Die, Face, Title, draw_roll
 from pitable.rules.session import Mode
 
 log = logging.getLogger("pitable.box")
@@ -50,6 +53,23 @@ FRAME_MS = 75
 #: The least time a result stays on the screens before the press that waited during its
 #: tumble rolls again, so that no roll goes by unseen.
 MIN_SHOW_S = 1.5
+
+# The pictures the box shows again and again, each drawn once and then handed to the panel
+# as the same object: the panels keep the packed pages of a picture and the transfers from
+# one picture to the next, so a tumble frame or face shown before costs no drawing, packing
+# or planning. (A picture given to a panel is never drawn on again.)
+@lru_cache(maxsize=256)
+def _tumble_picture(die: Die, title: Title, step: int, size: tuple[int, int]) -> Image.Image:
+    return tumble_panel(die, title, step, width=size[0], height=size[1])
+
+
+@lru_cache(maxsize=256)
+def _die_picture(face: Face | None, die: Die, title: Title, size: tuple[int, int]) -> Image.Image:
+    return die_panel(face, die, title, width=size[0], height=size[1])
+
+
+#: The blink shows two status screens in turn for as long as it lasts.
+_status_picture = lru_cache(maxsize=8)(draw_status)
 
 
 class Printer(Protocol):
@@ -357,10 +377,9 @@ class Box:
 
     def _tumble_frame(self) -> None:
         title = self.game.title
+        step = self.tumble_step * 3
         for die, slot in self.dice.items():
-            width, height = slot.size
-            slot.show(tumble_panel(die, title, self.tumble_step * 3 + int(die),
-                                   width=width, height=height))
+            slot.show(_tumble_picture(die, title, step + int(die), slot.size))
         self.tumble_step += 1
         self.next_frame = self.clock.now() + FRAME_MS / 1000
 
@@ -378,9 +397,8 @@ class Box:
         title = game.title
         roll = game.state.last_roll if game.last_options is not None else None
         for die, slot in self.dice.items():
-            width, height = slot.size
             face = roll[die] if roll is not None else None
-            slot.show(die_panel(face, die, title, width=width, height=height))
+            slot.show(_die_picture(face, die, title, slot.size))
         options = game.last_options
         alarm = options is not None and options.hazard and self.result is None
         if alarm and self.phase is Phase.SHOWING:
@@ -452,7 +470,7 @@ class Box:
     def draw_status(self) -> None:
         view = self.view()
         screen = self.menus.screen() if self.phase is Phase.MENU else None
-        self.status.show(screen if screen is not None else draw_status(view, self.status.size))
+        self.status.show(screen if screen is not None else _status_picture(view, self.status.size))
         self.publisher.publish(view, rolling=self.phase is Phase.ROLLING)
 
     def _slots(self) -> list[DisplaySlot]:
