@@ -76,6 +76,12 @@ class HealthTestFailure(EntropyError):
     """Raw entropy failed an SP 800-90B continuous health test."""
 
 
+class WebError(PitableError, OSError):
+    """The table's web page cannot be served: its port is taken or its address is not here."""
+
+    exit_status = EXIT_FAILURE
+
+
 class MissingDependency(PitableError, ImportError):
     """An optional library is needed for this command; the message says what to install."""
 

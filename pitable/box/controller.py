@@ -37,12 +37,21 @@ from pitable.config import BoxConfig
 from pitable.errors import EntropyError
 from pitable.hw.clock import Clock
 from pitable.hw.entropy import EntropySource
-from pitable.hw.events import Edge, Event, Line, PrinterChanged, Stop, Turned
+from pitable.hw.events import (
+    Edge,
+    Event,
+    Line,
+    NewGameCommand,
+    PrinterChanged,
+    RollCommand,
+    Stop,
+    Turned,
+)
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status
-from pitable.rules import Die, Face, Title, draw_roll
+from pitable.rules import Die, Face, Title, draw_roll, find_title
 from pitable.rules.session import Mode
 
 log = logging.getLogger("pitable.box")
@@ -147,6 +156,9 @@ class Box:
         self.stopped = threading.Event()
         #: Hands each change the table can see to the watchers (web page, TV).
         self.publisher = Publisher()
+        #: The table's web page and the PIN of its actions, while it is served.
+        self.web_url: str | None = None
+        self.web_pin: str | None = None
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""
@@ -257,6 +269,11 @@ class Box:
                     self.menus.move(steps)
             case PrinterChanged():
                 self._printer_changed()
+            case RollCommand():
+                if self.phase is not Phase.MENU:
+                    self._on_press()
+            case NewGameCommand(title=key, mode=mode):
+                self._new_game_asked(key, mode)
             case Stop():
                 pass  # it only wakes the loop, which then sees that it is stopped
 
@@ -329,6 +346,15 @@ class Box:
         self.result = None
         self._stop_blink()
         self._show_current()
+
+    def _new_game_asked(self, key: str, mode: str) -> None:
+        """A new game asked away from the box: it closes the menu and gives up a waiting
+        press, as choosing one in the menu does; a roll in its tumble is already saved."""
+        if self.press_waiting:
+            self.dropped_presses += 1
+            self._take_waiting_press()
+        self.menus.clear()
+        self.start_game(find_title(key), mode)
 
     def end_game(self, score: int | None = None,
                  parts: tuple[tuple[str, int], ...] | None = None) -> None:
