@@ -86,7 +86,7 @@ def web_config(config: Any, args: argparse.Namespace) -> Any:
     else:
         host, port = args.web
         web = dataclasses.replace(config.web, enabled=True, bind=host, port=port,
-                                  pin=args.pin or "")
+                                  pin=args.pin or config.web.pin)
     return dataclasses.replace(config, web=web)
 
 

@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import ipaddress
 import logging
+import os
 import socket
 import struct
 import threading
@@ -140,7 +141,10 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         sock = socket.create_server((host, port), family=family, backlog=128)
     except OSError as exc:
-        raise WebError(f"cannot serve the page on {host}:{port}: {exc.strerror or exc}") from None
+        # create_server words it "... (while attempting to bind on address ...)": the
+        # address is in this message already.
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise WebError(f"cannot serve the page on {host}:{port}: {reason}") from None
     sock.setblocking(False)
     return sock
 
