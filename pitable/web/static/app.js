@@ -73,7 +73,7 @@ function numbersText(numbers) {
 }
 
 function gameText(s) {
-  const parts = [s.title_name, s.mode];
+  const parts = [s.mode === "solo" ? "solo game" : "table game"];
   if (s.round !== null && s.round !== undefined) {
     parts.push(s.round_limit ? `round ${s.round} of ${s.round_limit}` : `round ${s.round}`);
   }
