@@ -402,7 +402,7 @@ def test_a_slow_listener_loses_its_oldest_events_not_its_newest() -> None:
         hub.publish(_Snap(seq))
     waiting = client.take()
     assert len(waiting) == QUEUE_SIZE
-    assert '"seq":100' in waiting[-1] and '"seq":85' in waiting[0]
+    assert b'"seq":100' in waiting[-1] and b'"seq":85' in waiting[0]
     assert client.dropped == 100 - QUEUE_SIZE
 
 

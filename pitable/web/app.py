@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -115,6 +115,72 @@ async def _nothing() -> Message:
     return {"type": "http.disconnect"}
 
 
+class EventStream:
+    """``GET /api/events``: the hub's events for one client, as Server-Sent Events.
+
+    A plain ASGI application rather than Starlette's StreamingResponse: one event goes to
+    every client of a full room at once, and this path does the least work per client (the
+    event is encoded once by the hub; no task per chunk, no timeout task per wait).
+    """
+
+    def __init__(self, hub: Hub, keepalive_s: float) -> None:
+        self.hub = hub
+        self.keepalive_s = keepalive_s
+        self._ticking: asyncio.TimerHandle | None = None
+
+    def _start_ticking(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Wake the room every ``keepalive_s``, from the first client on, while it serves."""
+        if self._ticking is not None or self.hub.closed:
+            return
+
+        def tick() -> None:
+            self.hub.tick()
+            self._ticking = None if self.hub.closed else loop.call_later(self.keepalive_s, tick)
+
+        self._ticking = loop.call_later(self.keepalive_s, tick)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            client = self.hub.join()
+        except Full as exc:
+            await error(503, str(exc))(scope, receive, send)
+            return
+        loop = asyncio.get_running_loop()
+
+        async def until_gone() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            client.close()
+
+        watcher = loop.create_task(until_gone())
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", b"text/event-stream; charset=utf-8"),
+                (b"cache-control", b"no-store"),
+                (b"x-accel-buffering", b"no"),
+            ]})
+            # A browser that loses the stream tries again after this many ms.
+            await send({"type": "http.response.body", "body": b"retry: 2000\n\n",
+                        "more_body": True})
+            self._start_ticking(loop)
+            while True:
+                keepalive = client.keepalive
+                events = client.take()
+                for event in events:
+                    await send({"type": "http.response.body", "body": event,
+                                "more_body": True})
+                if client.closed:
+                    break
+                if keepalive and not events:
+                    await send({"type": "http.response.body", "body": b": keep-alive\n\n",
+                                "more_body": True})
+                await client.wake.wait()
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            watcher.cancel()
+            self.hub.leave(client)
+
+
 def error(status: int, text: str) -> JSONResponse:
     return JSONResponse({"error": text}, status_code=status)
 
@@ -146,31 +212,6 @@ def build_app(
         return JSONResponse({**hub.latest, "titles": titles, "modes": list(MODES)},
                             headers={"cache-control": "no-store"})
 
-    async def events(request: Request) -> Response:
-        try:
-            client = hub.join()
-        except Full as exc:
-            return error(503, str(exc))
-
-        async def stream() -> AsyncIterator[str]:
-            try:
-                # A browser that loses the stream tries again after this many ms.
-                yield "retry: 2000\n\n"
-                while not client.closed or client.queue:
-                    for event in client.take():
-                        yield event
-                    if client.closed:
-                        break
-                    try:
-                        await asyncio.wait_for(client.wake.wait(), keepalive_s)
-                    except TimeoutError:
-                        yield ": keep-alive\n\n"
-            finally:
-                hub.leave(client)
-
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-store",
-                                          "x-accel-buffering": "no"})
 
     def guarded(action: Callable[[Request], Awaitable[Response]]) -> Callable[
         [Request], Awaitable[Response]
@@ -215,7 +256,7 @@ def build_app(
     routes = [
         Route("/", page, methods=["GET", "HEAD"]),
         Route("/api/state", state, methods=["GET", "HEAD"]),
-        Route("/api/events", events, methods=["GET"]),
+        Route("/api/events", EventStream(hub, keepalive_s), methods=["GET"]),
         Route("/api/roll", guarded(roll), methods=["POST"]),
         Route("/api/new-game", guarded(new_game), methods=["POST"]),
         Route("/fonts/{name}", font, methods=["GET", "HEAD"]),

@@ -31,13 +31,15 @@ class Client:
     """One reader of the event stream: the events it has not read, oldest first."""
 
     def __init__(self, size: int = QUEUE_SIZE) -> None:
-        self.queue: deque[str] = deque(maxlen=size)
+        self.queue: deque[bytes] = deque(maxlen=size)
         self.wake = asyncio.Event()
         self.closed = False
+        #: Set by the hub's keep-alive tick: say something if there is nothing to say.
+        self.keepalive = False
         #: Events dropped because this client read too slowly.
         self.dropped = 0
 
-    def put(self, event: str) -> None:
+    def put(self, event: bytes) -> None:
         if len(self.queue) == self.queue.maxlen:
             self.dropped += 1
         self.queue.append(event)
@@ -47,12 +49,17 @@ class Client:
         self.closed = True
         self.wake.set()
 
-    def take(self) -> list[str]:
+    def take(self) -> list[bytes]:
         """Every waiting event, oldest first."""
         events = list(self.queue)
         self.queue.clear()
         self.wake.clear()
+        self.keepalive = False
         return events
+
+    def tick(self) -> None:
+        self.keepalive = True
+        self.wake.set()
 
 
 class Full(Exception):
@@ -67,7 +74,7 @@ class Hub:
         self.max_clients = max_clients
         self.clients: set[Client] = set()
         self.latest: dict[str, Any] | None = None
-        self.latest_event: str | None = None
+        self.latest_event: bytes | None = None
         self.closed = False
 
     def publish(self, snapshot: Snapshot) -> None:
@@ -92,6 +99,12 @@ class Hub:
     def leave(self, client: Client) -> None:
         self.clients.discard(client)
 
+    def tick(self) -> None:
+        """Wake every client to send a keep-alive comment (one timer for the whole room,
+        rather than one per client and per wait)."""
+        for client in self.clients:
+            client.tick()
+
     def close(self) -> None:
         """End every stream: the server is stopping."""
         self.closed = True
@@ -99,7 +112,7 @@ class Hub:
             client.close()
 
 
-def event_text(seq: int, data: dict[str, Any]) -> str:
-    """One Server-Sent Event: its id (the snapshot's number) and one line of JSON."""
+def event_text(seq: int, data: dict[str, Any]) -> bytes:
+    """One Server-Sent Event, encoded: its id (the snapshot's number) and one line of JSON."""
     # json.dumps escapes newlines inside strings, so the data is always one line.
-    return f"id: {seq}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+    return f"id: {seq}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
