@@ -76,10 +76,12 @@ class HealthTestFailure(EntropyError):
     """Raw entropy failed an SP 800-90B continuous health test."""
 
 
-class WebError(PitableError, OSError):
+class WebError(HardwareError, OSError):
     """The table's web page cannot be served: its port is taken or its address is not here."""
 
-    exit_status = EXIT_FAILURE
+
+class TooManyListeners(WebError):
+    """The page's event stream has as many listeners as it takes."""
 
 
 class MissingDependency(PitableError, ImportError):

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from pitable.box.sim import Simulator
-from pitable.errors import WebError
+from pitable.errors import TooManyListeners, WebError
 from pitable.hw.clock import FakeClock
 from pitable.hw.events import Event, NewGameCommand, RollCommand
 from pitable.rules import find_title
 from pitable.web.app import MAX_BODY
 from pitable.web.guard import LOCKOUT_S, TRIES, PinGuard, Verdict, random_pin
-from pitable.web.hub import QUEUE_SIZE, Full, Hub
+from pitable.web.hub import QUEUE_SIZE, Hub
 from pitable.web.server import WebServer, bind, page_url
 from tests.test_box import make
 
@@ -410,7 +410,7 @@ def test_the_hub_takes_a_bounded_number_of_listeners() -> None:
     hub = Hub(max_clients=3)
     for _ in range(3):
         hub.join()
-    with pytest.raises(Full):
+    with pytest.raises(TooManyListeners):
         hub.join()
 
 

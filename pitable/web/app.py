@@ -27,11 +27,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pitable.config import MODES
-from pitable.errors import RulesError
+from pitable.errors import RulesError, TooManyListeners
 from pitable.hw.events import Event, NewGameCommand, RollCommand
 from pitable.rules import all_titles, find_title
 from pitable.web.guard import PinGuard, Verdict
-from pitable.web.hub import Full, Hub
+from pitable.web.hub import Hub
 
 STATIC = Path(__file__).parent / "static"
 FONTS = Path(__file__).parent.parent / "fonts"
@@ -142,7 +142,7 @@ class EventStream:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             client = self.hub.join()
-        except Full as exc:
+        except TooManyListeners as exc:
             await error(503, str(exc))(scope, receive, send)
             return
         loop = asyncio.get_running_loop()

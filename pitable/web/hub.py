@@ -12,6 +12,8 @@ import json
 from collections import deque
 from typing import Any, Protocol
 
+from pitable.errors import TooManyListeners
+
 #: Events kept for a client that has not read them yet.
 QUEUE_SIZE = 16
 #: The most clients of the event stream at once: a club night is well under this.
@@ -62,10 +64,6 @@ class Client:
         self.wake.set()
 
 
-class Full(Exception):
-    """The event stream has as many clients as it takes."""
-
-
 class Hub:
     """The latest snapshot as JSON text, and the clients to hand each new one to."""
 
@@ -87,7 +85,7 @@ class Hub:
     def join(self) -> Client:
         """A new client, handed the latest snapshot first."""
         if len(self.clients) >= self.max_clients:
-            raise Full(f"the page has {len(self.clients)} listeners, the most it takes")
+            raise TooManyListeners(f"the page has {len(self.clients)} listeners, the most it takes")
         client = Client(self.queue_size)
         if self.closed:
             client.close()

@@ -111,8 +111,10 @@ class WebServer:
     def publish(self, snapshot: Snapshot) -> None:
         """Hand ``snapshot`` to the page's clients; any thread; returns at once."""
         loop = self._loop
-        if loop is None or not self._open:
+        if loop is None:
             self.hub.publish(snapshot)  # not serving yet: nothing else reads the hub
+            return
+        if not self._open:
             return
         with contextlib.suppress(RuntimeError):  # the loop closed under us: stopping
             loop.call_soon_threadsafe(self.hub.publish, snapshot)
