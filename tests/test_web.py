@@ -486,3 +486,17 @@ def test_a_box_with_the_web_enabled_serves_it_and_closes_it_with_itself() -> Non
     sim.close()
     with pytest.raises(OSError), socket.create_connection(("127.0.0.1", server.port), 1):
         pass
+
+
+def test_a_script_s_wait_with_the_web_on_lets_the_page_act_meanwhile() -> None:
+    sim = make("2,4,5", tumble_ms=300, real_waits=True)
+    clock = sim.fake_clock
+    assert clock is not None
+    before = clock.now()
+    sim.box.post(RollCommand())  # as the page's thread does while the script waits
+    sim.do("wait400")
+    assert clock.now() - before == pytest.approx(0.4)
+    assert sim.box.game.state.rounds == 1
+    latest = sim.box.publisher.latest
+    assert latest is not None and not latest.rolling and latest.roll == [2, 4, 5]
+    sim.close()

@@ -192,14 +192,17 @@ class Simulator:
     def wait(self, seconds: float) -> None:
         """A script's wait: ``seconds`` of box time, passed in real time with
         :attr:`real_waits` (the box handles what the web page asks meanwhile)."""
-        if not self.real_waits:
+        clock = self.fake_clock
+        if not self.real_waits or clock is None:
             self.advance(seconds)
             return
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
-            started = time.monotonic()
+        started, base = time.monotonic(), clock.time
+        while (left := started + seconds - time.monotonic()) > 0:
             time.sleep(min(left, REAL_WAIT_STEP_S))
-            self.advance(time.monotonic() - started)
+            # The box's clock follows the real one: it is where the real one is now.
+            now = base + min(seconds, time.monotonic() - started)
+            self.advance(max(0.0, now - clock.time))
+        self.advance(max(0.0, base + seconds - clock.time))
 
     def _trim_pin_states(self) -> None:
         for pin in list(self.fakes.factory.pins.values()):
