@@ -21,6 +21,7 @@ import socket
 import struct
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pitable.errors import WebError
 from pitable.hw.clock import Clock, MonotonicClock
@@ -28,6 +29,9 @@ from pitable.hw.events import Event
 from pitable.web.app import KEEPALIVE_S, build_app
 from pitable.web.guard import PinGuard
 from pitable.web.hub import Hub, Snapshot
+
+if TYPE_CHECKING:
+    import uvicorn
 
 log = logging.getLogger("pitable.web")
 
@@ -63,7 +67,7 @@ class WebServer:
         self.app = build_app(self.hub, self.guard, post, keepalive_s=keepalive_s)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._server: object | None = None
+        self._server: uvicorn.Server | None = None
         self._open = False
 
     @property
@@ -124,13 +128,13 @@ class WebServer:
             return
         self._open = False
         loop, server, thread = self._loop, self._server, self._thread
-        assert loop is not None and thread is not None
+        assert loop is not None and server is not None and thread is not None
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(self.hub.close)
-        server.should_exit = True  # type: ignore[union-attr]
+        server.should_exit = True
         thread.join(CLOSE_S)
         if thread.is_alive():
-            server.force_exit = True  # type: ignore[union-attr]
+            server.force_exit = True
             thread.join(CLOSE_S)
 
 
