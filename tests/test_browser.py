@@ -136,6 +136,29 @@ def test_a_roll_pressed_through_the_api_appears_on_the_page(browser: Any) -> Non
         served.sim.close()
 
 
+def test_the_page_s_own_roll_button_needs_the_pin(browser: Any) -> None:
+    served = table("island", "3,3,1")
+    try:
+        browser.get(served.server.url)
+        wait_for(browser, lambda: text_of(browser, "title") == "Skull Island", "the page")
+        browser.find_element("css selector", "#actions summary").click()
+        browser.find_element("id", "pin").send_keys("0000")
+        browser.find_element("id", "roll").click()
+        wait_for(browser, lambda: "PIN" in text_of(browser, "answer"), "the refusal")
+        assert served.sim.box.events.qsize() == 0
+        pin = browser.find_element("id", "pin")
+        pin.clear()
+        pin.send_keys(PIN)
+        browser.find_element("id", "roll").click()
+        wait_for(browser, lambda: served.sim.box.events.qsize() > 0, "the roll queued")
+        served.sim.settle()
+        wait_for(browser, lambda: faces(browser) == ["3", "3", "1"], "the faces 3 3 1")
+        assert text_of(browser, "answer") == ""
+    finally:
+        served.server.close()
+        served.sim.close()
+
+
 #: A roll per title that shows one of its special faces.
 SHOWN_ROLLS = {"valley": "*,3,5", "island": "2,*,4", "temple": "1,5,*"}
 
