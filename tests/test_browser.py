@@ -22,10 +22,9 @@ import pytest
 from PIL import Image, ImageChops
 
 from pitable.box.sim import Simulator
-from pitable.config import DEFAULTS
 from pitable.web.server import WebServer
 from tests.conftest import GOLDEN, REGEN, _missing, _regenerated
-from tests.test_box import ScriptedBytes
+from tests.test_box import make
 
 pytestmark = pytest.mark.slow
 
@@ -90,8 +89,7 @@ class Table:
 
 
 def table(title: str, *rolls: str) -> Table:
-    box = dataclasses.replace(DEFAULTS.box, title=title, tumble_ms=300)
-    sim = Simulator(dataclasses.replace(DEFAULTS, box=box), entropy=ScriptedBytes(*rolls))
+    sim = make(*rolls, tumble_ms=300, title=title)
     server = WebServer("127.0.0.1", 0, PIN, sim.box.post)
     server.start()
     sim.box.publisher.subscribe(server.publish)

@@ -74,6 +74,7 @@ function numbersText(numbers) {
 
 function gameText(s) {
   const parts = [s.mode === "solo" ? "solo game" : "table game"];
+  if (s.map) parts.push(`map ${s.map}`);
   if (s.round !== null && s.round !== undefined) {
     parts.push(s.round_limit ? `round ${s.round} of ${s.round_limit}` : `round ${s.round}`);
   }
