@@ -147,6 +147,38 @@ def test_run_serves_the_page_when_the_config_enables_it(tmp_path: Path) -> None:
         served.kill()
 
 
+def test_run_rolls_without_its_page_when_the_port_is_taken(tmp_path: Path) -> None:
+    config = tmp_path / "pitable.toml"
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        config.write_text(
+            f'[box]\ntumble_ms = 0\n[web]\nenabled = true\nbind = "127.0.0.1"\nport = {port}\n'
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pitable", "--config", str(config), "run",
+             "--state-dir", str(tmp_path)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PITABLE_BACKENDS": "sim"},
+        )
+        try:
+            assert process.stderr is not None
+            lines: list[str] = []
+            for line in process.stderr:
+                lines.append(line)
+                if "pitable is running" in line:
+                    break
+            assert any("web page is off" in x and "Address already in use" in x
+                       for x in lines), "".join(lines)
+            assert process.poll() is None, "the box runs on without its page"
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=60)
+            assert process.returncode == 0, err
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+
+
 def test_a_fixed_pin_in_the_config_is_the_pin(tmp_path: Path) -> None:
     config = tmp_path / "pitable.toml"
     config.write_text('[web]\nenabled = true\nbind = "127.0.0.1"\nport = 8080\npin = "2468"\n')

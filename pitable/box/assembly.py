@@ -28,6 +28,7 @@ from pitable.box.games import Store
 from pitable.box.parts import DisplaySlot
 from pitable.box.tv import TvWorker, start_tv
 from pitable.config import Config, DisplayConfig
+from pitable.errors import WebError
 from pitable.hw.events import Event
 from pitable.hw.gpio import Controls, RoundLeds
 from pitable.hw.oled import I2CPanelSpec, open_panel
@@ -96,11 +97,14 @@ def build_box(
     backends: Backends | None = None,
     store: Callable[[], Store] | None = None,
     map_seeds: Callable[[], int] | None = None,
+    web_optional: bool = False,
 ) -> BuiltBox:
     """Build every part named in ``config`` on ``backends`` (default: the global default,
     see :func:`~pitable.box.backends.default_backends`), open the store with ``store``
     (None: nothing is kept), and start the box: it resumes the stored game and draws it.
-    ``map_seeds`` gives new games' map seeds (None: drawn from the box's entropy)."""
+    ``map_seeds`` gives new games' map seeds (None: drawn from the box's entropy).
+    With ``web_optional`` a web page that cannot be served (its port taken) is logged and
+    named on the status screen, and the box runs without it; otherwise it is raised."""
     backends = backends or default_backends(config)
     clock = backends.clock
     with contextlib.ExitStack() as stack:
@@ -147,7 +151,17 @@ def build_box(
         if tv is not None:
             stack.callback(tv.close)
         box.start()
-        web = _serve_web(config, box, stack) if config.web.enabled else None
+        web = None
+        if config.web.enabled:
+            try:
+                web = _serve_web(config, box, stack)
+            except WebError as exc:
+                if not web_optional:
+                    raise
+                # The box at the table rolls without its page rather than not at all.
+                log.error("the table's web page is off: %s", exc)
+                box.web_notice = "web page off (see the log)"
+                box.draw_status()
         return BuiltBox(box, controls, leds, backends, stack.pop_all(), tv, web)
 
 

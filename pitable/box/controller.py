@@ -159,6 +159,8 @@ class Box:
         #: The table's web page and the PIN of its actions, while it is served.
         self.web_url: str | None = None
         self.web_pin: str | None = None
+        #: Why the table's page is not served, when it was asked for and could not be.
+        self.web_notice: str | None = None
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""
@@ -489,6 +491,8 @@ class Box:
         if getattr(self.entropy, "degraded", False):
             found.append("hwrng failed: OS generator")
         found.extend(self.games.notices())
+        if self.web_notice is not None:
+            found.append(self.web_notice)
         if self.printer is not None and (n := self.printer.notice()):
             found.append(n)
         return tuple(found)

@@ -153,7 +153,7 @@ def run_box(args: argparse.Namespace) -> int:
     config = _config(args)
     # The store is opened last, once every part has been found: a box that cannot start
     # leaves nothing behind in the state directory.
-    built = build_box(config, store=lambda: _store(args.state_dir, config))
+    built = build_box(config, store=lambda: _store(args.state_dir, config), web_optional=True)
     stop = built.box.stop
     signal.signal(signal.SIGTERM, lambda *_: stop())
     log.warning("pitable is running: %s", built.box.game.state.title.key)
