@@ -9,7 +9,7 @@
 # system user pitable (groups gpio, i2c, spi, dialout), a virtualenv in /opt/pitable with
 # the `pi` extra, /etc/pitable/pitable.toml if there is none, the boot config fragment for
 # that config and its include line, the udev rule for /dev/hwrng and the systemd unit (with
-# its drop-in for the web page when the config's [web] table enables it), and enables the
+# its drop-ins for the web page and the TV when the config enables them), and enables the
 # service. It says when a reboot is needed.
 #
 # With --root DIR (or PITABLE_ROOT=DIR) every path is taken under DIR and the commands that
@@ -208,24 +208,26 @@ step_boot() {
     fi
 }
 
-# --- the table's web page -------------------------------------------------------------
-# True when the config's [web] table enables the page.
-web_enabled() {
+# --- the table's web page and the TV ----------------------------------------------------
+# True when the config's TABLE ([web] or [tv]) is enabled.
+table_enabled() {
     python_for_files -c 'import sys
 from pitable.config import load_config
-sys.exit(0 if load_config(sys.argv[1]).web.enabled else 1)' "$ROOT$CONFIG"
+sys.exit(0 if getattr(load_config(sys.argv[1]), sys.argv[2]).enabled else 1)' \
+        "$ROOT$CONFIG" "$1"
 }
 
-# The unit runs without network; the drop-in opens what the page needs, only while the
-# config enables it.
-step_web() {
-    local dropin=/etc/systemd/system/pitable.service.d/web.conf
-    if web_enabled; then
-        put "$dropin" 0644 <"$SRC/systemd/pitable-web.conf" || true
-        say "the table's web page is on: the service may use the local network ($dropin)"
+# The unit runs without network and without the framebuffer; a drop-in opens what the
+# part needs, only while the config enables it. step_dropin TABLE WHAT ON-MESSAGE
+step_dropin() {
+    local table=$1 what=$2 on=$3
+    local dropin=/etc/systemd/system/pitable.service.d/$table.conf
+    if table_enabled "$table"; then
+        put "$dropin" 0644 <"$SRC/systemd/pitable-$table.conf" || true
+        say "$what is on: $on ($dropin)"
     elif [ -e "$ROOT$dropin" ]; then
         rm -f "$ROOT$dropin"
-        say "removed $dropin: the table's web page is off"
+        say "removed $dropin: $what is off"
     fi
 }
 
@@ -262,7 +264,8 @@ step_venv
 step_config
 step_boot
 step_udev
-step_web
+step_dropin web "the table's web page" "the service may use the local network"
+step_dropin tv "the TV" "the service may draw on the HDMI framebuffer"
 step_unit
 
 if [ -n "$REBOOT" ]; then

@@ -102,3 +102,42 @@ def test_install_with_the_web_off_says_nothing_of_it(root: Path) -> None:  # noq
     assert result.returncode == 0, result.stderr
     assert not (root / INSTALLED_DROP_IN).exists()
     assert "web page" not in result.stdout
+
+
+TV_DROP_IN = REPO / "systemd" / "pitable-tv.conf"
+
+
+@needs_analyze
+def test_the_tv_drop_in_opens_the_framebuffer_and_nothing_of_the_network(
+    tmp_path: Path,
+) -> None:
+    units = tmp_path / "etc/systemd/system"
+    (units / "pitable.service.d").mkdir(parents=True)
+    shutil.copy(UNIT, units / "pitable.service")
+    off, _ = exposure(tmp_path)
+    shutil.copy(TV_DROP_IN, units / "pitable.service.d/tv.conf")
+    on, report = exposure(tmp_path)
+    assert off <= on < 1.0, report
+    assert "Service may allocate Internet sockets" not in report
+    assert "DeviceAllow=char-fb rw" in TV_DROP_IN.read_text()
+
+
+@pytest.mark.slow
+def test_install_puts_the_tv_drop_in_only_while_the_tv_is_enabled(
+    root: Path,  # noqa: F811
+) -> None:
+    config = root / "etc/pitable/pitable.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[tv]\nenabled = true\n")
+    result = install(root)
+    assert result.returncode == 0, result.stderr
+    dropin = root / "etc/systemd/system/pitable.service.d/tv.conf"
+    assert dropin.read_bytes() == TV_DROP_IN.read_bytes()
+    assert "the TV is on" in result.stdout
+    assert not (root / INSTALLED_DROP_IN).exists(), "the web stays off"
+
+    config.write_text("[tv]\nenabled = false\n")
+    result = install(root)
+    assert result.returncode == 0, result.stderr
+    assert not dropin.exists()
+    assert "the TV is off" in result.stdout
