@@ -27,12 +27,13 @@ from pitable.hw.oled import (
     Pointer,
     changed_columns,
     column_runs,
+    find_roll,
     open_i2c_interface,
     open_panel,
     pack_pages,
     plan_pages,
 )
-from pitable.render.faces import die_panel, tumble_panel
+from pitable.render.faces import die_panel, rolled, tumble_lines, tumble_panel
 from pitable.render.status import draw_status
 from pitable.rules import SPECIAL, Die, Roll, find_title
 
@@ -95,10 +96,11 @@ def watch(sim: Simulator) -> dict[str, list[tuple[Image.Image, bool]]]:
 
 
 def test_every_tumble_frame_and_blink_decodes_to_the_picture_drawn() -> None:
-    sim = shipped("1,2,3", "*,*,5", "4,5,*")
+    sim = shipped("1,2,3", "*,*,5", "4,5,*", "4,5,*")
     valley = find_title("valley")
     seen = watch(sim)
-    for roll in ("1,2,3", "*,*,5", "4,5,*"):
+    before = None
+    for roll in ("1,2,3", "*,*,5", "4,5,*", "4,5,*"):
         for pictures in seen.values():
             pictures.clear()
         sim.press()
@@ -107,12 +109,16 @@ def test_every_tumble_frame_and_blink_decodes_to_the_picture_drawn() -> None:
         faces = Roll.from_str(roll)
         for die in Die:
             pictures = [image for image, _ in seen[str(die)]]
-            frames = DEFAULTS.box.tumble_ms // FRAME_MS
-            # The tumble's frames, in order, then the final face: each as the renderer drew it.
-            expected = [tumble_panel(die, valley, step * 3 + int(die)) for step in range(frames)]
+            frames = -(-DEFAULTS.box.tumble_ms // FRAME_MS)
+            # The tumble's frames, in order, rolling the faces shown before the press (a die
+            # of a few pips on the first roll), then the final face: each as the renderer
+            # drew it, though only the first roll's first frame was written into the RAM.
+            start = before[die] if before is not None else None
+            expected = [tumble_panel(start, die, valley, step) for step in range(frames)]
             expected.append(die_panel(faces[die], die, valley))
             assert len(pictures) == len(expected)
             assert all(same(a, b) for a, b in zip(pictures, expected, strict=True))
+        before = faces
     # The last roll was a snake: the status screen blinked, by the panel's invert command.
     view = sim.box.view()
     on = draw_status(dataclasses.replace(view, blink_on=True))
@@ -121,6 +127,32 @@ def test_every_tumble_frame_and_blink_decodes_to_the_picture_drawn() -> None:
     assert any(same(image, on) for image, _ in status)
     assert any(same(image, off) for image, _ in status)
     assert {inverted for _, inverted in status} == {True, False}
+
+
+def test_after_the_first_roll_a_tumble_frame_costs_each_die_three_bytes() -> None:
+    sim = shipped("1,2,3", "4,5,*")
+    sim.press()
+    sim.advance(2.0)
+    costs: dict[Die, list[int]] = {die: [] for die in Die}
+    for die, slot in sim.box.dice.items():
+        bus = sim.fakes.i2c.bus(sim.fakes.where[str(die)][0])
+        original: Callable[[Image.Image], None] = slot.show
+
+        def show(image: Image.Image, die: Die = die, bus: Any = bus,
+                 original: Callable[[Image.Image], None] = original) -> None:
+            mark = len(bus.transfers)
+            original(image)
+            costs[die].append(bus.wire_bytes(mark))
+
+        slot.show = show  # type: ignore[method-assign]
+    sim.press()
+    frames = -(-DEFAULTS.box.tumble_ms // FRAME_MS)
+    for die in Die:
+        # Each frame moves the start line; only the final face writes pips.
+        assert costs[die][:-1] == [3] * frames
+        assert costs[die][-1] > 3
+        face = Roll.from_str("4,5,*")[die]
+        assert same(sim.panel(str(die)), die_panel(face, die, find_title("valley")))
 
 
 def test_a_blink_costs_a_few_bytes_and_shows_the_inverse() -> None:
@@ -169,7 +201,7 @@ def test_the_first_tumble_frame_goes_out_before_the_commit_and_the_faces_after(
     during = slow.during_commit[0]
     for die in Die:
         # While the roll was being written, each die showed its first tumble frame ...
-        assert same(during[str(die)], tumble_panel(die, valley, int(die)))
+        assert same(during[str(die)], tumble_panel(None, die, valley, 0))
         assert not same(during[str(die)], die_panel(5, die, valley))
         # ... and the final face came once it was on disk.
         assert same(sim.panel(str(die)), die_panel(5, die, valley))
@@ -320,6 +352,68 @@ def test_an_inverted_picture_is_the_invert_command_and_back(driver: str) -> None
     ImageDraw.Draw(other).rectangle((40, 8, 90, 40), fill=1)
     device.display(other)
     assert same(fake.image(), other)
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "ssd1309", "sh1106"])
+def test_a_tumble_frame_is_the_start_line_command_and_the_face_after_it_is_upright(
+    driver: str,
+) -> None:
+    device, fake, i2c = one_panel(driver)
+    valley = find_title("valley")
+    device.display(die_panel(2, Die.RED, valley))
+    for step in range(8):
+        frame = tumble_panel(2, Die.RED, valley, step)
+        mark = len(i2c.bus(4).transfers)
+        device.display(frame)
+        # Address, control byte, 0x40 | line: the panel rolls what its RAM holds.
+        assert i2c.bus(4).wire_bytes(mark) == 3
+        assert fake.start_line == tumble_lines(Die.RED, step)
+        assert same(fake.image(), frame)
+    face = die_panel(5, Die.RED, valley)
+    mark = len(i2c.bus(4).transfers)
+    device.display(face)
+    assert fake.start_line == 0
+    assert same(fake.image(), face)
+    # Only the pips that differ went out, with the start line set back in their commands.
+    assert i2c.bus(4).wire_bytes(mark) < 400
+    device.display(tumble_panel(5, Die.RED, valley, 0))
+    device.display(face)  # the same face again: the start line back, nothing written
+    assert fake.start_line == 0 and same(fake.image(), face)
+
+
+def test_a_picture_that_is_no_roll_of_the_ram_is_written_whole() -> None:
+    device, fake, _ = one_panel()
+    image = Image.new("1", (128, 64))
+    ImageDraw.Draw(image).rectangle((20, 10, 60, 30), fill=1)
+    device.display(image)
+    device.display(rolled(image, 20))
+    assert fake.start_line == 20
+    # Shifted sideways too: no start line shows it, so it is written into the RAM.
+    other = ImageChops.offset(rolled(image, 20), 3, 0)
+    device.display(other)
+    assert fake.start_line == 0 and same(fake.image(), other)
+    assert same(fake.ram_image(), other)
+
+
+def test_find_roll_finds_the_start_line_of_whole_rows_only() -> None:
+    ram = bytes(range(8)) * 2  # four rows of four bytes
+    rows = ram[4:] + ram[:4]
+    assert find_roll(ram, rows, 4) == 1
+    assert find_roll(ram, ram, 4) == 0
+    assert find_roll(ram, ram[2:] + ram[:2], 4) is None  # half a row: no start line shows it
+    assert find_roll(ram, ram[:8], 4) is None
+
+
+def test_the_fake_panel_shows_its_ram_rolled_by_the_start_line() -> None:
+    oled = FakeOled()
+    oled.commands([0xAF, 0xB1, 0x00, 0x10])  # on; page 1 (rows 8-15), column 0
+    oled.write([0x01])  # row 8, column 0
+    assert oled.image().getpixel((0, 8))
+    oled.commands([0x40 | 8])
+    assert oled.image().getpixel((0, 0)) and not oled.image().getpixel((0, 8))
+    oled.commands([0x40 | 9])  # row 8 of the RAM wraps to the bottom row
+    assert oled.image().getpixel((0, 63))
+    assert oled.ram_image().getpixel((0, 8))
 
 
 class Recording:

@@ -14,12 +14,16 @@ from PIL import Image, ImageChops
 
 from pitable.render.faces import (
     PIPS,
+    TUMBLE_SPEED,
     die_panel,
     draw_blank,
     draw_face,
     draw_tumble_frame,
     face_panel,
+    rolled,
     symbol_kind,
+    tumble_lines,
+    tumble_panel,
 )
 from pitable.rules import SPECIAL, Die, Face, Title, all_titles, find_title
 from tests.conftest import assert_golden_image
@@ -153,6 +157,35 @@ def test_tumble_frames_stay_inside_the_square() -> None:
         box = draw_tumble_frame(die, TITLES[0], step).getbbox()
         assert box is not None
         assert box[0] >= 1 and box[1] >= 1 and box[2] <= 63 and box[3] <= 63
+
+
+def test_a_tumble_rolls_the_shown_face_down_the_panel_and_back_in_from_the_top() -> None:
+    title = find_title("valley")
+    shown = die_panel(4, Die.PURPLE, title)
+    frames = [tumble_panel(4, Die.PURPLE, title, step) for step in range(8)]
+    assert all(a.size == (128, 64) and a.mode == "1" for a in frames)
+    for step, frame in enumerate(frames):
+        down = (step + 1) * TUMBLE_SPEED[Die.PURPLE] % 64
+        # Every row of the face is still there, moved down and wrapped round.
+        assert ImageChops.offset(shown, 0, down).tobytes() == frame.tobytes()
+        assert frame.tobytes() == rolled(shown, tumble_lines(Die.PURPLE, step)).tobytes()
+    assert all(a.tobytes() != b.tobytes() for a, b in itertools.pairwise([shown, *frames]))
+    # The three dice roll at different speeds, so they are never in step.
+    assert len({tumble_lines(d, 3) for d in Die}) == 3
+
+
+def test_the_first_tumble_of_a_blank_die_rolls_a_die_with_pips() -> None:
+    title = find_title("valley")
+    frame = tumble_panel(None, Die.GREEN, title, 0)
+    blank = die_panel(None, Die.GREEN, title)
+    assert lit(frame) > lit(blank) + 500  # an outline and pips, not only the label
+
+
+def test_rolling_wraps_and_adds_up() -> None:
+    panel = die_panel(SPECIAL, Die.RED, find_title("island"))
+    assert rolled(panel, 0).tobytes() == panel.tobytes()
+    assert rolled(rolled(panel, 40), 30).tobytes() == rolled(panel, 70 - 64).tobytes()
+    assert lit(rolled(panel, 17)) == lit(panel)
 
 
 def test_face_panel_centres_the_face() -> None:

@@ -51,14 +51,16 @@ from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status
-from pitable.rules import Die, Face, Title, draw_roll, find_title
+from pitable.rules import Die, Face, Roll, Title, draw_roll, find_title
 from pitable.rules.session import Mode
 
 log = logging.getLogger("pitable.box")
 
 
-#: Time between two frames of the tumble; the tumble's length is ``box.tumble_ms``.
-FRAME_MS = 75
+#: Time between two frames of the tumble; the tumble's length is ``box.tumble_ms``. A frame
+#: moves each panel's start line (3 bytes on the bus), so the tumble can run at 25 frames a
+#: second; the first frame of the first roll, which writes a die where none was, still fits.
+FRAME_MS = 40
 #: The least time a result stays on the screens before the press that waited during its
 #: tumble rolls again, so that no roll goes by unseen.
 MIN_SHOW_S = 1.5
@@ -67,9 +69,10 @@ MIN_SHOW_S = 1.5
 # as the same object: the panels keep the packed pages of a picture and the transfers from
 # one picture to the next, so a tumble frame or face shown before costs no drawing, packing
 # or planning. (A picture given to a panel is never drawn on again.)
-@lru_cache(maxsize=256)
-def _tumble_picture(die: Die, title: Title, step: int, size: tuple[int, int]) -> Image.Image:
-    return tumble_panel(die, title, step, width=size[0], height=size[1])
+@lru_cache(maxsize=1024)
+def _tumble_picture(face: Face | None, die: Die, title: Title, step: int,
+                    size: tuple[int, int]) -> Image.Image:
+    return tumble_panel(face, die, title, step, width=size[0], height=size[1])
 
 
 @lru_cache(maxsize=256)
@@ -150,6 +153,8 @@ class Box:
         self.tumble_until = 0.0
         self.next_frame = 0.0
         self.tumble_step = 0
+        #: The roll the dice showed when ROLL was pressed: the tumble rolls its faces away.
+        self.tumble_from: Roll | None = None
         self.blink_on = True
         self.next_blink: float | None = None
         self.message: str | None = None
@@ -368,6 +373,8 @@ class Box:
     # --- rolling ------------------------------------------------------------------
 
     def _roll(self) -> None:
+        shown = self.game
+        self.tumble_from = shown.state.last_roll if shown.last_options is not None else None
         game = self.games.next_game()
         if game.state.over:
             self.message = (
@@ -405,9 +412,10 @@ class Box:
 
     def _tumble_frame(self) -> None:
         title = self.game.title
-        step = self.tumble_step * 3
+        before = self.tumble_from
         for die, slot in self.dice.items():
-            slot.show(_tumble_picture(die, title, step + int(die), slot.size))
+            face = before[die] if before is not None else None
+            slot.show(_tumble_picture(face, die, title, self.tumble_step, slot.size))
         self.tumble_step += 1
         self.next_frame = self.clock.now() + FRAME_MS / 1000
 

@@ -3,8 +3,10 @@
 It stands where ``smbus2.SMBus`` stands: luma's own ``i2c`` interface writes to it, the real
 luma.oled drivers drive it, and each attached panel decodes the command and data bytes the
 way an SSD1306 or SH1106 does, into its display RAM, and keeps the invert command's state
-(0xA7 inverted, 0xA6 normal). What a panel shows is therefore what the real panel would
-show after the same bytes, partial updates and the hazard's blink included. It takes
+(0xA7 inverted, 0xA6 normal) and the display start line (0x40|line: the panel shows RAM row
+``(r + line) % 64`` on its row ``r``). What a panel shows is therefore what the real panel
+would show after the same bytes, partial updates, the tumble's rolling and the hazard's
+blink included. It takes
 luma's data as the Pi sends it (one ``i2c_rdwr`` transaction of up to 4 KiB) as well as
 SMBus blocks of 32 bytes. Every transfer is counted so that the benchmark can turn bytes
 into bus time, and a panel can be unplugged (its writes fail with EIO, as smbus2 reports a
@@ -21,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, overload
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 #: Commands followed by parameter bytes, per controller.
 _SSD1306_PARAMS = {
@@ -43,6 +45,8 @@ class FakeOled:
     ram: list[bytearray] = field(init=False)
     on: bool = False
     inverted: bool = False
+    #: The RAM row shown on the panel's top row.
+    start_line: int = 0
     contrast: int = 0x7F
     _mode: int = 2  # page addressing after reset
     _col: int = 0
@@ -109,6 +113,8 @@ class FakeOled:
             self.inverted = False
         elif byte == 0xA7:
             self.inverted = True
+        elif 0x40 <= byte <= 0x7F:
+            self.start_line = byte & 0x3F
         elif 0xB0 <= byte <= 0xB7:
             self._page = byte & 0x07
         elif byte <= 0x0F:
@@ -131,10 +137,23 @@ class FakeOled:
     # --- what the panel shows ----------------------------------------------------
 
     def image(self) -> Image.Image:
-        """The panel as a viewer sees it: black when off, RAM bits otherwise."""
+        """The panel as a viewer sees it: black when off, otherwise the RAM rolled by the start
+        line and inverted when the panel is."""
         image = Image.new("1", (self.width, self.height))
         if not self.on:
             return image
+        image = self.ram_image()
+        if self.start_line:
+            # The fake's RAM has the panel's rows; the pitable drivers roll only panels of
+            # 64 rows, as many as the controller's RAM, where both wrap alike.
+            image = ImageChops.offset(image, 0, -self.start_line)
+        if self.inverted:
+            image = image.point(lambda v: 255 - v)
+        return image
+
+    def ram_image(self) -> Image.Image:
+        """The display RAM's bits as a picture, row 0 on top, whether the panel is on or not."""
+        image = Image.new("1", (self.width, self.height))
         raw = bytearray()
         for page in self.ram:
             raw += page[self.column_offset : self.column_offset + self.width]
@@ -147,8 +166,6 @@ class FakeOled:
             strips.append(side.transpose(Image.Transpose.ROTATE_90))
         for p, strip in enumerate(strips):
             image.paste(strip, (0, p * 8))
-        if self.inverted:
-            image = image.point(lambda v: 255 - v)
         return image
 
 

@@ -8,7 +8,10 @@ columns of the changed pages, in page addressing mode: a window costs only the c
 that move the RAM pointer (page, column low and high nibble), and changes a few columns
 apart go in one window when the gap costs less than another. A picture that is (mostly)
 the inverse of the one shown, like the hazard's blink, is sent as the panel's invert
-command instead. The pixels are packed with one Pillow transpose a frame (the frame turned
+command instead, and a picture that is the one in the RAM rolled vertically (the dice's
+tumble) as the panel's display start line command (0x40|line), one byte: the final face
+after it is written as the RAM holds it, with the start line set back to 0 in the same
+command transfer. The pixels are packed with one Pillow transpose a frame (the frame turned
 on its side gives a byte per column and page, top row in bit 0, as the controllers want)
 rather than luma's per-pixel Python loop.
 
@@ -53,6 +56,13 @@ I2C_OVERHEAD = 2
 LEAST_FRAMING = I2C_OVERHEAD
 #: Turning the panel's inversion on or off: one command byte in its own transfer.
 INVERT_COST = I2C_OVERHEAD + 1
+#: Moving the display start line (the tumble's frames): one command byte in its own transfer.
+SCROLL_COST = I2C_OVERHEAD + 1
+#: The panel height whose every row is a row of the controller's RAM: only there does a
+#: start line roll the picture the way :func:`find_roll` models it.
+SCROLL_ROWS = 64
+#: Setting the display start line, ORed with the line (SSD1306, SSD1309 and SH1106 alike).
+START_LINE = 0x40
 #: How many messages Linux takes in one I2C_RDWR ioctl (I2C_RDWR_IOCTL_MAX_MSGS).
 RDWR_MAX_MESSAGES = 42
 
@@ -67,6 +77,26 @@ def pack_pages(frame: Image.Image) -> list[bytes]:
     pages = frame.height // 8
     side = frame.transpose(Image.Transpose.ROTATE_270).tobytes()
     return [side[pages - 1 - p :: pages] for p in range(pages)]
+
+
+def find_roll(ram_rows: bytes, rows: bytes, row_bytes: int) -> int | None:
+    """The start line at which a panel whose RAM holds the picture ``ram_rows`` shows the
+    picture ``rows`` (both row by row, ``row_bytes`` a row, as ``Image.tobytes()`` gives a
+    picture in mode "1"), or None when no start line does.
+
+    With start line ``s`` the panel shows RAM row ``(r + s) % height`` on row ``r``: the
+    picture is a rotation of the RAM's rows, so it is found in the RAM's rows written twice,
+    at an offset of whole rows.
+    """
+    if len(rows) != len(ram_rows):
+        return None
+    doubled = ram_rows + ram_rows
+    at = doubled.find(rows)
+    while at != -1 and at % row_bytes:
+        at = doubled.find(rows, at + 1)
+    if at == -1:
+        return None
+    return at // row_bytes % (len(rows) // row_bytes)
 
 
 def changed_columns(old: bytes, new: bytes) -> tuple[int, int] | None:
@@ -196,12 +226,15 @@ UPDATES_KEPT = 128
 
 
 class _Picture:
-    """One picture packed for the panel, and (made when first needed) its inverse."""
+    """One picture packed for the panel, its rows as Pillow keeps them, and (made when first
+    needed) its inverse."""
 
-    __slots__ = ("_inverse", "pages")
+    __slots__ = ("_inverse", "pages", "row_bytes", "rows")
 
-    def __init__(self, pages: list[bytes]) -> None:
-        self.pages: Pages = tuple(pages)
+    def __init__(self, frame: Image.Image) -> None:
+        self.pages: Pages = tuple(pack_pages(frame))
+        self.rows = frame.tobytes()
+        self.row_bytes = (frame.width + 7) // 8
         self._inverse: Pages | None = None
 
     @property
@@ -214,12 +247,15 @@ class _Picture:
 @dataclass(frozen=True)
 class _Update:
     """What turns one RAM content into a picture: the transfers as the interface sends them,
-    whether the panel's inversion toggles, and the RAM and pointer they leave."""
+    whether the panel's inversion toggles, and the RAM, the picture whose rows it holds (None
+    when inverted), the pointer and the start line they leave."""
 
     wire: tuple[Any, ...]
     invert: bool
     ram: Pages
+    picture: _Picture | None
     pointer: Pointer
+    line: int
 
 
 T = TypeVar("T")
@@ -257,7 +293,10 @@ def _partial_classes() -> dict[str, type]:
         moving the RAM pointer there costs one to three command bytes. A new picture is
         sent either into the RAM as it is, or, when that costs fewer bytes, as its inverse
         with the panel's invert command (0xA7; 0xA6 undoes it): the hazard's blink, a whole
-        screen inverted, is then one command byte.
+        screen inverted, is then one command byte. A picture that is the RAM's picture
+        rolled vertically is shown by the display start line command alone (a tumble
+        frame); the next picture written goes into the RAM as it is, with the start line
+        set back to 0 before its first window.
 
         A box shows the same few pictures all evening (the tumble's frames, the faces, the
         blink's two status screens), so both the packed pages of a picture and the
@@ -266,7 +305,10 @@ def _partial_classes() -> dict[str, type]:
         """
 
         _ram: Pages | None = None
+        #: The picture whose pages the RAM holds as they are (None: held inverted).
+        _held: _Picture | None = None
         _inverted = False  # luma's initialisation sends 0xA6, normal display
+        _line = 0  # and sets the display start line to 0
         _pointer = Pointer()
         #: The RAM column of the picture's column 0, and one past the RAM's last column.
         _offset = 0
@@ -282,13 +324,15 @@ def _partial_classes() -> dict[str, type]:
             assert image.mode == self.mode and image.size == self.size  # type: ignore[attr-defined]
             picture = self._pictures.get(id(image))
             if picture is None:
-                picture = _Picture(pack_pages(self.preprocess(image)))  # type: ignore[attr-defined]
+                picture = _Picture(self.preprocess(image))  # type: ignore[attr-defined]
                 self._pictures.put(id(image), image, picture)
             ram = self._ram
             if ram is None:
-                self._first(picture.pages)
+                self._first(picture)
                 return
-            key = (id(ram), id(picture), self._inverted, self._pointer)
+            # The RAM's identity says which picture it holds: its pages are that picture's
+            # own tuple (or its inverse's).
+            key = (id(ram), id(picture), self._inverted, self._pointer, self._line)
             update = self._updates.get(key)
             if update is None:
                 update = self._update(ram, picture)
@@ -298,25 +342,46 @@ def _partial_classes() -> dict[str, type]:
                 self._inverted = not self._inverted
                 self.command(0xA7 if self._inverted else 0xA6)  # type: ignore[attr-defined]
             self._ram = update.ram
+            self._held = update.picture
             self._pointer = update.pointer
+            self._line = update.line
 
-        def _first(self, pages: Pages) -> None:
+        def _first(self, picture: _Picture) -> None:
             """The first picture, whole, with no RAM content known."""
+            pages = picture.pages
             _, windows, self._pointer = self._plan(tuple(page.translate(_INVERSE)
                                                          for page in pages), pages, Pointer())
-            self._send(self._wire(windows))
-            self._ram = pages
+            self._send(self._wire(self._unroll(windows)))
+            self._ram, self._held, self._line = pages, picture, 0
 
         def _update(self, ram: Pages, picture: _Picture) -> _Update:
             """The cheapest way from ``ram`` to showing ``picture``."""
+            held = self._held
+            if (held is not None and not self._inverted
+                    and len(picture.rows) == SCROLL_ROWS * picture.row_bytes):
+                line = find_roll(held.rows, picture.rows, picture.row_bytes)
+                if line is not None:
+                    wire = () if line == self._line else self._wire([((START_LINE | line,), b"")])
+                    return _Update(wire, False, ram, held, self._pointer, line)
             same = picture.inverse if self._inverted else picture.pages
             cost, windows, pointer = self._plan(ram, same, self._pointer)
             if cost > INVERT_COST and _mostly_inverse(ram, same):
                 flipped = picture.pages if self._inverted else picture.inverse
                 flip_cost, flip_windows, flip_pointer = self._plan(ram, flipped, self._pointer)
                 if flip_cost + INVERT_COST < cost:
-                    return _Update(self._wire(flip_windows), True, flipped, flip_pointer)
-            return _Update(self._wire(windows), False, same, pointer)
+                    return _Update(self._wire(self._unroll(flip_windows)), True, flipped,
+                                   picture if self._inverted else None, flip_pointer, 0)
+            return _Update(self._wire(self._unroll(windows)), False, same,
+                           None if self._inverted else picture, pointer, 0)
+
+        def _unroll(self, windows: list[Window]) -> list[Window]:
+            """``windows``, the start line set back to 0 before the first, if it is not."""
+            if self._line == 0:
+                return windows
+            if not windows:
+                return [((START_LINE,), b"")]
+            commands, data = windows[0]
+            return [((START_LINE, *commands), data), *windows[1:]]
 
         def _plan(self, ram: Pages, new: Pages,
                   pointer: Pointer) -> tuple[int, list[Window], Pointer]:
@@ -342,7 +407,8 @@ def _partial_classes() -> dict[str, type]:
             for commands, data in windows:
                 if commands:
                     messages.append(message(address, [serial._cmd_mode, *commands]))
-                messages.append(message(address, [serial._data_mode, *data]))
+                if data:
+                    messages.append(message(address, [serial._data_mode, *data]))
             return tuple(("rdwr", tuple(messages[i : i + RDWR_MAX_MESSAGES]))
                          for i in range(0, len(messages), RDWR_MAX_MESSAGES))
 
@@ -359,7 +425,8 @@ def _partial_classes() -> dict[str, type]:
                 else:
                     if first:
                         serial.command(*first)
-                    serial.data(second)
+                    if second:
+                        serial.data(second)
 
     class PartialSSD1306(_Partial, ssd1306):
         """SSD1306, switched to page addressing once luma has set it up."""
@@ -372,13 +439,14 @@ def _partial_classes() -> dict[str, type]:
             self.command(self._const.MEMORYMODE, 0x02)
             self._pointer = Pointer()
 
-        def _first(self, pages: Pages) -> None:
+        def _first(self, picture: _Picture) -> None:
             # luma's initialisation clears the panel before page addressing is chosen: the
             # whole RAM in horizontal addressing, in one window.
+            pages = picture.pages
             self.command(self._const.COLUMNADDR, self._colstart, self._colstart + len(pages[0]) - 1,
                          self._const.PAGEADDR, 0, len(pages) - 1)
             self._send(self._wire([((), b"".join(pages))]))
-            self._ram = pages
+            self._ram, self._held = pages, picture
 
     class PartialSSD1309(PartialSSD1306, ssd1309):
         """The SSD1309 (2.42" panels) takes the SSD1306's commands."""

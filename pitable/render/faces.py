@@ -1,4 +1,4 @@
-"""Die faces for the 128x64 dice OLEDs: pips, the special symbols, a tumble animation.
+"""Die faces for the 128x64 dice OLEDs: pips, the special symbols, the tumble animation.
 
 Every drawing is designed on a 64x64 grid (the height of the panels) and scaled by
 ``size / 64``, in mode "1": a lit pixel is 1. The die is an outline with lit pips rather
@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from pitable.render.fonts import CONDENSED_BOLD
 from pitable.render.text import draw_fitted, fit_text
@@ -285,20 +285,59 @@ def draw_tumble_frame(die: Die, title: Title, step: int, size: int = 64) -> Imag
 
 
 @lru_cache(maxsize=256)
-def _tumble_panel(die: Die, title: Title, step: int, size: tuple[int, int]) -> Image.Image:
+def _tilted_panel(die: Die, title: Title, step: int, size: tuple[int, int]) -> Image.Image:
     width, height = size
     return face_panel(_tumble(die, title, step, height), width, height,
                       label=str(die).upper())
 
 
-def tumble_panel(die: Die, title: Title, step: int, *, width: int = 128,
-                 height: int = 64) -> Image.Image:
-    """A whole die panel for tumble frame ``step``: the frame, centred, with the die's label.
+def tilted_tumble_panel(die: Die, title: Title, step: int, *, width: int = 128,
+                        height: int = 64) -> Image.Image:
+    """A whole die panel of the tilted tumble: frame ``step`` of :func:`draw_tumble_frame`,
+    centred, with the die's label.
 
-    Cached per (die, title, step, size): a tumble shows the same few frames on every roll,
-    and drawing a frame and its sideways label costs more than sending its changes.
+    The box rolls its dice with :func:`tumble_panel` instead, which the panels show by
+    their start-line command; this tumble redraws the whole die every frame, and is kept so
+    that the benchmark measures both.
     """
-    return _tumble_panel(die, title, step, (width, height)).copy()
+    return _tilted_panel(die, title, step, (width, height)).copy()
+
+
+#: Rows each die's face travels down the panel per tumble frame: three different speeds, so
+#: that the dice do not roll in step with each other.
+TUMBLE_SPEED = {Die.GREEN: 11, Die.PURPLE: 14, Die.RED: 17}
+
+
+def tumble_lines(die: Die, step: int, height: int = 64) -> int:
+    """The row of the picture shown at the top of the panel in tumble frame ``step``: the face
+    travels down and comes back in from the top, like a die rolling toward the player."""
+    return -(step + 1) * TUMBLE_SPEED[die] % height
+
+
+def rolled(picture: Image.Image, lines: int) -> Image.Image:
+    """``picture`` with its row ``lines`` at the top and the rows above it wrapped below:
+    what an OLED shows of a picture in its RAM when its display start line is ``lines``."""
+    return ImageChops.offset(picture, 0, -lines)
+
+
+@lru_cache(maxsize=512)
+def _tumble_panel(face: Face | None, die: Die, title: Title, step: int,
+                  size: tuple[int, int]) -> Image.Image:
+    start = _tumble_pips(0, die) if face is None else face
+    return rolled(_die_panel(start, die, title, size, True), tumble_lines(die, step, size[1]))
+
+
+def tumble_panel(face: Face | None, die: Die, title: Title, step: int, *, width: int = 128,
+                 height: int = 64) -> Image.Image:
+    """A whole die panel for tumble frame ``step`` of a roll from ``face``: the labelled panel
+    of the face shown before the press (of a few pips, when none was), rolled down by
+    :func:`tumble_lines`.
+
+    Every frame of a tumble is the same picture rolled, so a panel shows it by moving its
+    display start line (one command byte) instead of receiving the picture again; only the
+    final face is written. Cached per (face, die, title, step, size).
+    """
+    return _tumble_panel(face, die, title, step, (width, height)).copy()
 
 
 def face_panel(
