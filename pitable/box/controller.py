@@ -58,9 +58,9 @@ log = logging.getLogger("pitable.box")
 
 
 #: Time between two frames of the tumble; the tumble's length is ``box.tumble_ms``. A frame
-#: moves each panel's start line (3 bytes on the bus), so the tumble can run at 25 frames a
+#: moves each panel's start line (3 bytes on the bus), so the tumble runs at 20 frames a
 #: second; the first frame of the first roll, which writes a die where none was, still fits.
-FRAME_MS = 40
+FRAME_MS = 50
 #: The least time a result stays on the screens before the press that waited during its
 #: tumble rolls again, so that no roll goes by unseen.
 MIN_SHOW_S = 1.5
@@ -417,7 +417,11 @@ class Box:
             face = before[die] if before is not None else None
             slot.show(_tumble_picture(face, die, title, self.tumble_step, slot.size))
         self.tumble_step += 1
-        self.next_frame = self.clock.now() + FRAME_MS / 1000
+        # A frame due within a millisecond of the tumble's end is the end: six steps of
+        # 50 ms add up to a hair under 300 in floating point.
+        next_frame = self.clock.now() + FRAME_MS / 1000
+        end = self.tumble_until
+        self.next_frame = next_frame if next_frame < end - 0.001 else end
 
     def _show_final(self) -> None:
         self.phase = Phase.SHOWING

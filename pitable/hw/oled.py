@@ -220,9 +220,11 @@ def changed_box(
 Pages = tuple[bytes, ...]
 
 #: Pictures whose packed pages a panel keeps, and updates between RAM contents: enough for
-#: every tumble frame and face of a title, and the moves between them.
-PICTURES_KEPT = 64
-UPDATES_KEPT = 128
+#: every tumble frame and face of a title, and the moves between them (a final face is
+#: written over the face shown before the press, from wherever the pointer was left: a few
+#: hundred updates a die). Each is a few KiB at most.
+PICTURES_KEPT = 512
+UPDATES_KEPT = 1024
 
 
 class _Picture:
