@@ -1,7 +1,7 @@
 """The simulator's fakes keep bounded records, so that a box simulated for days stays small.
 
 benchmarks/bench_soak.py drives 100,000 presses and measures memory; this is its quick
-check: a hundred presses of the same mix already fill every bounded record, which must
+check: two hundred presses of the same mix already fill every bounded record, which must
 then stay at its bound, and what the records are used for (marks on a bus, the printer's
 figures) must still hold.
 """
@@ -22,7 +22,7 @@ from pitable.hw.fake_printer import FakePrinter
 def test_hundreds_of_presses_keep_the_simulators_records_at_their_bounds(
     tmp_path: Path,
 ) -> None:
-    sim = soak(100, str(tmp_path))
+    sim = soak(200, str(tmp_path))
     try:
         sizes = recorder_sizes(sim)
         assert sizes["pin states"] == KEEP_PIN_STATES
