@@ -50,7 +50,8 @@ TREASURES = 5
 
 @dataclass(frozen=True)
 class Breach:
-    """One move that breaks a rule: its turn (from 1), the move, and the rule in words."""
+    """One move that breaks a rule: its turn (from 1; 0 for the finished sheet), the move,
+    and the rule in words."""
 
     turn: int
     action: Action | None
@@ -58,7 +59,8 @@ class Breach:
 
     def __str__(self) -> str:
         what = f" {self.action}:" if self.action is not None else ""
-        return f"turn {self.turn}:{what} {self.rule}"
+        where = f"turn {self.turn}" if self.turn else "the finished sheet"
+        return f"{where}:{what} {self.rule}"
 
 
 class _Replay:
