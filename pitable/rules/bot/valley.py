@@ -29,11 +29,13 @@ STRUCTURE_STARS = 2
 FULL_GRID = 7
 #: Discoveries' least values.
 RANGE_LOW, PYRAMID_LOW = 6, 10
-#: What a number beside a free one is worth to a pyramid, and to a jungle (each value).
-PYRAMID_PULL, JUNGLE_PULL = 0.0, 0.3
+#: What a number is worth to a jungle to be, for each other value free beside it.
+JUNGLE_PULL = 0.3
 #: What a space is worth kept empty for a better number: the valley has about as many
 #: spaces as a game has numbers to write, and some discoveries take more stars a space.
 SPACE_COST = 0.8
+#: What a group of free numbers of 6 or more is worth beyond its full ranges of three, with
+#: one or two spaces over: a start on the next range.
 RANGE_PARTS = (0.0, 1.5, 4.0)
 #: A structure drawn once its spot is worth this much (2 stars a space of its kind).
 STRUCTURE_READY = 4.0
@@ -95,6 +97,8 @@ class ValleyPlayer(Player):
         self.empty = {i for i in range(size) if self.what[i] == EMPTY}
         self.anchors = [0] * size
         self.filled = False
+        self.round_ = 0
+        self.space_cost = SPACE_COST
         self.shapes = _pyramid_shapes(grid.width, grid.height, self.empty)
         self._groups()
 
@@ -135,6 +139,7 @@ class ValleyPlayer(Player):
     def turn(self, options: Options, round_: int) -> list[Action]:
         cell = self.grid.cell
         actions: list[Action] = []
+        self.round_ = round_
         if options.hazard:
             if self.empty:
                 i = self._snake_space()
@@ -222,7 +227,6 @@ class ValleyPlayer(Player):
         same: set[int] = set()
         distinct: set[int] = set()
         score = 0.0
-        peaks = 0
         for n in self.grid.around[i]:
             w = what[n]
             if w == NUMBER:
@@ -235,8 +239,6 @@ class ValleyPlayer(Player):
                     distinct.add(u)
                 if u >= RANGE_LOW and v >= RANGE_LOW:
                     high.add(self.high_id[n])
-                    if u >= PYRAMID_LOW and v >= PYRAMID_LOW:
-                        peaks += 1
             elif w == SNAKE:
                 bite = self._snake_bite(n)
                 if v > bite:
@@ -272,8 +274,8 @@ class ValleyPlayer(Player):
                         break
                 else:
                     pyramid = max(pyramid, PYRAMID_PARTS[held])
-        return (score + max(ranged, town, pyramid) + PYRAMID_PULL * peaks
-                + JUNGLE_PULL * min(len(distinct), 4) - SPACE_COST)
+        jungle = JUNGLE_PULL * min(len(distinct), 4)
+        return score + max(ranged, town, pyramid, jungle) - self.space_cost
 
     def _best_number(self, item: int | str, spaces: list[int]) -> tuple[float, int, int]:
         """The best space for ``item`` (a number, or Penny Papers' choice) and its worth."""
@@ -314,6 +316,10 @@ class ValleyPlayer(Player):
         at least is made when ``need``."""
         best: tuple[float, list[tuple[Act, int, int]]] = (-1e9, [])
         self._groups()
+        # A space costs most while the valley would fill before the rounds run out (about
+        # two numbers a round), and less as the rounds left fall short of its empty spaces.
+        left = max(1, self.rounds - self.round_)
+        self.space_cost = SPACE_COST * min(1.0, left * 2.0 / max(1, len(self.empty)))
         for play in plays:
             items = list(play)
             moves: list[tuple[Act, int, int]] = []
@@ -437,9 +443,13 @@ class ValleyPlayer(Player):
         if not candidates:
             return None
 
+        late = self.rounds - self.round_ < 3
+
         def worth(found: tuple[str, list[int]]) -> float:
             letter, cells = found
             stars = float(DISCOVERIES[letter][1])
+            if letter == "r" and not late and self._pyramid_to_be(cells):
+                return -1.0
             for s, at in self.structures.items():
                 if STRUCTURES[s] == letter:
                     stars += STRUCTURE_STARS * sum(1 for i in cells if at in self.grid.around[i])
@@ -451,7 +461,18 @@ class ValleyPlayer(Player):
                     stars -= 0.5
             return stars
 
-        return max(candidates, key=worth)
+        best = max(candidates, key=worth)
+        return best if worth(best) > 0 else None
+
+    def _pyramid_to_be(self, cells: list[int]) -> bool:
+        """Three spaces of 10 or more that a fourth, still empty, would make a pyramid."""
+        if any(self.num[i] < PYRAMID_LOW for i in cells):
+            return False
+        group = set(cells)
+        return any(
+            group < set(shape) and all(self.what[i] == EMPTY for i in set(shape) - group)
+            for shape in self.shapes[cells[0]]
+        )
 
     def _pyramids(self, free: list[int]) -> list[list[int]]:
         """Every pyramid of free spaces of 10 or more: a base of three in a row or column
