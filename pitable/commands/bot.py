@@ -15,7 +15,8 @@ from pitable.commands.args import whole_number
 from pitable.commands.sheet import seed_number
 from pitable.rules.sheets import MAX_SEED
 
-#: The most games one run plays: about a minute of the slowest title on a Pi Zero 2 W.
+#: The most games one run plays: a few minutes of the Valley, the slowest title, on a
+#: desktop computer (benchmarks/bench_bot.py: about 40 games a second).
 MAX_GAMES = 10_000
 #: Dice seeds: any whole number from 0 up to this.
 MAX_DICE_SEED = 2**32 - 1
