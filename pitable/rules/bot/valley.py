@@ -34,6 +34,9 @@ JUNGLE_PULL = 0.3
 #: What a space is worth kept empty for a better number: the valley has about as many
 #: spaces as a game has numbers to write, and some discoveries take more stars a space.
 SPACE_COST = 0.8
+#: Numbers a round the space's cost assumes: it falls as the rounds left times this fall
+#: short of the empty spaces (the game will end on its rounds, not on a full valley).
+FILL_RATE = 2.0
 #: What a group of free numbers of 6 or more is worth beyond its full ranges of three, with
 #: one or two spaces over: a start on the next range.
 RANGE_PARTS = (0.0, 1.5, 4.0)
@@ -316,10 +319,9 @@ class ValleyPlayer(Player):
         at least is made when ``need``."""
         best: tuple[float, list[tuple[Act, int, int]]] = (-1e9, [])
         self._groups()
-        # A space costs most while the valley would fill before the rounds run out (about
-        # two numbers a round), and less as the rounds left fall short of its empty spaces.
+        # A space costs most while the valley would fill before the rounds run out.
         left = max(1, self.rounds - self.round_)
-        self.space_cost = SPACE_COST * min(1.0, left * 2.0 / max(1, len(self.empty)))
+        self.space_cost = SPACE_COST * min(1.0, left * FILL_RATE / max(1, len(self.empty)))
         for play in plays:
             items = list(play)
             moves: list[tuple[Act, int, int]] = []
