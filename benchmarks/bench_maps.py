@@ -48,7 +48,7 @@ def features(key: str, side: str, seed: int) -> str:
     """A map's facts in a few words: its spaces, and what its title adds."""
     sheet = generate(find_title(key), seed, side)
     words = [f"{sheet.fillable_count} spaces", f"{len(sheet.starts)} starts"]
-    for kind in (Kind.DOOR, Kind.MOUNTAIN, Kind.LAKE):
+    for kind in (Kind.DOOR, Kind.MOUNTAIN):
         count = len(sheet.cells(kind))
         if count:
             words.append(f"{count} {kind.name.lower()}")

@@ -23,11 +23,16 @@ import queue
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol
+
+from PIL import Image
 
 from pitable.box.games import Game, Games, Store
 from pitable.box.menus import MenuLevel, Menus
 from pitable.box.parts import DisplaySlot
+from pitable.box.snapshot import Publisher
+from pitable.box.table_map import TableMap, fresh_seed
 from pitable.config import BoxConfig
 from pitable.errors import EntropyError
 from pitable.hw.clock import Clock
@@ -35,8 +40,9 @@ from pitable.hw.entropy import EntropySource
 from pitable.hw.events import Edge, Event, Line, PrinterChanged, Stop, Turned
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.render.faces import die_panel, tumble_panel
+from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status
-from pitable.rules import Die, Title, draw_roll
+from pitable.rules import Die, Face, Title, draw_roll
 from pitable.rules.session import Mode
 
 log = logging.getLogger("pitable.box")
@@ -48,13 +54,31 @@ FRAME_MS = 75
 #: tumble rolls again, so that no roll goes by unseen.
 MIN_SHOW_S = 1.5
 
+# The pictures the box shows again and again, each drawn once and then handed to the panel
+# as the same object: the panels keep the packed pages of a picture and the transfers from
+# one picture to the next, so a tumble frame or face shown before costs no drawing, packing
+# or planning. (A picture given to a panel is never drawn on again.)
+@lru_cache(maxsize=256)
+def _tumble_picture(die: Die, title: Title, step: int, size: tuple[int, int]) -> Image.Image:
+    return tumble_panel(die, title, step, width=size[0], height=size[1])
+
+
+@lru_cache(maxsize=256)
+def _die_picture(face: Face | None, die: Die, title: Title, size: tuple[int, int]) -> Image.Image:
+    return die_panel(face, die, title, width=size[0], height=size[1])
+
+
+#: The blink shows two status screens in turn for as long as it lasts.
+_status_picture = lru_cache(maxsize=8)(draw_status)
+
 
 class Printer(Protocol):
     """What the box needs of :class:`~pitable.box.printing.BoxPrinter`."""
 
     post: Callable[[Event], None] | None
 
-    def print_sheet(self, title: Title) -> str: ...
+    def print_sheet(self, table_map: TableMap, copies: int = 1, *,
+                    join: JoinCode | None = None) -> str: ...
 
     def retry(self) -> str: ...
 
@@ -96,9 +120,12 @@ class Box:
     events: queue.SimpleQueue[Event] = field(default_factory=queue.SimpleQueue)
     #: How long the button and the push may bounce (the ``[button]`` table's bounce_ms).
     bounce_s: float = 0.0
+    #: Where a new game's map seed comes from; None: drawn from ``entropy``.
+    map_seeds: Callable[[], int] | None = None
 
     def __post_init__(self) -> None:
-        self.games = Games(self.store, self.settings)
+        seeds = self.map_seeds or (lambda: fresh_seed(self.entropy))
+        self.games = Games(self.store, self.settings, seeds)
         self.menus = Menus(self)
         self.phase = Phase.IDLE
         self.lines = {line: LevelDebounce(self.bounce_s) for line in Line}
@@ -118,6 +145,8 @@ class Box:
         self.next_blink: float | None = None
         self.message: str | None = None
         self.stopped = threading.Event()
+        #: Hands each change the table can see to the watchers (web page, TV).
+        self.publisher = Publisher()
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""
@@ -178,6 +207,8 @@ class Box:
             deadlines.append(min(self.next_frame, self.tumble_until))
         if self.next_blink is not None:
             deadlines.append(self.next_blink)
+        if self.phase is Phase.MENU and (closes := self.menus.deadline()) is not None:
+            deadlines.append(closes)
         if self.press_waiting and self.phase is Phase.SHOWING:
             deadlines.append(self.pending_at)
         for slot in self._slots():
@@ -207,6 +238,8 @@ class Box:
             self.blink_on = not self.blink_on
             self.next_blink = now + self.settings.blink_ms / 2000
             self.draw_status()
+        if self.phase is Phase.MENU:
+            self.menus.expire(now)
         for slot in self._slots():
             if slot.retry():
                 self.message = None
@@ -289,16 +322,17 @@ class Box:
 
     # --- games ------------------------------------------------------------------
 
-    def start_game(self, title: Title, mode: str) -> None:
-        self.games.new_game(title, mode)
+    def start_game(self, title: Title, mode: str, table_map: TableMap | None = None) -> None:
+        self.games.new_game(title, mode, table_map)
         self.phase = Phase.IDLE
         self.message = None
         self.result = None
         self._stop_blink()
         self._show_current()
 
-    def end_game(self, score: int | None = None) -> None:
-        ending = self.games.end(score)
+    def end_game(self, score: int | None = None,
+                 parts: tuple[tuple[str, int], ...] | None = None) -> None:
+        ending = self.games.end(score, parts)
         if ending.result is not None:
             self.result = ending.result
         self.message = ending.message
@@ -334,6 +368,7 @@ class Box:
             # first pixel; the final faces wait for the commit (they come from the timers,
             # after this returns), so no roll is shown that is not on disk.
             self._tumble_frame()
+            self.publisher.publish(self.view(), rolling=True)
         self.games.record(turn, self.entropy.name)
         log.info("round %d: %s (from %s)", turn.round, game.title.summary(turn.options),
                  self.entropy.name)
@@ -342,10 +377,9 @@ class Box:
 
     def _tumble_frame(self) -> None:
         title = self.game.title
+        step = self.tumble_step * 3
         for die, slot in self.dice.items():
-            width, height = slot.size
-            slot.show(tumble_panel(die, title, self.tumble_step * 3 + int(die),
-                                   width=width, height=height))
+            slot.show(_tumble_picture(die, title, step + int(die), slot.size))
         self.tumble_step += 1
         self.next_frame = self.clock.now() + FRAME_MS / 1000
 
@@ -363,9 +397,8 @@ class Box:
         title = game.title
         roll = game.state.last_roll if game.last_options is not None else None
         for die, slot in self.dice.items():
-            width, height = slot.size
             face = roll[die] if roll is not None else None
-            slot.show(die_panel(face, die, title, width=width, height=height))
+            slot.show(_die_picture(face, die, title, slot.size))
         options = game.last_options
         alarm = options is not None and options.hazard and self.result is None
         if alarm and self.phase is Phase.SHOWING:
@@ -421,6 +454,7 @@ class Box:
             hazards=state.hazards if solo else None,
             message=message,
             result=self.result if self.phase is not Phase.MENU else None,
+            map_tag=game.map.tag,
         )
 
     def notices(self) -> tuple[str, ...]:
@@ -434,7 +468,10 @@ class Box:
         return tuple(found)
 
     def draw_status(self) -> None:
-        self.status.show(draw_status(self.view(), self.status.size))
+        view = self.view()
+        screen = self.menus.screen() if self.phase is Phase.MENU else None
+        self.status.show(screen if screen is not None else _status_picture(view, self.status.size))
+        self.publisher.publish(view, rolling=self.phase is Phase.ROLLING)
 
     def _slots(self) -> list[DisplaySlot]:
         return [*self.dice.values(), self.status]

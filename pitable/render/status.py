@@ -4,7 +4,8 @@
 screen shows; the controller builds a new view on every change (a roll, a blink, a menu
 step) and the display layer sends the image. The layout, top to bottom:
 
-- a small header: the title, and in solo play the round and the hazards so far;
+- a small header: the title and the map's tag ("A·1234"), and in solo play the round and
+  the hazards so far;
 - the body: the legal numbers as big as they fit, then the Valley's plays or the title's
   headline, then small chips for Dakota Smith's face and Penny Papers; or the hazard word
   across the whole screen, inverted on every other blink; or the menu;
@@ -79,6 +80,8 @@ class StatusView:
     message: str | None = None
     #: The end of a game: the level reached, shown big (the message says the rest).
     result: str | None = None
+    #: The map the table plays on, in short (side and seed, "A·1234"), after the title.
+    map_tag: str | None = None
 
 
 def round_text(view: StatusView) -> str:
@@ -206,19 +209,29 @@ def _header(draw: ImageDraw.ImageDraw, view: StatusView, width: int) -> int:
     """The title on the left, hazards and round on the right; returns the body's top."""
     right = "  ".join(t for t in (hazards_text(view), round_text(view)) if t)
     name = view.title.name if width >= 224 else view.title.short_name
-    draw.bitmap((0, 0), _header_strip(name, right, width), fill=ON)
+    draw.bitmap((0, 0), _header_strip(name, right, width, view.map_tag), fill=ON)
     return HEADER_H + 3
 
 
 @lru_cache(maxsize=256)
-def _header_strip(name: str, right: str, width: int) -> Image.Image:
-    """The header's pixels, cached: the same few round numbers come back game after game."""
+def _header_strip(name: str, right: str, width: int, tag: str | None = None) -> Image.Image:
+    """The header's pixels, cached: the same few round numbers come back game after game.
+
+    The map's tag follows the title; where both do not fit beside the round, the tag
+    stays and the title goes, since the tag is what a late player asks for; a tag that does
+    not fit whole is left out, since a seed cut short names another map.
+    """
     strip = Image.new("1", (width, HEADER_H + 2), OFF)
     draw = ImageDraw.Draw(strip)
     fr = _small(right, width, HEADER_H)
     draw_fitted(draw, (0, 0, width, HEADER_H), fr, align="right")
     left_w = width - fr.width - 6 if right else width
     fl = _small(name, left_w, HEADER_H)
+    for text in (f"{name} {tag}", tag) if tag else ():
+        tagged = _small(text, left_w, HEADER_H)
+        if tagged.whole:
+            fl = tagged
+            break
     draw_fitted(draw, (0, 0, max(left_w, 0), HEADER_H), fl, align="left")
     draw.line((0, HEADER_H + 1, width - 1, HEADER_H + 1), fill=ON)
     return strip

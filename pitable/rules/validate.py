@@ -461,7 +461,7 @@ def _compare(replay: _Replay, finished: FinishedSheet) -> None:
         kind = replay.kind[cell]
         number = replay.number.get(cell)
         mark = replay.mark.get(cell)
-        if kind in (Kind.OUTSIDE, Kind.LAKE):
+        if kind is Kind.OUTSIDE:
             expected = Token.NONE
         elif kind is Kind.SEA:
             expected = Token.BOAT if mark == "B" else Token.SEA
