@@ -283,7 +283,9 @@ class Menus:
         if game.ended:
             box.start_game(game.title, game.state.mode)
         table_map = box.game.map
-        box.message = box.printer.print_sheet(table_map, copies, join=join)
+        box.message = box.printer.print_sheet(
+            table_map, copies, join=join, solo=box.game.state.mode is Mode.SOLO
+        )
         box.games.printed(table_map)
         log.info("%s", box.message)
         box.close_menu()

@@ -91,7 +91,14 @@ def failure_reason(exc: BaseException) -> str:
 @dataclass
 class _Job:
     status: JobStatus
+    #: The picture, or what draws it: drawn on the spooler's thread when first printed.
     image: Any = field(repr=False)
+
+    def picture(self) -> Image.Image:
+        if callable(self.image):
+            # Kept once drawn: a retry prints the same picture.
+            self.image = self.image()
+        return self.image
 
 
 class PrintSpooler:
@@ -120,8 +127,13 @@ class PrintSpooler:
         self._closed = False
         self._thread.start()
 
-    def submit(self, image: Image.Image, name: str = "sheet", *, copies: int = 1) -> JobStatus:
-        """Queue ``copies`` of ``image`` as one job: printed back to back, retried whole."""
+    def submit(self, image: Image.Image | Callable[[], Image.Image], name: str = "sheet", *,
+               copies: int = 1) -> JobStatus:
+        """Queue ``copies`` of ``image`` as one job: printed back to back, retried whole.
+
+        ``image`` may be what draws the picture: it is then drawn on the spooler's thread,
+        so that a long strip (and a solo sheet's target, which the bot plays for) never
+        holds up the box's loop."""
         if copies < 1:
             raise PrinterError(f"{copies} copies: a print job prints at least one")
         with self._changed:
@@ -215,7 +227,7 @@ class PrintSpooler:
                 attempts = job.status.attempts + 1
             self._set(job_id, state=JobState.PRINTING, attempts=attempts)
             try:
-                report = self.printer.print_image(job.image, copies=job.status.copies)
+                report = self.printer.print_image(job.picture(), copies=job.status.copies)
             except Exception as exc:
                 # The thread must outlive any failure: the box keeps printing later jobs.
                 reason = failure_reason(exc)
@@ -255,19 +267,29 @@ class BoxPrinter:
             self.post(PrinterChanged())
 
     def print_sheet(self, table_map: TableMap, copies: int = 1, *,
-                    join: JoinCode | None = None) -> str:
+                    join: JoinCode | None = None, solo: bool = False) -> str:
         """Queue ``copies`` sheets of ``table_map``; returns the screen's line for it. With
-        ``join``, the code to join the table's page is printed at the top of each."""
-        # Imported here: drawing a sheet needs Pillow, which the box has, but the rules
-        # and the fast commands import nothing of it.
-        from pitable.render.sheet import render_sheet
+        ``join``, the code to join the table's page is printed at the top of each; ``solo``
+        prints the adventurer levels and the stars to beat (the bot's median on the map).
+        The sheet is drawn on the printer's thread."""
+        dots = self.settings.dots
 
-        image = render_sheet(table_map.sheet(), self.settings.dots)
-        if join is not None:
-            from pitable.render.join import join_strip, on_top_of
+        def draw() -> Image.Image:
+            # Imported here: drawing a sheet needs Pillow, which the box has, but the rules
+            # and the fast commands import nothing of it.
+            from pitable.render.sheet import render_sheet
+            from pitable.rules.bot import target as bot_target
 
-            image = on_top_of(join_strip(join, self.settings.dots), image)
-        self.latest_id = self.spooler.submit(image, table_map.label, copies=copies).id
+            sheet = table_map.sheet()
+            target = bot_target(sheet.title, sheet.side, sheet.seed) if solo else None
+            image = render_sheet(sheet, dots, solo=solo, target=target)
+            if join is not None:
+                from pitable.render.join import join_strip, on_top_of
+
+                image = on_top_of(join_strip(join, dots), image)
+            return image
+
+        self.latest_id = self.spooler.submit(draw, table_map.label, copies=copies).id
         return f"Printing: {_sheets(table_map.label, copies)}"
 
     def message(self) -> str | None:
