@@ -135,10 +135,12 @@ def test_a_hazard_shows_its_warning_and_blinks(title: str, word: str) -> None:
     sim.press()
     t = find_title(title)
     options = t.options(Roll.from_str("2,3,*"))
+    # The Island's danger bubbles are counted in the header at a table too.
+    hazards = 1 if t.hazard_limit is not None else None
     on = draw_status(StatusView(title=t, round=1, options=options, reading=t.reading(options),
-                                blink_on=True))
+                                blink_on=True, hazards=hazards))
     off = draw_status(StatusView(title=t, round=1, options=options, reading=t.reading(options),
-                                 blink_on=False))
+                                 blink_on=False, hazards=hazards))
     phases = []
     for _ in range(4):
         phases.append(sim.panel("status"))
