@@ -175,6 +175,13 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
             optional("--state-dir", st.sampled_from([p.state, *p.inputs()])),
             optional("--scale", numbers),
         ),
+        "screen": joined(
+            st.just(["screen"]), words.map(lambda w: [w]), faces.map(lambda f: [f]),
+            switch("--solo"), optional("--dangers", numbers), optional("--round", numbers),
+            optional("--lang", st.sampled_from(["en", "fr", "es", "de", "FR", ""])),
+            optional("--size", st.sampled_from(["128x64", "256x64", "64x32", "x", ""])),
+            optional("--png", st.sampled_from(p.outputs((".png",)))), switch("--text"),
+        ),
         "config": st.one_of(
             inputs.map(lambda path: ["config", "check", path]),
             inputs.map(lambda path: ["--config", path, "config", "check"]),
@@ -255,7 +262,7 @@ def run_bounded(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), stderr
 
 
-COMMANDS = ("options", "roll", "fairness", "sim", "config", "history", "level", "sheet",
+COMMANDS = ("options", "screen", "roll", "fairness", "sim", "config", "history", "level", "sheet",
             "score", "doctor", "wiring")
 
 

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from pitable.commands.args import MAX_WHOLE, directory_path, output_file, whole_number
+from pitable.commands.screen import add_lang_argument
 from pitable.errors import UsageError
 
 log = logging.getLogger("pitable.box")
@@ -42,6 +43,7 @@ def setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--state-dir", type=directory_path, metavar="DIR", help="where the games are kept"
     )
+    add_lang_argument(p)
     p.set_defaults(run=run_box)
 
 
@@ -67,13 +69,20 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
                    help="keep the games in DIR, as the box does (default: not kept)")
     p.add_argument("--scale", type=whole_number(1, 4), default=2,
                    help="pixels per OLED pixel in the pictures, 1 to 4 (2)")
+    add_lang_argument(p)
     p.set_defaults(run=run_sim)
 
 
 def _config(args: argparse.Namespace) -> Any:
+    import dataclasses
+
     from pitable.box.config_title import load_checked
 
-    return load_checked(getattr(args, "config", None)).config
+    config = load_checked(getattr(args, "config", None)).config
+    lang = getattr(args, "lang", None)
+    if lang is not None:
+        config = dataclasses.replace(config, box=dataclasses.replace(config.box, language=lang))
+    return config
 
 
 def _store(state_dir: str | None, config: Any) -> Any:

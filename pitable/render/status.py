@@ -473,16 +473,25 @@ def _stack(canvas: Canvas, lines: tuple[str, ...], size: int, name: str, box: Bo
            *, gap: int = 1) -> None:
     """Lines of one size, centred as a block inside ``box``; lines that do not fit dropped."""
     x0, y0, x1, y1 = box
-    step = line_height(size, name) + gap
+    step = stack_step(lines, size, name) + gap
     y = y0 + max(0, (y1 - y0 - (len(lines) * step - gap)) // 2)
     for line in lines:
         if y + step - gap > y1:
             # Recorded as not fitting, so that the fit test sees what was dropped.
-            canvas.placed.append(Placed(line, (x0, y, x1, y1), _small(line, 0, 0)))
+            canvas.placed.append(Placed(line, (x0, y, x1, y1), _small(line, 0, 0), canvas.part))
             continue
-        fitted = fit_text(line, x1 - x0, step, name, max_size=size, min_size=size, line=True)
+        fitted = fit_text(line, x1 - x0, step - gap, name, max_size=size, min_size=size,
+                          line=True)
         canvas.text((x0, y, x1, y + step - gap), fitted)
         y += step
+
+
+def stack_step(lines: tuple[str, ...], size: int, name: str) -> int:
+    """The height of one line of a stack: a line of capitals and descenders, or taller
+    when a glyph of the lines reaches beyond it (an accented capital, a bracket)."""
+    return max([line_height(size, name),
+                *(fit_text(line, 10**4, 10**4, name, max_size=size, min_size=size,
+                           line=True).height for line in lines)])
 
 
 def _hazard(canvas: Canvas, view: StatusView, reading: Reading | None, tr: Translator,
@@ -541,7 +550,7 @@ def _roll(canvas: Canvas, view: StatusView, options: Options, tr: Translator,
         # the players must see at once that it does not count.
         fitted = _small(view.title.play_headline(options, tr=tr), w - 2, 11)
         lines, size = (fitted.text,), int(fitted.font.size)
-    sub_h = len(lines) * (line_height(size, SMALL) + 1) - 1
+    sub_h = len(lines) * (stack_step(lines, size, SMALL) + 1) - 1
     _stack(canvas, lines, size, SMALL, (x0, y1 - sub_h, x1, y1))
     y1 -= sub_h + 2
     numbers = format_numbers(options.numbers) if options.numbers else tr.gettext("no number")

@@ -285,7 +285,7 @@ class Title(abc.ABC):
 
     def hazard_headline(self, tr: Translator = ENGLISH) -> str:
         """The hazard's word, big on the screen: "SNAKE!"."""
-        return tr.gettext(self.hazard_name).upper() + "!"
+        return tr.gettext("{hazard}!").format(hazard=tr.gettext(self.hazard_name).upper())
 
     def display_name(self, tr: Translator = ENGLISH) -> str:
         """The rulebook's name in the language of ``tr``."""
