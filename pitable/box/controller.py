@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import enum
 import logging
+import os
 import queue
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from pitable.box.games import Game, Games, Store
@@ -34,7 +36,7 @@ from pitable.hw.clock import Clock
 from pitable.hw.entropy import EntropySource
 from pitable.hw.events import Edge, Event, Line, PrinterChanged, Stop, Turned
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
-from pitable.i18n import check_language, translator
+from pitable.i18n import LANGUAGES, check_language, translator
 from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.status import StatusView, draw_status, page_count
 from pitable.rules import Die, Title, draw_roll
@@ -51,6 +53,8 @@ MIN_SHOW_S = 1.5
 #: How long each page of the status screen stays before the next (the encoder turns them
 #: at once): long enough to read four short lines aloud to a table.
 PAGE_S = 5.0
+#: The file beside the session database that keeps the language chosen in the menu.
+LANGUAGE_FILE = "language"
 
 
 class Printer(Protocol):
@@ -124,8 +128,9 @@ class Box:
         #: The status screen's page, and when it turns to the next (None: one page only).
         self.page = 0
         self.next_page: float | None = None
-        #: The language of the status screen's words: the config's, or the menu's choice.
-        self.language = check_language(self.settings.language)
+        #: The language of the status screen's words: the one last chosen in the menu, else
+        #: the config's.
+        self.language = self._remembered_language() or check_language(self.settings.language)
         self.stopped = threading.Event()
 
     def start(self) -> None:
@@ -421,10 +426,33 @@ class Box:
         self.draw_status()
 
     def set_language(self, lang: str) -> None:
-        """The status screen's words from now on in ``lang`` (checked)."""
+        """The status screen's words from now on in ``lang`` (checked), remembered beside
+        the games so that the box starts in it after a restart."""
         self.language = check_language(lang)
         log.info("language: %s", self.language)
+        path = self._language_file()
+        if path is not None:
+            try:
+                partial = path.with_name(path.name + ".part")
+                partial.write_text(self.language + "\n", encoding="ascii")
+                os.replace(partial, path)
+            except OSError as exc:
+                log.warning("language not remembered: %s", exc)
         self.draw_status()
+
+    def _language_file(self) -> Path | None:
+        """Where the menu's language is kept: beside the store's database, if it has one."""
+        database = getattr(self.store, "path", None)
+        return Path(database).with_name(LANGUAGE_FILE) if database is not None else None
+
+    def _remembered_language(self) -> str | None:
+        path = self._language_file()
+        try:
+            text = path.read_text(encoding="ascii").strip() if path is not None else ""
+        except (OSError, UnicodeDecodeError):
+            return None
+        # A file edited by hand into something else is not worth refusing to start over.
+        return text if text in LANGUAGES else None
 
     # --- the status screen ----------------------------------------------------------
 

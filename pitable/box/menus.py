@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pitable.i18n import LANGUAGES, translator
 from pitable.render.status import MenuView
 from pitable.rules import Title, all_titles
 from pitable.rules.session import Mode
@@ -104,8 +105,29 @@ class Menus:
             items.append(("End game: score", self._enter_score))
         elif not box.game.ended:
             items.append(("End game", self._end_table_game))
+        items.append((translator(box.language).gettext("Language"), self._language_menu))
         items.append(("Back", box.close_menu))
         return MenuLevel("Menu", items)
+
+    # --- the language ---------------------------------------------------------------------
+
+    def _language_menu(self) -> None:
+        """Every language by its own name; choosing one changes the words at once."""
+        items: list[tuple[str, Callable[[], None]]] = [
+            (name, self._language_setter(code)) for code, name in LANGUAGES.items()
+        ]
+        items.append(("Back", self._back))
+        selected = list(LANGUAGES).index(self.box.language)
+        heading = translator(self.box.language).gettext("Language")
+        self.levels.append(MenuLevel(heading, items, selected))
+        self.box.draw_status()
+
+    def _language_setter(self, code: str) -> Callable[[], None]:
+        def choose() -> None:
+            self.box.close_menu()
+            self.box.set_language(code)
+
+        return choose
 
     def _new_game_menu(self) -> None:
         items: list[tuple[str, Callable[[], None]]] = []

@@ -25,6 +25,7 @@ is placed with :class:`Placed` records, so a test can check that each one fits i
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -33,6 +34,7 @@ from PIL import Image, ImageChops, ImageDraw
 from pitable.i18n import translator
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR
 from pitable.render.text import (
+    ELLIPSIS,
     Fitted,
     draw_fitted,
     fit_text,
@@ -187,6 +189,9 @@ class Canvas:
 
     def text(self, box: Box, fitted: Fitted, *, fill: int = ON, align: str = "center",
              valign: str = "center") -> None:
+        if fitted.text.endswith(ELLIPSIS):
+            # Cut before it was fitted (a footer wrapped onto its two lines): not whole.
+            fitted = dataclasses.replace(fitted, whole=False)
         if fitted.text:
             self.placed.append(Placed(fitted.text, box, fitted, self.part))
         if self.draw is not None:
@@ -232,8 +237,6 @@ def layout(view: StatusView, size: tuple[int, int] = (128, 64)) -> tuple[tuple[P
 
 
 def _replace(view: StatusView, **changes: object) -> StatusView:
-    import dataclasses
-
     return dataclasses.replace(view, **changes)  # type: ignore[arg-type]
 
 
