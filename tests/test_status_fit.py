@@ -118,6 +118,9 @@ def test_the_other_screens_fit(lang: str, size: tuple[int, int]) -> None:
         for view in (
             StatusView(title, lang=lang),
             game_over(title, lang),
+            # A press after the last round of a solo Valley game.
+            dataclasses.replace(game_over(title, lang), message=tr.gettext(
+                "Game over after {rounds} rounds: hold ROLL, then End game").format(rounds=25)),
             StatusView(title, solo=True, round=25, round_limit=title.solo_rounds, hazards=3,
                        result="Explorer", message=tr.gettext("press ROLL"), lang=lang),
         ):
