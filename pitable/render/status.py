@@ -341,7 +341,10 @@ def _word_lines(view: StatusView, reading: Reading, tr: Translator, *,
     else:
         headline_on_body = not on_left_only and not (title.several_spaces and options
                                                      and options.plays)
-        if not headline_on_body:
+        rest = [line for line in lines if line and line not in shown]
+        if not headline_on_body and (rest or on_left_only):
+            # The Valley's headline ("Fill 1 to 3 spaces") heads its words; alone, on a
+            # page of its own, it would only say what the plays show.
             lines.insert(0, reading.headline)
     return tuple(line for line in lines if line and line not in shown)
 
