@@ -123,3 +123,18 @@ def test_the_readmes_example_is_what_the_command_prints(
     example = readme.split(command, 1)[1].split("```", 1)[0]
     assert main(["screen", "island", "2,4,*", "--dangers", "2", "--text"]) == 0
     assert capsys.readouterr().out == example
+
+
+@pytest.mark.parametrize("command", ["run", "sim"])
+def test_run_and_sim_take_the_language_over_the_configs(command: str) -> None:
+    import argparse
+
+    from pitable.commands import box
+
+    parser = argparse.ArgumentParser()
+    getattr(box, f"setup_{command}")(parser)
+    args = parser.parse_args(["--lang", "es"])
+    assert box._config(args).box.language == "es"
+    assert box._config(parser.parse_args([])).box.language == "en"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--lang", "it"])
