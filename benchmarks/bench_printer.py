@@ -1,6 +1,7 @@
 """How long a sheet takes to print, by the printer model, against python-escpos's image().
 
-For each title, the pinned sheet is printed on the fake printer at 19200 baud in two ways:
+For each title, the pinned sheet is printed on the fake printer at 19200 and 9600 baud, on
+58 mm and 80 mm paper, in two ways:
 
 - pitable: :class:`~pitable.hw.printer.ThermalPrinter`, paced bands with blank rows fed;
 - plain: python-escpos's ``Dummy().image(picture)`` (``GS v 0`` raster, every row sent
@@ -10,9 +11,20 @@ Both streams go through the same :class:`~pitable.hw.fake_printer.FakePrinter`: 
 wire at the baud rate, 30 ms for each printed dot row and 2 ms for each fed one, rows printed
 as soon as their bytes are in. The plain stream is given an unlimited buffer (a real printer
 would tear the picture; its time is a lower bound). Times are the model's, not the wall
-clock's: the run takes well under a second.
+clock's. A table's six copies go as one stream (``print_image(copies=6)``), against six
+plain jobs.
 
-Run: .venv/bin/python benchmarks/bench_printer.py [--baud N] [--seeds N]
+The legible layout (capitals of 2.1 mm instead of 0.9, boxes of 7 mm, a key on every sheet)
+prints longer than the old one, whose times on the same sheets are kept below as the
+"before" column (measured on the layout of map v1 before the change, same model). The old
+target of 15 s for a 58 mm sheet at 19200 baud is printed against the new times, not
+dropped: the run says by how much it is missed. The run fails (exit 1) when a sheet saves
+less than 30 % against image() or the pacing overruns the printer's buffer; on 58 mm paper
+at 19200 baud the legible sheets save 21 to 26 %, because only blank rows can be saved and
+the legible sheet has fewer of them (about a quarter of its rows, against a third and more
+before), so the run says MISSES and prints the seconds each sheet still saves.
+
+Run: .venv/bin/python benchmarks/bench_printer.py [--seeds N]
 """
 
 from __future__ import annotations
@@ -25,23 +37,35 @@ import sys
 from pitable.config import DEFAULTS, PrinterConfig, printer_config
 from pitable.hw.fake_printer import FakePrinter
 from pitable.hw.printer import WINDOW_BYTES, ThermalPrinter, feed
-from pitable.render.sheet import render_sheet
+from pitable.render.sheet import blank_rows, render_sheet
 from pitable.rules.sheets import generate
 
-TARGET_S = 15.0
+#: The old layout's target: a 58 mm sheet in under 15 s at 19200 baud.
+OLD_TARGET_S = 15.0
 TARGET_SAVING = 0.30
 PINNED = {"valley": ("b", 7), "island": ("a", 7), "temple": ("a", 7)}
+BAUDS = (19200, 9600)
+PAPERS = (58, 80)
+TABLE = 6
+#: The old layout's times (seconds, this model) for the pinned sheets, by baud and paper.
+BEFORE = {
+    (19200, 58): {"valley": 14.73, "island": 13.73, "temple": 10.37},
+    (19200, 80): {"valley": 24.68, "island": 22.94, "temple": 16.24},
+    (9600, 58): {"valley": 22.22, "island": 20.88, "temple": 14.20},
+    (9600, 80): {"valley": 48.56, "island": 44.53, "temple": 31.41},
+}
 
 
-def pitable_print(image: object, settings: PrinterConfig) -> tuple[int, float, int]:
-    fake = FakePrinter(baudrate=settings.baudrate, dots=settings.dots)
+def pitable_print(
+    image: object, settings: PrinterConfig, copies: int = 1
+) -> tuple[int, float, int, bool]:
+    fake = FakePrinter(baudrate=settings.baudrate, dots=settings.dots, buffer_bytes=WINDOW_BYTES)
     printer = ThermalPrinter(settings, transport=fake, clock=fake.clock)
-    report = printer.print_image(image)  # type: ignore[arg-type]
-    assert not fake.overran
-    return report.bytes_sent, fake.finished_at, fake.peak_buffer
+    report = printer.print_image(image, copies=copies)  # type: ignore[arg-type]
+    return report.bytes_sent, fake.finished_at, fake.peak_buffer, fake.overran
 
 
-def plain_print(image: object, settings: PrinterConfig) -> tuple[int, float]:
+def plain_print(image: object, settings: PrinterConfig, copies: int = 1) -> tuple[int, float]:
     # python-escpos is the baseline only: the box itself does not depend on it (the
     # `bench` extra installs it).
     from escpos.printer import Dummy
@@ -55,53 +79,81 @@ def plain_print(image: object, settings: PrinterConfig) -> tuple[int, float]:
         dummy = Dummy()
         with contextlib.redirect_stdout(io.StringIO()):
             dummy.image(image)
-    data = dummy.output + b"".join(c.data for c in feed(round(settings.tear_feed_mm * 8)))
+    job = dummy.output + b"".join(c.data for c in feed(round(settings.tear_feed_mm * 8)))
     fake = FakePrinter(baudrate=settings.baudrate, dots=settings.dots, buffer_bytes=1 << 30)
-    fake.write(data)
-    return len(data), fake.finished_at
+    fake.write(job * copies)
+    return len(job) * copies, fake.finished_at
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--baud", type=int, default=19200)
-    parser.add_argument("--seeds", type=int, default=50, help="seeds a side for the worst case")
+    parser.add_argument("--seeds", type=int, default=10, help="seeds a side for the worst case")
     args = parser.parse_args(argv)
-    settings = printer_config(DEFAULTS.printer, baudrate=args.baud)
-    print(
-        f"{args.baud} baud, {settings.line_time_ms:g} ms a printed row,"
-        f" {settings.feed_time_ms:g} ms a fed row, {settings.dots} dots wide;"
-        f" pacing window {WINDOW_BYTES} bytes"
-    )
-    header = (
-        f"{'sheet':<16}{'rows':>6}{'bytes':>9}{'time':>8}{'peak':>7}"
-        f"{'plain bytes':>13}{'plain time':>12}{'saving':>8}"
-    )
-    print(header)
     ok = True
-    for title, (side, seed) in PINNED.items():
-        image = render_sheet(generate(title, seed, side), settings.dots)
-        sent, seconds, peak = pitable_print(image, settings)
-        plain_sent, plain_seconds = plain_print(image, settings)
-        saving = 1 - seconds / plain_seconds
-        ok &= seconds < TARGET_S and saving >= TARGET_SAVING
-        print(
-            f"{title + ' ' + side.upper() + ' ' + str(seed):<16}{image.height:>6}{sent:>9}"
-            f"{seconds:>7.2f}s{peak:>7}{plain_sent:>13}{plain_seconds:>11.2f}s{saving:>8.1%}"
-        )
-    print(f"worst over seeds 0-{args.seeds - 1}, both sides:")
-    for title in PINNED:
-        worst_time, worst_saving = 0.0, 1.0
-        for side in "ab":
-            for seed in range(args.seeds):
+    slowest_58 = 0.0
+    blank_share: list[float] = []
+    for baud in BAUDS:
+        for paper in PAPERS:
+            settings = printer_config(DEFAULTS.printer, baudrate=baud, paper_width_mm=paper)
+            print(
+                f"\n{baud} baud, {paper} mm paper ({settings.dots} dots),"
+                f" {settings.line_time_ms:g} ms a printed row, {settings.feed_time_ms:g} ms a"
+                f" fed row; pacing window {WINDOW_BYTES} bytes"
+            )
+            print(
+                f"{'sheet':<14}{'mm':>5}{'inked':>7}{'bytes':>8}{'time':>8}{'before':>8}"
+                f"{'plain':>8}{'saving':>8}{'6 copies':>10}{'plain 6':>9}"
+            )
+            for title, (side, seed) in PINNED.items():
                 image = render_sheet(generate(title, seed, side), settings.dots)
-                seconds = pitable_print(image, settings)[1]
+                inked = image.height - sum(blank_rows(image))
+                if (baud, paper) == (19200, 58):
+                    blank_share.append(1 - inked / image.height)
+                sent, seconds, _, overran = pitable_print(image, settings)
                 plain_seconds = plain_print(image, settings)[1]
-                worst_time = max(worst_time, seconds)
-                worst_saving = min(worst_saving, 1 - seconds / plain_seconds)
-        ok &= worst_time < TARGET_S and worst_saving >= TARGET_SAVING
-        print(f"  {title:<8} slowest {worst_time:.2f} s, smallest saving {worst_saving:.1%}")
+                table_seconds = pitable_print(image, settings, TABLE)[1]
+                plain_table = plain_print(image, settings, TABLE)[1]
+                saving = 1 - seconds / plain_seconds
+                ok &= saving >= TARGET_SAVING and not overran
+                before = BEFORE[(baud, paper)][title]
+                print(
+                    f"{title + ' ' + side.upper() + ' ' + str(seed):<14}{image.height / 8:>5.0f}"
+                    f"{inked:>7}{sent:>8}{seconds:>7.1f}s{before:>7.1f}s{plain_seconds:>7.1f}s"
+                    f"{saving:>8.1%}{table_seconds / 60:>8.1f}mn{plain_table / 60:>7.1f}mn"
+                )
+                if (baud, paper) == (19200, 58):
+                    slowest_58 = max(slowest_58, seconds)
+            worst_time, worst_saving = 0.0, 1.0
+            for title in PINNED:
+                for side in "ab":
+                    for seed in range(args.seeds):
+                        image = render_sheet(generate(title, seed, side), settings.dots)
+                        _, seconds, _, overran = pitable_print(image, settings)
+                        plain_seconds = plain_print(image, settings)[1]
+                        ok &= not overran
+                        worst_time = max(worst_time, seconds)
+                        worst_saving = min(worst_saving, 1 - seconds / plain_seconds)
+                        if (baud, paper) == (19200, 58):
+                            slowest_58 = max(slowest_58, seconds)
+            ok &= worst_saving >= TARGET_SAVING
+            print(
+                f"worst over seeds 0-{args.seeds - 1}, both sides, every title:"
+                f" slowest {worst_time:.1f} s, smallest saving {worst_saving:.1%}"
+            )
+    print(
+        f"\nThe old layout's target, a 58 mm sheet under {OLD_TARGET_S:g} s at 19200 baud:"
+        f" MISSED by {slowest_58 - OLD_TARGET_S:.1f} s (slowest {slowest_58:.1f} s). The legible"
+        " layout inks three to four times the dot rows: words 2.3 times as tall, boxes and"
+        " bubbles two to three times as large, and a key that the old sheet did not have;"
+        " each inked row costs the mechanism 30 ms whatever is sent."
+    )
     verdict = "meets" if ok else "MISSES"
-    print(f"{verdict} the target: under {TARGET_S:g} s and {TARGET_SAVING:.0%} less than image()")
+    print(
+        f"{verdict} the target: {TARGET_SAVING:.0%} less time than image() on every sheet,"
+        " and no overrun of the printer's buffer. Only blank rows can be fed instead of"
+        f" printed, and the pinned 58 mm sheets are {min(blank_share):.0%} to"
+        f" {max(blank_share):.0%} blank rows; the table above shows the seconds saved."
+    )
     return 0 if ok else 1
 
 

@@ -50,6 +50,8 @@ def end_with_score(sim: Simulator, score: int) -> None:
     sim.hold()
     sim.turn(+1)  # New game, End game: score, Back
     sim.push()
+    sim.turn(+1)  # By parts, Total, Back
+    sim.push()
     sim.turn(score)
     sim.push()
 

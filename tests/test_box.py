@@ -37,9 +37,16 @@ def byte_of(roll: Roll) -> int:
     return 36 * index[0] + 6 * index[1] + index[2]
 
 
+#: The seed of every map these boxes choose, so that the scripted bytes are all rolls; the
+#: status screen's header names the map by its tag.
+MAP_SEED = 1234
+TAG = "A·1234"
+
+
 def make(*rolls: str, tumble_ms: int = 0, mode: str = "table", title: str = "valley",
          config: Config = DEFAULTS, **kw: object) -> Simulator:
     box = dataclasses.replace(config.box, tumble_ms=tumble_ms, mode=mode, title=title)
+    kw.setdefault("map_seeds", lambda: MAP_SEED)
     return Simulator(dataclasses.replace(config, box=box), entropy=ScriptedBytes(*rolls), **kw)
 
 
@@ -75,7 +82,7 @@ def test_a_press_shows_three_faces_and_the_legal_numbers(
     assert read_faces(sim, "valley") == (2, 3, 5)
     valley = find_title("valley")
     options = valley.options(Roll.from_str("2,3,5"))
-    expected = draw_status(StatusView(title=valley, round=1, options=options,
+    expected = draw_status(StatusView(title=valley, map_tag=TAG, round=1, options=options,
                                       reading=valley.reading(options)))
     assert same(sim.panel("status"), expected)
     assert "round 1: 2 3 5 -> 2 3 5 7 8 10; plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10" in caplog_box.text
@@ -137,10 +144,10 @@ def test_a_hazard_shows_its_warning_and_blinks(title: str, word: str) -> None:
     options = t.options(Roll.from_str("2,3,*"))
     # The Island's danger bubbles are counted in the header at a table too.
     hazards = 1 if t.hazard_limit is not None else None
-    on = draw_status(StatusView(title=t, round=1, options=options, reading=t.reading(options),
-                                blink_on=True, hazards=hazards))
-    off = draw_status(StatusView(title=t, round=1, options=options, reading=t.reading(options),
-                                 blink_on=False, hazards=hazards))
+    on = draw_status(StatusView(title=t, map_tag=TAG, round=1, options=options,
+                                reading=t.reading(options), blink_on=True, hazards=hazards))
+    off = draw_status(StatusView(title=t, map_tag=TAG, round=1, options=options,
+                                 reading=t.reading(options), blink_on=False, hazards=hazards))
     phases = []
     for _ in range(4):
         phases.append(sim.panel("status"))
@@ -159,14 +166,15 @@ def test_a_hold_opens_the_menu_and_the_encoder_moves_in_it() -> None:
     sim.hold()
     valley = find_title("valley")
     items = ("New game", "End game", "Language", "Back")
-    menu = StatusView(title=valley, round=1, menu=MenuView("Menu", items, 0))
+    menu = StatusView(title=valley, map_tag=TAG, round=1, menu=MenuView("Menu", items, 0))
     assert same(sim.panel("status"), draw_status(menu))
     sim.turn(+3)
     moved = dataclasses.replace(menu, menu=MenuView("Menu", items, 3))
     assert same(sim.panel("status"), draw_status(moved))
     sim.push()  # Back: the roll is shown again
     options = valley.options(Roll.from_str("1,2,3"))
-    shown = StatusView(title=valley, round=1, options=options, reading=valley.reading(options))
+    shown = StatusView(title=valley, map_tag=TAG, round=1, options=options,
+                       reading=valley.reading(options))
     assert same(sim.panel("status"), draw_status(shown))
     sim.close()
 
@@ -213,7 +221,7 @@ def test_an_unplugged_display_is_reported_and_recovers(
     assert same(sim.panel("red"), die_panel(1, Die.RED, valley))  # what it had before
     assert "red die display failed" in caplog_box.text
     options = valley.options(Roll.from_str("2,2,2"))
-    degraded = StatusView(title=valley, round=2, options=options,
+    degraded = StatusView(title=valley, map_tag=TAG, round=2, options=options,
                           reading=valley.reading(options),
                           notices=("red die display not answering",))
     assert same(sim.panel("status"), draw_status(degraded))
@@ -269,7 +277,7 @@ def test_spi_panels_and_a_wide_status_screen() -> None:
     assert sim.panel("status").size == (256, 64)
     valley = find_title("valley")
     options = valley.options(Roll.from_str("4,5,2"))
-    expected = draw_status(StatusView(title=valley, round=1, options=options,
+    expected = draw_status(StatusView(title=valley, map_tag=TAG, round=1, options=options,
                                       reading=valley.reading(options)), (256, 64))
     assert same(sim.panel("status"), expected)
     sim.close()

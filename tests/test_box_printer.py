@@ -1,4 +1,4 @@
-"""Printing a sheet from the box's menu, while the box goes on rolling."""
+"""Printing sheets of the game's map from the box's menu, while the box goes on rolling."""
 
 from __future__ import annotations
 
@@ -22,25 +22,24 @@ def fake_printer(**kw: object) -> tuple[BoxPrinter, FakePrinter]:
     settings = DEFAULTS.printer
     clock = FakeClock()
     transport = FakePrinter(dots=settings.dots, clock=clock, **kw)  # type: ignore[arg-type]
-    printer = BoxPrinter(ThermalPrinter(settings, transport=transport, clock=clock), settings,
-                         seeds=lambda: 4242)
+    printer = BoxPrinter(ThermalPrinter(settings, transport=transport, clock=clock), settings)
     return printer, transport
 
 
 def print_from_menu(sim: Simulator) -> None:
     sim.hold()
-    sim.turn(+1)  # New game, Print a sheet, ...
+    sim.turn(+2)  # New game, Sheets for 4 players, One more sheet, ...
     sim.push()
     sim.wait_for_prints()
 
 
-def test_the_menu_prints_a_fresh_sheet_of_the_current_title() -> None:
+def test_the_menu_prints_a_sheet_of_the_games_map() -> None:
     printer, paper = fake_printer()
     sim = make("1,2,3", title="island", printer=printer)
     sim.press()
     print_from_menu(sim)
-    assert sim.box.view().message == "Printed: Island seed 4242"
-    expected = render_sheet(generate("island", 4242), printer.settings.dots)
+    assert sim.box.view().message == "Printed: Island A·1234"
+    expected = render_sheet(generate("island", 1234), printer.settings.dots)
     out = paper.printout()
     top = out.crop((0, 0, expected.width, expected.height))
     assert ImageChops.logical_xor(top.convert("1"), expected.convert("1")).getbbox() is None
@@ -60,8 +59,8 @@ def test_a_failing_printer_leaves_the_box_rolling_and_the_sheet_can_be_retried(
     sim = make("1,1,1", "2,2,2", "3,3,3", "4,4,4", printer=printer)
     sim.press()
     sim.hold()
-    sim.turn(+1)
-    sim.push()  # Print a sheet
+    sim.turn(+2)
+    sim.push()  # One more sheet
     if trouble == "hang":
         for faces in ((2, 2, 2), (3, 3, 3)):
             sim.press()
@@ -77,10 +76,10 @@ def test_a_failing_printer_leaves_the_box_rolling_and_the_sheet_can_be_retried(
     paper.paper, paper.hang = True, None
     sim.hold()
     labels = [label for label, _ in sim.box.menu[-1].items]
-    assert labels[:3] == ["New game", "Print a sheet", "Retry the print"]
-    sim.turn(+2)
+    assert labels[:4] == ["New game", "Sheets for 4 players", "One more sheet", "Retry the print"]
+    sim.turn(+3)
     sim.push()
     sim.wait_for_prints()
-    assert sim.box.view().message == "Printed: Valley seed 4242"
+    assert sim.box.view().message == "Printed: Valley A·1234"
     assert not any("printer" in n for n in sim.box.notices())
     sim.close()

@@ -17,12 +17,15 @@ from pitable.box.store import DB_NAME, SessionStore
 from pitable.render.status import SMALL, StatusView, draw_status
 from pitable.render.text import wrap_text
 from pitable.rules import Roll, default_title, find_title
-from tests.test_box import make, read_faces, same
+from tests.test_box import TAG, make, read_faces, same
 
 
 def end_with_score(sim: Simulator, score: int) -> None:
-    """Menu: New game, End game: score, Back. Turn the score in on the encoder, push."""
+    """Menu: New game, End game: score, Back; then By parts, Total, Back. Turn the total in
+    on the encoder, push."""
     sim.hold()
+    sim.turn(+1)
+    sim.push()
     sim.turn(+1)
     sim.push()
     sim.turn(score)
@@ -63,8 +66,8 @@ def test_the_status_screen_tells_the_stars_needed_for_the_next_level() -> None:
     end_with_score(sim, 100)
     valley = find_title("valley")
     message = "100 stars; 10 more for Voyager"
-    expected = StatusView(title=valley, solo=True, round=25, round_limit=25, hazards=0,
-                          message=message, result="Pathfinder")
+    expected = StatusView(title=valley, map_tag=TAG, solo=True, round=25, round_limit=25,
+                          hazards=0, message=message, result="Pathfinder")
     assert same(sim.panel("status"), draw_status(expected))
     # The level and the stars still needed are there whole, not cut off.
     assert sim.box.view().message == message
@@ -99,7 +102,7 @@ def test_the_island_ignores_the_sixth_danger_and_uses_the_other_dice() -> None:
     island = find_title("island")
     options = island.options(Roll.from_str("2,3,*"), 5)
     assert not options.hazard and options.numbers == (2, 3, 5)
-    shown = StatusView(title=island, solo=True, round=6, options=options,
+    shown = StatusView(title=island, map_tag=TAG, solo=True, round=6, options=options,
                        reading=island.reading(options, solo=True), hazards=5)
     assert same(sim.panel("status"), draw_status(shown))
     assert sim.box.game.state.hazards == 5
@@ -190,8 +193,8 @@ def test_the_level_replaces_a_hazards_alarm() -> None:
     sim.press()
     end_with_score(sim, 27)
     temple = find_title("temple")
-    expected = StatusView(title=temple, solo=True, round=1, hazards=1, result="Voyager",
-                          message="27 stars; 3 more for Explorer")
+    expected = StatusView(title=temple, map_tag=TAG, solo=True, round=1, hazards=1,
+                          result="Voyager", message="27 stars; 3 more for Explorer")
     for _ in range(3):  # no blinking any more
         assert same(sim.panel("status"), draw_status(expected))
         sim.advance(0.25)

@@ -201,9 +201,11 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
                 lambda out: ["--out", out]
             ),
             optional("--seed", numbers), optional("--side", st.sampled_from(["a", "b", "c", ""])),
-            optional("--width", st.one_of(numbers, st.sampled_from(["180", "4096", "4097"]))),
+            optional("--width", st.one_of(numbers, st.sampled_from(["383", "384", "4097"]))),
             optional("--paper", st.sampled_from(["a4", "letter", "a3", ""])),
             optional("--copies", numbers),
+            optional("--maps", st.sampled_from(["1", "2", "21", "x"])),
+            switch("--solo"), switch("--page"),
         ),
         "doctor": joined(
             fast, st.just(["doctor"]),

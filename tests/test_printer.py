@@ -69,6 +69,41 @@ def test_blank_rows_are_fed_not_printed(title: str) -> None:
     assert len(fake.data) < 0.7 * 48 * image.height
 
 
+@pytest.mark.parametrize(("paper_mm", "dots"), [(58, 384), (80, 576)])
+def test_a_tables_copies_come_out_back_to_back_as_one_picture_each(
+    paper_mm: int, dots: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pitable.hw.printer as printer_module
+
+    encodings = []
+    real_encode = printer_module.encode_image
+
+    def counting(*args: object, **kwargs: object) -> object:
+        encodings.append(1)
+        return real_encode(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(printer_module, "encode_image", counting)
+    image = render_sheet(generate("valley", 7), dots)
+    fake = FakePrinter(dots=dots, buffer_bytes=WINDOW_BYTES)
+    report = printer_on(fake, paper_width_mm=paper_mm).print_image(image, copies=6)
+    sheets = fake.printouts()
+    assert len(sheets) == 6
+    for sheet in sheets:
+        # Each copy is the sheet, then the tear-off feed before the next one.
+        assert same_picture(sheet.crop((0, 0, dots, image.height)), image)
+        assert sheet.height == image.height + 12 * 8
+    assert len(encodings) == 1
+    single = FakePrinter(dots=dots)
+    printer_on(single, paper_width_mm=paper_mm).print_image(image)
+    assert report.bytes_sent == 6 * (len(single.data) - 6)
+    assert not fake.overran
+
+
+def test_copies_must_be_one_or_more() -> None:
+    with pytest.raises(ValueError, match="copies"):
+        printer_on(FakePrinter()).print_image(render_sheet(generate("temple", 1)), copies=0)
+
+
 def test_a_picture_on_80_mm_paper() -> None:
     image = render_sheet(generate("island", 2), 576)
     fake = FakePrinter(dots=576)
@@ -377,7 +412,7 @@ def test_an_unexpected_failure_does_not_stop_the_queue() -> None:
     class Flaky:
         calls = 0
 
-        def print_image(self, image: Image.Image) -> object:
+        def print_image(self, image: Image.Image, *, copies: int = 1) -> object:
             Flaky.calls += 1
             if Flaky.calls == 1:
                 raise RuntimeError("driver bug")

@@ -50,7 +50,8 @@ def test_history_json_of_the_current_game(
     saved_games(tmp_path)
     code, out, _ = run(capsys, "history", "--json", "--state-dir", str(tmp_path))
     assert code == 0
-    rolls = [json.loads(line) for line in out.splitlines()]
+    game, *rolls = [json.loads(line) for line in out.splitlines()]
+    assert game["game"]["id"] == 2 and game["game"]["map"] is None
     assert [r["n"] for r in rolls] == [1, 2, 3, 4, 5, 6, 7]
     assert rolls[0] == {
         "n": 1,
@@ -267,7 +268,7 @@ def test_history_while_the_box_is_rolling(
         box.record_roll(game.id, Roll.from_str("1,2,3"), "os", False, 0)
         code, out, _ = run(capsys, "history", "--json", "--state-dir", str(tmp_path))
         assert code == 0
-        assert len(out.splitlines()) == 1
+        assert len(out.splitlines()) == 2  # the game, its roll
         # The reader took no lock that stops the box's next roll.
         box.record_roll(game.id, Roll.from_str("4,5,*"), "os", True, 1)
         assert [r.n for r in box.rolls(game.id)] == [1, 2]

@@ -84,10 +84,12 @@ def build_box(
     *,
     backends: Backends | None = None,
     store: Callable[[], Store] | None = None,
+    map_seeds: Callable[[], int] | None = None,
 ) -> BuiltBox:
     """Build every part named in ``config`` on ``backends`` (default: the global default,
     see :func:`~pitable.box.backends.default_backends`), open the store with ``store``
-    (None: nothing is kept), and start the box: it resumes the stored game and draws it."""
+    (None: nothing is kept), and start the box: it resumes the stored game and draws it.
+    ``map_seeds`` gives new games' map seeds (None: drawn from the box's entropy)."""
     backends = backends or default_backends(config)
     clock = backends.clock
     with contextlib.ExitStack() as stack:
@@ -128,7 +130,8 @@ def build_box(
             printer.post = events.put
         opened = stack.enter_context(contextlib.closing(store())) if store is not None else None
         box = Box(dice, status, entropy, clock, config.box, leds=leds, store=opened,
-                  printer=printer, events=events, bounce_s=config.button.bounce_ms / 1000)
+                  printer=printer, events=events, bounce_s=config.button.bounce_ms / 1000,
+                  map_seeds=map_seeds)
         box.start()
         return BuiltBox(box, controls, leds, backends, stack.pop_all())
 

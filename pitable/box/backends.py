@@ -123,13 +123,11 @@ class Backends:
         config: Config,
         *,
         clock: Clock | None = None,
-        seeds: Callable[[], int] | None = None,
     ) -> Backends:
         """Every part on a fake: gpiozero's MockFactory, a fake I2C bus with a fake
         controller where each display of ``config`` sits, the fake printer, and a
-        :class:`~pitable.hw.clock.FakeClock` unless ``clock`` is given. ``seeds`` gives the
-        printed sheets' seeds. The dice roll from the machine's own generator, as the box
-        does; a test passes its own ``entropy``."""
+        :class:`~pitable.hw.clock.FakeClock` unless ``clock`` is given. The dice roll from
+        the machine's own generator, as the box does; a test passes its own ``entropy``."""
         from pitable.box.printing import box_printer
         from pitable.hw.gpio import pin_factory
 
@@ -166,7 +164,7 @@ class Backends:
                               rotate=d.rotate, contrast=d.contrast, where=d.location)
 
         def printer(c: PrinterConfig) -> Printer | None:
-            return box_printer(c, simulated=True, seeds=seeds)
+            return box_printer(c, simulated=True)
 
         return cls(
             name="sim",

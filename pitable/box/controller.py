@@ -30,6 +30,8 @@ from typing import Protocol
 from pitable.box.games import Game, Games, Store
 from pitable.box.menus import MenuLevel, Menus
 from pitable.box.parts import DisplaySlot
+from pitable.box.snapshot import Publisher
+from pitable.box.table_map import TableMap, fresh_seed
 from pitable.config import BoxConfig
 from pitable.errors import EntropyError
 from pitable.hw.clock import Clock
@@ -62,7 +64,7 @@ class Printer(Protocol):
 
     post: Callable[[Event], None] | None
 
-    def print_sheet(self, title: Title) -> str: ...
+    def print_sheet(self, table_map: TableMap, copies: int = 1) -> str: ...
 
     def retry(self) -> str: ...
 
@@ -104,9 +106,12 @@ class Box:
     events: queue.SimpleQueue[Event] = field(default_factory=queue.SimpleQueue)
     #: How long the button and the push may bounce (the ``[button]`` table's bounce_ms).
     bounce_s: float = 0.0
+    #: Where a new game's map seed comes from; None: drawn from ``entropy``.
+    map_seeds: Callable[[], int] | None = None
 
     def __post_init__(self) -> None:
-        self.games = Games(self.store, self.settings)
+        seeds = self.map_seeds or (lambda: fresh_seed(self.entropy))
+        self.games = Games(self.store, self.settings, seeds)
         self.menus = Menus(self)
         self.phase = Phase.IDLE
         self.lines = {line: LevelDebounce(self.bounce_s) for line in Line}
@@ -132,6 +137,8 @@ class Box:
         #: the config's.
         self.language = self._remembered_language() or check_language(self.settings.language)
         self.stopped = threading.Event()
+        #: Hands each change the table can see to the watchers (web page, TV).
+        self.publisher = Publisher()
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""
@@ -309,16 +316,17 @@ class Box:
 
     # --- games ------------------------------------------------------------------
 
-    def start_game(self, title: Title, mode: str) -> None:
-        self.games.new_game(title, mode)
+    def start_game(self, title: Title, mode: str, table_map: TableMap | None = None) -> None:
+        self.games.new_game(title, mode, table_map)
         self.phase = Phase.IDLE
         self.message = None
         self.result = None
         self._stop_blink()
         self._show_current()
 
-    def end_game(self, score: int | None = None) -> None:
-        ending = self.games.end(score)
+    def end_game(self, score: int | None = None,
+                 parts: tuple[tuple[str, int], ...] | None = None) -> None:
+        ending = self.games.end(score, parts)
         if ending.result is not None:
             self.result = ending.result
         self.message = ending.message
@@ -353,6 +361,7 @@ class Box:
             # first pixel; the final faces wait for the commit (they come from the timers,
             # after this returns), so no roll is shown that is not on disk.
             self._tumble_frame()
+            self.publisher.publish(self.view(), rolling=True)
         self.games.record(turn, self.entropy.name)
         log.info("round %d: %s (from %s)", turn.round, game.title.summary(turn.options),
                  self.entropy.name)
@@ -420,7 +429,7 @@ class Box:
 
     def turn_page(self, steps: int) -> None:
         """Show the status screen's next page (or an earlier one), and time the one after."""
-        pages = page_count(self._view(), self.status.size)
+        pages = page_count(self.view(), self.status.size)
         self.page = (self.page + steps) % pages if pages > 1 else 0
         self.next_page = None  # the next page's time counts from this turn
         self.draw_status()
@@ -456,7 +465,8 @@ class Box:
 
     # --- the status screen ----------------------------------------------------------
 
-    def _view(self) -> StatusView:
+    def view(self) -> StatusView:
+        """What the status screen shows now."""
         game = self.game
         state = game.state
         # A finished game's level takes the place of the last roll (and of its alarm).
@@ -485,13 +495,10 @@ class Box:
             hazards=state.hazards if counted else None,
             message=message,
             result=self.result if self.phase is not Phase.MENU else None,
+            map_tag=game.map.tag,
             lang=self.language,
             page=self.page,
         )
-
-    def view(self) -> StatusView:
-        """What the status screen shows now."""
-        return self._view()
 
     def notices(self) -> tuple[str, ...]:
         found = [n for slot in self._slots() if (n := slot.notice())]
@@ -504,7 +511,7 @@ class Box:
         return tuple(found)
 
     def draw_status(self) -> None:
-        view = self._view()
+        view = self.view()
         pages = page_count(view, self.status.size)
         if pages > 1 and self.phase is Phase.SHOWING:
             if self.next_page is None:
@@ -513,8 +520,9 @@ class Box:
             self.next_page = None
             if self.page:
                 self.page = 0
-                view = self._view()
+                view = self.view()
         self.status.show(draw_status(view, self.status.size))
+        self.publisher.publish(view, rolling=self.phase is Phase.ROLLING)
 
     def _slots(self) -> list[DisplaySlot]:
         return [*self.dice.values(), self.status]

@@ -1,25 +1,52 @@
 """The game bookkeeping: which game the box plays, and what the session store keeps of it.
 
-A game is resumed after a restart (its round and its last roll), started anew from the
-menu, ended with or without a score, and each roll is recorded before it is shown. A store
+A game is resumed after a restart (its round, its last roll and its map), started anew from
+the menu on a fresh map or on the last printed sheet's, ended with or without a score (a
+total, or its components one by one), and each roll is recorded before it is shown. A store
 that fails (a full disk, a damaged card) never stops the game: the failure is kept here and
-named on the status screen, and the box goes on rolling.
+named on the status screen, and the box goes on rolling. The menu's choices that outlive a
+game (how many players, the last sheet printed) are kept in the store's settings.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from pitable.box.config_title import configured_title
+from pitable.box.table_map import TableMap, stored_map
 from pitable.config import BoxConfig
-from pitable.errors import StoreError
+from pitable.errors import BadSheet, StoreError
 from pitable.rules import Options, Roll, Title, find_title
 from pitable.rules.session import GameState, Mode, Turn, level
+from pitable.rules.sheets import Side
 
 log = logging.getLogger("pitable.box")
+
+
+#: A score's components as entered: (name, stars), in the order of the title's sheet.
+ScoreParts = tuple[tuple[str, int], ...]
+
+#: How many players a table may print sheets for, and how many it prints at first.
+PLAYERS_RANGE = (1, 100)
+DEFAULT_PLAYERS = 4
+
+
+def score_components(title: Title) -> tuple[str, ...]:
+    """The components ``title`` scores a finished sheet by, in its own order (the names
+    :meth:`Title.score` gives: Valley "Full grid", "Jungles"...); () for a title that does
+    not say how its sheets score, whose score is entered as a bare total."""
+    from pitable.rules.scoring import parse_sheet
+
+    try:
+        # One empty space is a sheet every title that scores can read: the score of it
+        # names each component, worth nothing.
+        score = title.score(parse_sheet("_"))
+    except BadSheet:
+        return ()
+    return tuple(name for name, _ in score.components)
 
 
 class StoredGame(Protocol):
@@ -33,6 +60,9 @@ class StoredGame(Protocol):
 
     @property
     def mode(self) -> Mode: ...
+
+    @property
+    def map(self) -> TableMap | None: ...
 
 
 class StoredRoll(Protocol):
@@ -63,9 +93,19 @@ class Store(Protocol):
 
     def last_roll(self, game_id: int) -> StoredRoll | None: ...
 
-    def new_game(self, title: Title | str, mode: Mode | str) -> StoredGame: ...
+    def new_game(
+        self, title: Title | str, mode: Mode | str, table_map: TableMap | None = None
+    ) -> StoredGame: ...
 
-    def end_game(self, game_id: int, score: int | None = None) -> object: ...
+    def set_map(self, game_id: int, table_map: TableMap) -> object: ...
+
+    def end_game(
+        self, game_id: int, score: int | None = None, parts: ScoreParts | None = None
+    ) -> object: ...
+
+    def setting(self, name: str) -> str | None: ...
+
+    def set_setting(self, name: str, value: str) -> None: ...
 
     def record_roll(
         self, game_id: int, roll: Roll, source: str, hazard: bool, hazards_after: int
@@ -77,6 +117,8 @@ class Store(Protocol):
 @dataclass
 class Game:
     state: GameState
+    #: The map everyone at the table plays on, and every sheet printed for the game shows.
+    map: TableMap
     #: The game's id in the session store, when there is one.
     store_id: int | None = None
     last_options: Options | None = None
@@ -96,14 +138,21 @@ class Ending:
 
 
 class Games:
-    """The current game and its store (None: nothing is kept)."""
+    """The current game and its store (None: nothing is kept).
 
-    def __init__(self, store: Store | None, settings: BoxConfig) -> None:
+    ``seeds`` gives a fresh map's seed (the box draws it from its entropy source).
+    """
+
+    def __init__(self, store: Store | None, settings: BoxConfig,
+                 seeds: Callable[[], int]) -> None:
         self.store = store
         self.settings = settings
+        self.seeds = seeds
         #: Why the last write to the store failed; None once a write succeeds again.
         self.failure: str | None = None
         self._current: Game | None = None
+        #: The settings as the box knows them: the store's, and those it could not keep.
+        self._settings: dict[str, str] = {}
 
     @property
     def current(self) -> Game:
@@ -112,7 +161,7 @@ class Games:
         return self._current
 
     def resume_or_start(self) -> Game:
-        """After a restart or a power cut: the stored game, its round and its last roll.
+        """After a restart or a power cut: the stored game, its round, last roll and map.
 
         The store's errors propagate: a box that cannot read its games does not start.
         """
@@ -120,15 +169,23 @@ class Games:
             current = self.store.current_game()
             if current is not None:
                 state = self.store.state(current.id)
-                game = Game(state, current.id)
+                table_map = current.map
+                if table_map is None:
+                    # A game saved before games had maps, or on a map of another generator
+                    # format (its seed now draws another map): it gets one now, kept from
+                    # here on, so every sheet printed from here on matches the header.
+                    table_map = self.fresh_map(state.title)
+                    self._save(lambda: self._stored().set_map(current.id, table_map),
+                               "map not saved")
+                game = Game(state, table_map, current.id)
                 last = self.store.last_roll(current.id)
                 if state.last_roll is not None and last is not None:
                     # What the last roll allowed when it was rolled: its own hazard, if it
                     # counted one, was not yet marked then.
                     before = state.hazards - int(last.hazard)
                     game.last_options = game.title.options(state.last_roll, before)
-                log.info("resumed game %d: %s, %s, round %d", current.id, state.title.key,
-                         state.mode, state.rounds)
+                log.info("resumed game %d: %s, %s, round %d, map %s", current.id,
+                         state.title.key, state.mode, state.rounds, table_map.tag)
                 self._current = game
                 return game
             games = self.store.games()
@@ -137,18 +194,25 @@ class Games:
                 return self.new_game(find_title(games[-1].title), games[-1].mode)
         return self.new_game(configured_title(self.settings), self.settings.mode)
 
-    def new_game(self, title: Title, mode: str) -> Game:
-        """Start a game of ``title`` in ``mode``, saved when the store takes it."""
+    def fresh_map(self, title: Title) -> TableMap:
+        """A new map of ``title``: side A, a seed no one chose."""
+        return TableMap(title, Side.A, self.seeds())
+
+    def new_game(self, title: Title, mode: str, table_map: TableMap | None = None) -> Game:
+        """Start a game of ``title`` in ``mode`` on ``table_map`` (None: a fresh map),
+        saved when the store takes it."""
         state = GameState(title, Mode.from_str(mode))
+        if table_map is None or table_map.title is not state.title:
+            table_map = self.fresh_map(state.title)
         store_id = None
         if self.store is not None:
             try:
-                store_id = self.store.new_game(state.title, state.mode).id
+                store_id = self.store.new_game(state.title, state.mode, table_map).id
             except StoreError as exc:
                 log.error("new game not saved: %s", exc)
                 self.failure = str(exc)
-        log.info("new game: %s, %s", state.title.name, state.mode)
-        self._current = Game(state, store_id)
+        log.info("new game: %s, %s, map %s", state.title.name, state.mode, table_map.tag)
+        self._current = Game(state, table_map, store_id)
         return self._current
 
     def next_game(self) -> Game:
@@ -158,16 +222,19 @@ class Games:
             game = self.new_game(game.state.title, game.state.mode)
         return game
 
-    def end(self, score: int | None = None) -> Ending:
-        """End the current game, with its final score when one was entered."""
+    def end(self, score: int | None = None, parts: ScoreParts | None = None) -> Ending:
+        """End the current game, with its final score when one was entered, and the
+        components it was entered by, if it was."""
         game = self.current
         game.ended = True
         if self.store is not None and game.store_id is not None:
             try:
-                self.store.end_game(game.store_id, score)
+                self.store.end_game(game.store_id, score, parts)
             except StoreError as exc:
                 log.error("could not end game %s in the store: %s", game.store_id, exc)
                 self.failure = str(exc)
+        if parts is not None:
+            log.info("score by parts: %s", ", ".join(f"{n} {s}" for n, s in parts))
         if score is not None and game.state.mode is Mode.SOLO:
             result = level(game.state.title, score, game.state.hazards)
             more = (
@@ -193,6 +260,59 @@ class Games:
                 self.failure = str(exc)
         game.state = turn.state
         game.last_options = turn.options
+
+    # --- the menu's choices that outlive a game -----------------------------------------
+
+    def setting(self, name: str) -> str | None:
+        """A remembered choice: the one made since the box started, else the store's."""
+        if name not in self._settings and self.store is not None:
+            try:
+                value = self.store.setting(name)
+            except StoreError as exc:
+                log.error("setting %s not read: %s", name, exc)
+                value = None
+            if value is not None:
+                self._settings[name] = value
+        return self._settings.get(name)
+
+    def remember(self, name: str, value: str) -> None:
+        """Remember a choice, in the store when it takes it (else until the box stops)."""
+        self._settings[name] = value
+        if self.store is not None:
+            self._save(lambda: self._stored().set_setting(name, value), f"{name} not saved")
+
+    @property
+    def players(self) -> int:
+        """How many sheets "Sheets for N players" prints: the number set last."""
+        low, high = PLAYERS_RANGE
+        try:
+            return max(low, min(high, int(self.setting("players") or DEFAULT_PLAYERS)))
+        except ValueError:
+            return DEFAULT_PLAYERS
+
+    @players.setter
+    def players(self, count: int) -> None:
+        self.remember("players", str(count))
+
+    @property
+    def last_sheet(self) -> TableMap | None:
+        """The map of the last sheet the box printed, if any."""
+        return stored_map(self.setting("last_sheet"))
+
+    def printed(self, table_map: TableMap) -> None:
+        """A sheet of ``table_map`` went to the printer: a new game may take its map."""
+        self.remember("last_sheet", table_map.to_text())
+
+    def _stored(self) -> Store:
+        assert self.store is not None
+        return self.store
+
+    def _save(self, write: Callable[[], object], what: str) -> None:
+        try:
+            write()
+        except StoreError as exc:
+            log.error("%s: %s", what, exc)
+            self.failure = str(exc)
 
     def notices(self) -> list[str]:
         found = []

@@ -1,10 +1,11 @@
-"""The box's printer: a fresh sheet for the current title, printed in the background.
+"""The box's printer: sheets of the game's map, printed in the background.
 
-The menu asks :class:`BoxPrinter` for a sheet; it draws one from a new seed and hands it to
-the :class:`PrintSpooler`, whose thread does the slow part (the printer module encodes
-and sends, paced) while the box goes on rolling. Each change of a job comes back to the
-controller as an event on its queue, so the status screen says when the sheet is done, or
-why it failed; a failed sheet keeps its picture and the menu offers to print it again.
+The menu asks :class:`BoxPrinter` for copies of the map the table plays on; it draws the
+sheet once and hands it to the :class:`PrintSpooler` with the number of copies, whose
+thread does the slow part (the printer encodes the picture once and sends the copies back
+to back, paced) while the box goes on rolling. Each change of a job comes back to the
+controller as an event on its queue, so the status screen says when the sheets are done, or
+why they failed; a failed job keeps its picture and the menu offers to print it again.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import enum
 import itertools
 import logging
 import queue
-import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,12 +23,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pitable.config import PrinterConfig
 from pitable.errors import PaperOut, PitableError, PrinterError, PrinterOffline, PrinterTimeout
 from pitable.hw.events import Event, PrinterChanged
-from pitable.rules import Title
-from pitable.rules.sheets import MAX_SEED, generate
 
 if TYPE_CHECKING:
     from PIL import Image
 
+    from pitable.box.table_map import TableMap
     from pitable.hw.printer import PrintReport
 
 log = logging.getLogger(__name__)
@@ -45,7 +44,9 @@ class JobState(enum.Enum):
 
 
 class ImagePrinter(Protocol):
-    def print_image(self, image: Image.Image) -> PrintReport: ...
+    def print_image(self, image: Image.Image, *, copies: int = 1) -> PrintReport:
+        """Print ``copies`` of ``image`` back to back, encoding it once."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class JobStatus:
     detail: str | None = None
     attempts: int = 0
     report: PrintReport | None = None
+    #: How many copies of the picture the job prints, back to back.
+    copies: int = 1
 
     @property
     def finished(self) -> bool:
@@ -68,7 +71,8 @@ class JobStatus:
 
     def __str__(self) -> str:
         why = f": {self.reason}" if self.reason else ""
-        return f"print {self.id} ({self.name}) {self.state.value}{why}"
+        times = f" x{self.copies}" if self.copies != 1 else ""
+        return f"print {self.id} ({self.name}{times}) {self.state.value}{why}"
 
 
 def failure_reason(exc: BaseException) -> str:
@@ -115,11 +119,14 @@ class PrintSpooler:
         self._closed = False
         self._thread.start()
 
-    def submit(self, image: Image.Image, name: str = "sheet") -> JobStatus:
+    def submit(self, image: Image.Image, name: str = "sheet", *, copies: int = 1) -> JobStatus:
+        """Queue ``copies`` of ``image`` as one job: printed back to back, retried whole."""
+        if copies < 1:
+            raise PrinterError(f"{copies} copies: a print job prints at least one")
         with self._changed:
             if self._closed:
                 raise PrinterError("the print queue is closed")
-            status = JobStatus(next(self._ids), name, JobState.QUEUED)
+            status = JobStatus(next(self._ids), name, JobState.QUEUED, copies=copies)
             self._jobs[status.id] = _Job(status, image)
         # Told before the thread can take the job, so that "queued" never follows "printing".
         self._notify(status)
@@ -133,7 +140,8 @@ class PrintSpooler:
             if job.status.state is not JobState.FAILED:
                 raise PrinterError(f"print {job_id} is {job.status.state.value}, not failed")
             status = JobStatus(
-                job_id, job.status.name, JobState.QUEUED, attempts=job.status.attempts
+                job_id, job.status.name, JobState.QUEUED, attempts=job.status.attempts,
+                copies=job.status.copies,
             )
             job.status = status
         self._notify(status)
@@ -182,6 +190,7 @@ class PrintSpooler:
                 changes.get("detail"),
                 changes.get("attempts", old.attempts),
                 changes.get("report"),
+                old.copies,
             )
             status = job.status
             self._changed.notify_all()
@@ -205,7 +214,7 @@ class PrintSpooler:
                 attempts = job.status.attempts + 1
             self._set(job_id, state=JobState.PRINTING, attempts=attempts)
             try:
-                report = self.printer.print_image(job.image)
+                report = self.printer.print_image(job.image, copies=job.status.copies)
             except Exception as exc:
                 # The thread must outlive any failure: the box keeps printing later jobs.
                 reason = failure_reason(exc)
@@ -227,15 +236,8 @@ class PrintSpooler:
 class BoxPrinter:
     """What the controller's menu needs of the printer, and the words for the screen."""
 
-    def __init__(
-        self,
-        printer: Any,
-        settings: PrinterConfig,
-        *,
-        seeds: Callable[[], int] = lambda: secrets.randbelow(MAX_SEED + 1),
-    ) -> None:
+    def __init__(self, printer: Any, settings: PrinterConfig) -> None:
         self.settings = settings
-        self.seeds = seeds
         self.post: Callable[[Event], None] | None = None
         self.spooler = PrintSpooler(printer, on_change=self._changed)
         #: The job the screen reports on; its state is always read from the spooler, which
@@ -251,27 +253,27 @@ class BoxPrinter:
         if self.post is not None:
             self.post(PrinterChanged())
 
-    def print_sheet(self, title: Title) -> str:
-        seed = self.seeds()
-        name = f"{title.short_name} seed {seed}"
+    def print_sheet(self, table_map: TableMap, copies: int = 1) -> str:
+        """Queue ``copies`` sheets of ``table_map``; returns the screen's line for it."""
         # Imported here: drawing a sheet needs Pillow, which the box has, but the rules
         # and the fast commands import nothing of it.
         from pitable.render.sheet import render_sheet
 
-        image = render_sheet(generate(title, seed), self.settings.dots)
-        self.latest_id = self.spooler.submit(image, name).id
-        return f"Printing: {name}"
+        image = render_sheet(table_map.sheet(), self.settings.dots)
+        self.latest_id = self.spooler.submit(image, table_map.label, copies=copies).id
+        return f"Printing: {_sheets(table_map.label, copies)}"
 
     def message(self) -> str | None:
         """The status screen's line for the latest job."""
         job = self.latest
         if job is None:
             return None
+        what = _sheets(job.name, job.copies)
         if job.state is JobState.DONE:
-            return f"Printed: {job.name}"
+            return f"Printed: {what}"
         if job.state is JobState.FAILED:
             return f"Print failed ({job.reason}): hold ROLL to retry"
-        return f"Printing: {job.name}"
+        return f"Printing: {what}"
 
     def notice(self) -> str | None:
         failed = self.spooler.failed()
@@ -285,18 +287,18 @@ class BoxPrinter:
         if not failed:
             return "Nothing to print again"
         self.latest_id = self.spooler.retry(failed[-1].id).id
-        return f"Printing again: {failed[-1].name}"
+        return f"Printing again: {_sheets(failed[-1].name, failed[-1].copies)}"
 
     def close(self) -> None:
         self.spooler.close(timeout=1.0)
 
 
-def box_printer(
-    config: PrinterConfig,
-    *,
-    simulated: bool = False,
-    seeds: Callable[[], int] | None = None,
-) -> BoxPrinter | None:
+def _sheets(name: str, copies: int) -> str:
+    """``Valley A·1234``, or ``6 sheets of Valley A·1234``."""
+    return name if copies == 1 else f"{copies} sheets of {name}"
+
+
+def box_printer(config: PrinterConfig, *, simulated: bool = False) -> BoxPrinter | None:
     """The printer named in the config (None when disabled); a fake one in the simulator.
 
     The simulator's printer is :class:`~pitable.hw.fake_printer.FakePrinter` on a clock whose
@@ -319,6 +321,4 @@ def box_printer(
         printer = ThermalPrinter(settings, transport=transport, clock=clock)
     else:
         printer = ThermalPrinter(settings)
-    if seeds is None:
-        return BoxPrinter(printer, settings)
-    return BoxPrinter(printer, settings, seeds=seeds)
+    return BoxPrinter(printer, settings)

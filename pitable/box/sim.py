@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,8 @@ class Simulator:
     store: Store | None = None
     printer: Printer | None = None
     clock: Clock | None = None
+    #: Where new games' map seeds come from; None: drawn from the box's entropy.
+    map_seeds: Callable[[], int] | None = None
     scale: int = 2
     frames: list[Frame] = field(default_factory=list)
 
@@ -89,7 +92,8 @@ class Simulator:
             backends = backends.replace(entropy=lambda _: entropy)
         store = self.store
         self.built: BuiltBox = build_box(
-            self.config, backends=backends, store=None if store is None else lambda: store
+            self.config, backends=backends, store=None if store is None else lambda: store,
+            map_seeds=self.map_seeds,
         )
         assert backends.fakes is not None
         self.fakes: Fakes = backends.fakes

@@ -6,12 +6,19 @@ one transaction, committed with the WAL synced to disk (``journal_mode=WAL``,
 box has shown survives a power cut. Opening the store after one gives back the same
 current game, its round and its last roll.
 
+Each game keeps its map (side and seed; the title is the game's) and, for a score entered
+part by part, its parts; the menu's choices that outlive a game are the store's settings
+(:meth:`SessionStore.setting`).
+
 The schema is versioned with ``PRAGMA user_version`` and migrated forward one step at a
-time (:data:`MIGRATIONS`). State that cannot be used (not SQLite, damaged, failing
-``PRAGMA integrity_check``, another program's database, or one written by a newer pitable)
-never stops the box: the file is moved aside with a timestamp in its name, nothing is
-deleted, a fresh database is started, and :attr:`SessionStore.recovered` says what happened
-in one line (also logged as a warning on ``pitable.store``) for the status screen.
+time (:data:`MIGRATIONS`). A database opened read-only before its migration (``pitable
+history`` never writes) reads as it is: its games have no map and no parts.
+
+State that cannot be used (not SQLite, damaged, failing ``PRAGMA integrity_check``,
+another program's database, or one written by a newer pitable) never stops the box: the
+file is moved aside with a timestamp in its name, nothing is deleted, a fresh database is
+started, and :attr:`SessionStore.recovered` says what happened in one line (also logged as
+a warning on ``pitable.store``) for the status screen.
 
 A sound database that cannot be written here (a read-only file, directory or filesystem) is
 not damaged: it is opened read-only (SQLite's ``mode=ro``) and left exactly as it is, the
@@ -27,6 +34,7 @@ for readers (``pitable history``): it never creates, changes or moves a file.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import sqlite3
@@ -38,7 +46,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pitable.box.table_map import TableMap
 from pitable.errors import (
+    BadScore,
     GameEnded,
     InconsistentRoll,
     StoreDamaged,
@@ -49,6 +59,7 @@ from pitable.errors import (
 from pitable.rules.base import Title
 from pitable.rules.dice import SPECIAL, Face, Roll
 from pitable.rules.session import GameState, Mode, level
+from pitable.rules.sheets import MAP_FORMAT, Side
 from pitable.rules.titles import as_title, find_title
 
 log = logging.getLogger("pitable.store")
@@ -100,9 +111,23 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE UNIQUE INDEX rolls_game_round ON rolls (game_id, n);
     CREATE INDEX games_open ON games (ended_at) WHERE ended_at IS NULL;
     """,
+    # 2 -> 3: the map a game is played on (its title is the game's; the generator's format,
+    # since another format draws another map from the same seed), the components of a
+    # score entered part by part (a JSON list of [name, stars]), and the menu's choices
+    # that outlive a game (the number of players, the last sheet printed). A game saved
+    # before has no map and no parts: NULL.
+    """
+    ALTER TABLE games ADD COLUMN map_side TEXT CHECK (map_side IN ('a', 'b'));
+    ALTER TABLE games ADD COLUMN map_seed INTEGER CHECK (map_seed BETWEEN 0 AND 999999);
+    ALTER TABLE games ADD COLUMN map_format INTEGER;
+    ALTER TABLE games ADD COLUMN score_parts TEXT;
+    CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
+#: The first version whose games have a map and score parts, and that has settings.
+MAPS_SINCE = 3
 
 # SQLite's result codes for a database that another connection holds: waiting is the
 # answer, never moving the file aside.
@@ -150,9 +175,13 @@ def database_path(
     return path
 
 
+#: A score's components as entered, in the order of the title's sheet: (name, stars).
+ScoreParts = tuple[tuple[str, int], ...]
+
+
 @dataclass(frozen=True)
 class Game:
-    """One game as stored: its title, mode, when it ran, and how it ended."""
+    """One game as stored: its title, mode, map, when it ran, and how it ended."""
 
     id: int
     #: The title's key, as stored (``find_title`` gives the title).
@@ -167,19 +196,37 @@ class Game:
     hazards: int
     #: Rolls recorded so far: the round of the last roll.
     rounds: int
+    #: The side and seed of the game's map; None for a game saved before games had maps.
+    side: Side | None = None
+    seed: int | None = None
+    #: The map generator's format the map was drawn with (:data:`MAP_FORMAT` then).
+    map_format: int | None = None
+    #: The score's components when it was entered part by part; None for a bare total.
+    parts: ScoreParts | None = None
 
     @property
     def ended(self) -> bool:
         return self.ended_at is not None
 
+    @property
+    def map(self) -> TableMap | None:
+        """The map the game is played on, when it has one that this version draws: a map of
+        another generator format would be another map under the same seed, so it is none."""
+        if self.side is None or self.seed is None or self.map_format != MAP_FORMAT:
+            return None
+        return TableMap(find_title(self.title), self.side, self.seed)
+
     def to_json(self) -> dict[str, object]:
+        table_map = self.map
         return {
             "id": self.id,
             "title": self.title,
             "mode": self.mode.value,
+            "map": table_map.to_json() if table_map is not None else None,
             "started_at": self.started_at.isoformat(timespec="milliseconds"),
             "ended_at": self.ended_at.isoformat(timespec="milliseconds") if self.ended_at else None,
             "score": self.score,
+            "parts": dict(self.parts) if self.parts is not None else None,
             "level": self.level,
             "hazards": self.hazards,
             "rounds": self.rounds,
@@ -245,15 +292,41 @@ def _time(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-_GAME_COLUMNS = (
-    "id, title, mode, started_at, ended_at, score, level, hazards,"
-    " (SELECT COALESCE(MAX(n), 0) FROM rolls WHERE rolls.game_id = games.id)"
-)
+def _game_columns(version: int) -> str:
+    """The columns :func:`_game` reads, from a database at schema ``version``: one from
+    before :data:`MAPS_SINCE` (opened read-only, so not migrated) reads as no map and no
+    parts."""
+    since = ("map_side, map_seed, map_format, score_parts" if version >= MAPS_SINCE
+             else "NULL, NULL, NULL, NULL")
+    return (
+        f"id, title, mode, started_at, ended_at, score, level, hazards, {since},"
+        " (SELECT COALESCE(MAX(n), 0) FROM rolls WHERE rolls.game_id = games.id)"
+    )
+
+
 _ROLL_COLUMNS = "id, game_id, n, at, green, purple, red, source, hazard, hazards_after"
 
 
+def _format(side: str | None) -> int | None:
+    """The format column for a map of ``side``: the generator's, for a game with a map."""
+    return MAP_FORMAT if side is not None else None
+
+
+def _parts(text: object) -> ScoreParts | None:
+    """The parts column: a JSON list of [name, stars]; anything else (NULL, a hand-edited
+    value) reads as no parts rather than stopping the box."""
+    if text is None:
+        return None
+    try:
+        parts = tuple((str(name), int(stars)) for name, stars in json.loads(str(text)))
+    except (ValueError, TypeError):
+        log.warning("a game's score parts %r cannot be read: ignored", text)
+        return None
+    return parts
+
+
 def _game(row: tuple[Any, ...]) -> Game:
-    gid, title, mode, started, ended, score, lvl, hazards, rounds = row
+    gid, title, mode, started, ended, score, lvl, hazards, side, seed, fmt, parts, rounds = row
     return Game(
         id=int(gid),
         title=str(title),
@@ -264,6 +337,10 @@ def _game(row: tuple[Any, ...]) -> Game:
         level=str(lvl) if lvl is not None else None,
         hazards=int(hazards),
         rounds=int(rounds),
+        side=Side(side) if side is not None else None,
+        seed=int(seed) if seed is not None else None,
+        map_format=int(fmt) if fmt is not None else None,
+        parts=_parts(parts),
     )
 
 
@@ -310,6 +387,10 @@ class SessionStore:
         self.read_only = read_only
         self._clock = clock
         self._lock = threading.RLock()
+        #: The schema version of the open database: the current one, unless it was opened
+        #: read-only before a migration could run.
+        self.version = _schema_version(connection)
+        self._columns = _game_columns(self.version)
 
     # --- opening ------------------------------------------------------------
 
@@ -417,31 +498,54 @@ class SessionStore:
 
     # --- games --------------------------------------------------------------
 
-    def new_game(self, title: Title | str, mode: Mode | str) -> Game:
+    def new_game(
+        self, title: Title | str, mode: Mode | str, table_map: TableMap | None = None
+    ) -> Game:
         """Start a game of ``title`` (a title, or its key or an alias) in ``mode`` (table or
-        solo); the store keeps the title's key.
+        solo), on ``table_map`` when given; the store keeps the title's key.
 
         A game still in progress is ended first, without a score: there is at most one
-        current game.
+        current game. A map of another title is a :class:`StoreError`.
         """
         key = as_title(title).key
         game_mode = Mode.from_str(str(mode))
+        side, seed = self._map_columns(key, table_map)
         now = self._now()
         with self._write() as db:
             db.execute("UPDATE games SET ended_at = ? WHERE ended_at IS NULL", (now,))
             cursor = db.execute(
-                "INSERT INTO games (title, mode, started_at) VALUES (?, ?, ?)",
-                (key, game_mode.value, now),
+                "INSERT INTO games (title, mode, started_at, map_side, map_seed, map_format)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (key, game_mode.value, now, side, seed, _format(side)),
             )
             gid = cursor.lastrowid
             assert gid is not None
             return self._game(db, gid)
 
+    def set_map(self, game_id: int, table_map: TableMap) -> Game:
+        """Give ``game_id`` its map: a game saved before games had maps gets one when the
+        box resumes it."""
+        with self._write() as db:
+            game = self._game(db, game_id)
+            side, seed = self._map_columns(game.title, table_map)
+            db.execute(
+                "UPDATE games SET map_side = ?, map_seed = ?, map_format = ? WHERE id = ?",
+                (side, seed, _format(side), game_id),
+            )
+            return self._game(db, game_id)
+
+    def _map_columns(self, key: str, table_map: TableMap | None) -> tuple[str | None, int | None]:
+        if table_map is None:
+            return None, None
+        if table_map.title.key != key:
+            raise StoreError(f"a map of {table_map.title.key} for a game of {key}")
+        return table_map.side.value, table_map.seed
+
     def current_game(self) -> Game | None:
         """The game in progress (the last one started and not ended), if any."""
         with self._read() as db:
             row = db.execute(
-                f"SELECT {_GAME_COLUMNS} FROM games WHERE ended_at IS NULL ORDER BY id DESC LIMIT 1"
+                f"SELECT {self._columns} FROM games WHERE ended_at IS NULL ORDER BY id DESC LIMIT 1"
             ).fetchone()
             return _game(row) if row else None
 
@@ -453,15 +557,26 @@ class SessionStore:
     def games(self) -> list[Game]:
         """Every game, oldest first."""
         with self._read() as db:
-            rows = db.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id").fetchall()
+            rows = db.execute(f"SELECT {self._columns} FROM games ORDER BY id").fetchall()
             return [_game(r) for r in rows]
 
-    def end_game(self, game_id: int, score: int | None = None) -> Game:
+    def end_game(
+        self, game_id: int, score: int | None = None, parts: ScoreParts | None = None
+    ) -> Game:
         """End ``game_id``, with its final score if known; a solo game also gets its level.
 
-        Ending an ended game again only replaces the score (a score entered twice on the
-        encoder): the end time stays the first one.
+        ``parts`` are the score's components as entered (name, stars), kept with it; they
+        must add up to ``score`` (:class:`BadScore` otherwise). Ending an ended game again
+        only replaces the score and its parts (a score entered twice on the encoder): the
+        end time stays the first one.
         """
+        if parts is not None:
+            total = sum(stars for _, stars in parts)
+            if score is None or total != score:
+                raise BadScore(f"score {score}: its parts add up to {total}")
+        stored_parts = (
+            json.dumps([[name, stars] for name, stars in parts]) if parts is not None else None
+        )
         now = self._now()
         with self._write() as db:
             game = self._game(db, game_id)
@@ -471,9 +586,9 @@ class SessionStore:
             elif score is not None:
                 level(game.title, score, game.hazards)  # the same check of the score
             db.execute(
-                "UPDATE games SET ended_at = COALESCE(ended_at, ?), score = ?, level = ?"
-                " WHERE id = ?",
-                (now, score, lvl, game_id),
+                "UPDATE games SET ended_at = COALESCE(ended_at, ?), score = ?, level = ?,"
+                " score_parts = ? WHERE id = ?",
+                (now, score, lvl, stored_parts, game_id),
             )
             return self._game(db, game_id)
 
@@ -481,6 +596,26 @@ class SessionStore:
         """The rules' view of ``game_id``: round, hazards marked, last roll."""
         with self._read() as db:
             return self._state(db, self._game(db, game_id))
+
+    # --- settings -----------------------------------------------------------
+
+    def setting(self, name: str) -> str | None:
+        """A menu choice the box remembers (``players``, ``last_sheet``...), or None when it
+        was never set (or the database predates settings)."""
+        if self.version < MAPS_SINCE:
+            return None
+        with self._read() as db:
+            row = db.execute("SELECT value FROM settings WHERE name = ?", (name,)).fetchone()
+            return str(row[0]) if row else None
+
+    def set_setting(self, name: str, value: str) -> None:
+        """Remember a menu choice, durably, under ``name``."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO settings (name, value) VALUES (?, ?)"
+                " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                (name, value),
+            )
 
     # --- rolls --------------------------------------------------------------
 
@@ -587,7 +722,7 @@ class SessionStore:
                 raise StoreError(f"{self.path}: {exc}") from exc
 
     def _game(self, db: sqlite3.Connection, game_id: int) -> Game:
-        row = db.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchone()
+        row = db.execute(f"SELECT {self._columns} FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise UnknownGame(f"no game {game_id} in {self.path}")
         return _game(row)
@@ -827,10 +962,14 @@ def _migrate(db: sqlite3.Connection, *, announce: bool = True) -> None:
             log.info("session store migrated to schema version %d", step + 1)
 
 
+def _schema_version(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
 def _check_schema(db: sqlite3.Connection) -> None:
     """The tables hold the columns this code reads (a hand-edited file may not)."""
     try:
-        db.execute(f"SELECT {_GAME_COLUMNS} FROM games LIMIT 0")
+        db.execute(f"SELECT {_game_columns(_schema_version(db))} FROM games LIMIT 0")
         db.execute(f"SELECT {_ROLL_COLUMNS} FROM rolls LIMIT 0")
     except sqlite3.OperationalError as exc:
         raise _Unusable("foreign", f"unknown schema: {exc}") from None

@@ -139,7 +139,7 @@ def run_sim(args: argparse.Namespace) -> int:
         box_settings = dataclasses.replace(box_settings, mode="solo")
     config = dataclasses.replace(config, box=box_settings)
     entropy = SeededSource(args.seed) if args.seed is not None else None
-    # With --seed the sheets the menu prints are reproducible too.
+    # With --seed the maps, and so the sheets the menu prints, are reproducible too.
     seeds = None
     if args.seed is not None:
         import random
@@ -153,15 +153,15 @@ def run_sim(args: argparse.Namespace) -> int:
         from pitable.hw.clock import MonotonicClock
 
         sim = Simulator(config, entropy=entropy, store=store, clock=MonotonicClock(),
-                        scale=args.scale,
-                        printer=box_printer(config.printer, simulated=True, seeds=seeds))
+                        scale=args.scale, map_seeds=seeds,
+                        printer=box_printer(config.printer, simulated=True))
         try:
             live(sim)
         finally:
             sim.close()
         return 0
-    sim = Simulator(config, entropy=entropy, store=store, scale=args.scale,
-                    printer=box_printer(config.printer, simulated=True, seeds=seeds))
+    sim = Simulator(config, entropy=entropy, store=store, scale=args.scale, map_seeds=seeds,
+                    printer=box_printer(config.printer, simulated=True))
     if args.record:
         sim.start_recording()
     try:

@@ -42,7 +42,9 @@ def setup_history(p: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="a game's id (default: current)",
     )
-    p.add_argument("--json", action="store_true", help="one JSON object a line, per roll")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object a line: the game (its map, score and parts), then each"
+                   " roll")
     p.add_argument(
         "--state-dir",
         type=directory_path,
@@ -91,6 +93,7 @@ def run_history(args: argparse.Namespace) -> int:
         limit = store.state(game.id).round_limit
 
     if args.json:
+        print(json.dumps({"game": game.to_json()}))
         for record in records:
             print(json.dumps(record.to_json()))
         return 0
@@ -103,7 +106,16 @@ def run_history(args: argparse.Namespace) -> int:
         end = ", ended"
         if game.score is not None:
             end += f": {game.score} stars" + (f", {game.level}" if game.level else "")
-    print(f"game {game.id}: {title.name}, {game.mode}, started {started}, {rounds}, {hazards}{end}")
+    table_map = game.map
+    on_map = f", map {table_map.tag}" if table_map is not None else ""
+    print(f"game {game.id}: {title.name}, {game.mode}{on_map}, started {started}, {rounds},"
+          f" {hazards}{end}")
+    if table_map is not None:
+        print(f"  the sheet: pitable sheet {title.key} --seed {table_map.seed}"
+              f" --side {table_map.side.value}")
+    if game.parts is not None:
+        parts = ", ".join(f"{name} {stars}" for name, stars in game.parts)
+        print(f"  score by parts: {parts}; total {game.score}")
     if not records:
         print("no rolls yet")
     for record in records:

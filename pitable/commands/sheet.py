@@ -1,9 +1,9 @@
 """``pitable sheet`` and ``pitable print``: fresh adventure sheets as files or on paper.
 
-``sheet`` writes one seeded map as a PDF (true size, two to an A4 or Letter page), a PNG or
-PBM (the thermal strip, or any width) or a text map; ``print`` sends it to the thermal
-printer through the same background queue the box uses. Nothing heavy is imported until a
-command runs.
+``sheet`` writes one seeded map as a PDF (true size, one sheet per half page of A4 or
+Letter), a PNG or PBM (the thermal strip, or the page with ``--page``) or a text map;
+``print`` sends it to the thermal printer through the same background queue the box uses.
+Nothing heavy is imported until a command runs.
 """
 
 from __future__ import annotations
@@ -28,14 +28,17 @@ if TYPE_CHECKING:
 
 #: The formats ``sheet --out`` writes, by file extension.
 FORMATS = {".pdf": "PDF", ".png": "PNG", ".pbm": "PPM", ".txt": "text"}
-#: The narrowest picture whose words stay readable: the renderer's MIN_WIDTH, written here
-#: so that parsing the arguments does not import Pillow (a test holds the two equal).
-MIN_WIDTH = 180
+#: The narrowest strip that holds a legible sheet (58 mm paper): the renderer's MIN_WIDTH,
+#: written here so that parsing the arguments does not import Pillow (a test holds the two
+#: equal).
+MIN_WIDTH = 384
 #: The widest picture drawn: 600 dpi across the 50 mm strip of 58 mm paper, far more than
 #: any screen or printer needs; wider ones only cost memory (200000 pixels took ~10 GB).
 MAX_WIDTH = 4096
 #: The most copies in one PDF: 10 pages of two sheets, written in about a second.
 MAX_COPIES = 20
+#: The most different maps in one PDF pad (each in --copies copies).
+MAX_MAPS = 20
 #: The most copies one `pitable print` sends: a sheet for each player of the largest table
 #: the series seats (1 to 100 players).
 MAX_PRINT_COPIES = 100
@@ -53,6 +56,20 @@ def seed_number(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def sheet_width(text: str) -> int:
+    """An argparse type: a strip's width in dots, from MIN_WIDTH to MAX_WIDTH; a narrower
+    one is refused for what it is, too narrow for a legible sheet."""
+    try:
+        return whole_number(MIN_WIDTH, MAX_WIDTH)(text)
+    except argparse.ArgumentTypeError:
+        if is_whole(text) and len(text) <= len(str(MAX_WIDTH)) and int(text) < MIN_WIDTH:
+            raise argparse.ArgumentTypeError(
+                f"{int(text)}: expected {MIN_WIDTH} to {MAX_WIDTH:,}; a narrower strip cannot"
+                " hold a legible sheet (58 mm paper is 384 dots, 80 mm is 576)"
+            ) from None
+        raise
+
+
 def add_sheet_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", metavar="GAME", help="valley, island or temple")
     p.add_argument(
@@ -64,32 +81,46 @@ def add_sheet_arguments(p: argparse.ArgumentParser) -> None:
         " (default: a new one, printed)",
     )
     p.add_argument("--side", default="a", metavar="a|b", help="the side of the sheet (a)")
+    p.add_argument("--solo", action="store_true",
+                   help="a sheet for a solo game: it prints the adventurer levels")
 
 
 def setup_sheet(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Write a fresh adventure sheet for GAME to FILE; the format follows the"
-        " extension: .pdf (spaces of 10 mm when printed at actual size, two sheets a"
-        " page), .png or .pbm (the thermal printer's strip, or --width pixels wide), .txt"
-        " (the map as letters)."
+        " extension: .pdf (spaces of 13 mm when printed at actual size, one sheet per"
+        " half page), .png or .pbm (the thermal printer's strip, --width pixels wide, or"
+        " with --page the PDF's first page), .txt (the map as letters)."
     )
     add_sheet_arguments(p)
     p.add_argument("--out", metavar="FILE", required=True, help="the file to write")
     p.add_argument(
         "--width",
-        type=whole_number(MIN_WIDTH, MAX_WIDTH),
-        default=384,
+        type=sheet_width,
+        default=MIN_WIDTH,
         metavar="PX",
-        help=f"PNG and PBM: width in pixels, {MIN_WIDTH} to {MAX_WIDTH}"
+        help=f"PNG and PBM: the strip's width in dots, {MIN_WIDTH} to {MAX_WIDTH}"
         " (384: 58 mm paper; 576: 80 mm paper)",
     )
-    p.add_argument("--paper", default="a4", metavar="a4|letter", help="PDF: page size (a4)")
+    p.add_argument("--paper", default="a4", metavar="a4|letter",
+                   help="PDF and --page: page size (a4)")
+    p.add_argument("--page", action="store_true",
+                   help="PNG and PBM: the PDF's first page at 8 dots a millimetre, not the strip")
     p.add_argument(
         "--copies",
         type=whole_number(1, MAX_COPIES),
-        default=2,
+        default=None,
         metavar="N",
-        help=f"PDF: how many copies of the sheet, 1 to {MAX_COPIES} (2: one page)",
+        help=f"PDF: how many copies of each map, 1 to {MAX_COPIES}"
+        " (2, one page; 1 with --maps)",
+    )
+    p.add_argument(
+        "--maps",
+        type=whole_number(1, MAX_MAPS),
+        default=1,
+        metavar="N",
+        help=f"PDF: a pad of N different maps, 1 to {MAX_MAPS}: the seed and the N-1 after"
+        " it (1)",
     )
     p.set_defaults(run=run_sheet)
 
@@ -142,26 +173,58 @@ def run_sheet(args: argparse.Namespace) -> int:
     if problem:
         raise UsageError(f"--out {problem}")
     sheet = make_sheet(args)
-    data = sheet_bytes(sheet, suffix, width=args.width, paper=args.paper, copies=args.copies)
+    pad = [sheet] + [
+        generate(sheet.title, (sheet.seed + k) % (MAX_SEED + 1), sheet.side)
+        for k in range(1, args.maps)
+    ]
+    copies = args.copies if args.copies is not None else 2 if args.maps == 1 else 1
+    data = sheet_bytes(
+        [s for s in pad for _ in range(copies)],
+        suffix,
+        width=args.width,
+        paper=args.paper,
+        page=args.page,
+        solo=args.solo,
+    )
     out.write_bytes(data)
-    print(f"{sheet.title_name}, side {sheet.side.value.upper()}, seed {sheet.seed}: {out}")
+    seeds = ", ".join(str(s.seed) for s in pad)
+    seeds = f"seed {seeds}" if args.maps == 1 else f"seeds {seeds}"
+    print(f"{sheet.title_name}, side {sheet.side.value.upper()}, {seeds}: {out}")
     return 0
 
 
-def sheet_bytes(sheet: Sheet, suffix: str, *, width: int, paper: str, copies: int) -> bytes:
-    """The file for ``sheet`` in the format of ``suffix``; the same bytes every time."""
+def sheet_bytes(
+    sheets: list[Sheet],
+    suffix: str,
+    *,
+    width: int = MIN_WIDTH,
+    paper: str = "a4",
+    page: bool = False,
+    solo: bool = False,
+) -> bytes:
+    """The file for ``sheets`` in the format of ``suffix``; the same bytes every time.
+
+    A PDF holds them all, two a page; a picture is the first sheet's strip, or with
+    ``page`` the PDF's first page; a text map is the first sheet's map.
+    """
     if suffix == ".txt":
-        return sheet.to_text().encode()
+        return sheets[0].to_text().encode()
     if suffix == ".pdf":
         from pitable.render.sheet_pdf import sheets_pdf
 
-        return sheets_pdf([sheet] * copies, paper)
+        return sheets_pdf(sheets, paper, solo=solo)
     import io
 
-    from pitable.render.sheet import render_sheet
+    if page:
+        from pitable.render.sheet_pdf import page_image
 
+        image = page_image(sheets[:2], paper, solo=solo)
+    else:
+        from pitable.render.sheet import render_sheet
+
+        image = render_sheet(sheets[0], width, solo=solo)
     buffer = io.BytesIO()
-    render_sheet(sheet, width).save(buffer, format=FORMATS[suffix])
+    image.save(buffer, format=FORMATS[suffix])
     return buffer.getvalue()
 
 
@@ -189,22 +252,24 @@ def run_print(args: argparse.Namespace) -> int:
     from pitable.hw.printer import ThermalPrinter
     from pitable.render.sheet import render_sheet
 
-    image = render_sheet(sheet, settings.dots)
+    image = render_sheet(sheet, settings.dots, solo=args.solo)
     printer = ThermalPrinter(settings)
     spooler = PrintSpooler(printer)
     try:
-        for copy in range(args.copies):
-            job = spooler.submit(image, f"{sheet.label} copy {copy + 1}")
-            status = spooler.wait(job.id)
-            if status.state is not JobState.DONE:
-                raise PrinterError(status.detail or str(status.reason))
+        # One job: the picture is encoded once and the copies sent back to back.
+        job = spooler.submit(image, sheet.label, copies=args.copies)
+        status = spooler.wait(job.id)
+        if status.state is not JobState.DONE:
+            raise PrinterError(status.detail or str(status.reason))
     finally:
         spooler.close()
         printer.close()
     report = status.report
     assert report is not None
+    copies = f"{args.copies} copies, " if args.copies > 1 else ""
     print(
         f"printed {sheet.title_name}, side {sheet.side.value.upper()}, seed {sheet.seed}"
-        f" on {settings.port}: {report.bytes_sent} bytes, {report.model_s:.1f} s a copy"
+        f" on {settings.port}: {copies}{report.bytes_sent} bytes,"
+        f" {report.model_s / args.copies:.1f} s a copy"
     )
     return 0

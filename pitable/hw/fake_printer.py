@@ -21,6 +21,7 @@ times out (as pyserial's ``write_timeout`` does), or a port that does not answer
 from __future__ import annotations
 
 import bisect
+import itertools
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -67,6 +68,8 @@ class FakePrinter:
     def __post_init__(self) -> None:
         self.data = bytearray()
         self.rows: list[bytes] = []
+        #: The index in :attr:`rows` where each print job began (its ``ESC @``).
+        self.job_starts: list[int] = []
         self.printed_rows = 0
         self.fed_rows = 0
         self.unknown: list[int] = []  # offsets of bytes that began no known command
@@ -122,6 +125,13 @@ class FakePrinter:
         blob = b"".join(row.ljust(stride, b"\x00")[:stride] for row in self.rows)
         return Image.frombytes("1", (self.dots, len(self.rows)), blob.translate(INVERT))
 
+    def printouts(self) -> list[Image.Image]:
+        """What each print job printed and fed (from one ``ESC @`` to the next), as 1-bit
+        pictures ``dots`` wide: one a copy when copies are sent back to back."""
+        whole = self.printout()
+        edges = [*self.job_starts, len(self.rows)]
+        return [whole.crop((0, a, self.dots, b)) for a, b in itertools.pairwise(edges)]
+
     @property
     def finished_at(self) -> float:
         """When the mechanism finishes the last row or feed received so far."""
@@ -144,6 +154,7 @@ class FakePrinter:
     def reset_output(self) -> None:
         """Forget what was printed (the stream and timing go on)."""
         self.rows.clear()
+        self.job_starts.clear()
 
     # --- the model ------------------------------------------------------------------------
 
@@ -156,7 +167,9 @@ class FakePrinter:
         self._arrivals.clear()
         self.unknown.clear()
         if len(self.rows) > self.keep_rows:
-            del self.rows[: len(self.rows) - self.keep_rows]
+            gone = len(self.rows) - self.keep_rows
+            del self.rows[:gone]
+            self.job_starts = [max(0, start - gone) for start in self.job_starts]
         # Every later event comes at or after the next write can start: what came before
         # is folded into a level and a peak.
         horizon = max(self.clock.now(), self._wire_free)
@@ -253,6 +266,8 @@ class FakePrinter:
                 self._raster(i, 4, width, height)
             else:
                 self._command(i, last)
+                if b == 0x1B and op == ord("@"):
+                    self.job_starts.append(len(self.rows))
                 if b == 0x1B and op == ord("v"):
                     self._reply(0x00 if self.paper else 0x04)
                 elif b == 0x10:

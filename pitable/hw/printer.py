@@ -372,11 +372,18 @@ class ThermalPrinter:
 
     # --- printing -----------------------------------------------------------------
 
-    def print_image(self, image: Image.Image) -> PrintReport:
-        """Print ``image`` (at most the paper's width in dots); returns when all is sent."""
+    def print_image(self, image: Image.Image, *, copies: int = 1) -> PrintReport:
+        """Print ``image`` (at most the paper's width in dots) ``copies`` times, back to
+        back with the tear-off feed after each; returns when all is sent.
+
+        The picture is encoded once and its bytes sent again for each copy, in one paced
+        stream, so that a table's sheets come out without a pause between them.
+        """
+        if copies < 1:
+            raise ValueError(f"copies must be 1 or more, not {copies}")
         chunks = encode_image(image, self.settings)
         self.check()
-        return self.send(chunks)
+        return self.send(chunks * copies)
 
     def send(self, chunks: list[Chunk]) -> PrintReport:
         """Write ``chunks`` paced by the busy line, or else by the model."""

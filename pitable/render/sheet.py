@@ -1,38 +1,98 @@
-"""Adventure sheets drawn as 1-bit pictures: for a thermal printer, and as a PNG at any width.
+"""Adventure sheets drawn as 1-bit pictures: the thermal printer's strip, and any width.
 
-The sheet is first laid out as a list of shapes (:func:`layout`) in any unit, then painted:
-here with Pillow, in :mod:`pitable.render.sheet_pdf` as a vector PDF. One layout for both
-means the PDF and the printed strip show the same sheet.
+A sheet is first laid out as a list of shapes in some unit (:func:`strip_layout` in printer
+dots; :func:`pitable.render.sheet_pdf.page_layout` in millimetres for a home printer's
+page), then painted: here with Pillow, in :mod:`pitable.render.sheet_pdf` as a vector PDF.
+The sections are the same on both (:class:`Flow`): the initials box, which map it is, the
+tallies, the grid, the key from the title's own rules, the special faces, the solo levels
+and the score boxes; the strip stacks them top to bottom, the page puts them where the
+rulebooks do.
+
+Legible on paper, whatever the width: every word has capitals at least 2 mm tall, every box
+for a pencilled number is at least 6 mm square, every bubble at least 3 mm across, the
+initials box at least 25 by 7 mm (:data:`LIMITS`; ``tests/test_sheet_legibility.py``
+measures them on the pictures). The strip's spaces are as large as the paper allows: 5.25 mm
+on 58 mm paper (384 dots at 8 dots a millimetre), 7.9 mm on 80 mm paper (576 dots); the
+strip grows in length for the rest.
 
 On a thermal printer every dot row that holds ink costs the mechanism about 30 ms, while a
-blank row is fed in about 2 ms. The layout is therefore compact across the page (text and
-marks share rows where they can) and airy between sections: the white bands are nearly
-free to print and make the strip easier to read.
-
-Spaces are at least 5 mm on 58 mm paper (384 dots at 8 dots a millimetre) and at least
-7 mm on 80 mm paper (576 dots): big enough for a two-digit number in pencil.
+blank row is fed in about 2 ms: sections are parted by white bands, nearly free to print.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
-from pitable.render.fonts import BOLD, REGULAR, font
+from pitable.render.fonts import CONDENSED_BOLD, REGULAR, font
+from pitable.rules.sheet_key import Diagram, KeyEntry
 from pitable.rules.sheets import MAP_FORMAT, MAX_COLUMNS, Kind, Mark, Sheet, Tally
 
 #: Thermal printers print 8 dots a millimetre (203 dpi).
 DOTS_PER_MM = 8
-#: Printable width in dots of the two paper widths, and the smallest space each allows.
+#: Printable width in dots of the two paper widths.
 PAPER_DOTS = {58: 384, 80: 576}
-MIN_SPACE_MM = {58: 5.0, 80: 7.0}
-#: Narrower than this, the sheet's words stop being readable.
-MIN_WIDTH = 180
+#: The narrowest picture that holds a legible sheet: 58 mm paper's 48 mm.
+MIN_WIDTH = PAPER_DOTS[58]
+#: Wider pictures than 80 mm paper's are that strip scaled up (for screens, say).
+WIDEST_MM = PAPER_DOTS[80] / DOTS_PER_MM
+#: The font's capitals, as a fraction of its em (DejaVu Sans: 1493 of 2048 units).
+CAP_HEIGHT = 1493 / 2048
+#: Lines of text are this many ems apart, so that two lines' ink never touches.
+LINE_PITCH = 1.2
+#: The font of headings and labels: DejaVu's condensed bold, narrower than the bold.
+HEAVY = CONDENSED_BOLD
 
 Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The least a player can read and write in, in millimetres."""
+
+    cap_mm: float = 2.0
+    box_mm: float = 6.0
+    bubble_mm: float = 3.0
+    initials_mm: tuple[float, float] = (25.0, 7.0)
+
+
+LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """The sizes a layout draws, in millimetres: each a little above its limit in
+    :data:`LIMITS`, so that rounding to whole dots never takes it under."""
+
+    #: The em of every word: capitals of 2.1 mm.
+    text: float = 2.9
+    title: float = 4.0
+    #: The side of a box for a pencilled number.
+    box: float = 7.0
+    #: A bubble's diameter.
+    bubble: float = 3.6
+    initials: tuple[float, float] = (26.0, 8.0)
+    #: A space of the key's small diagrams.
+    diagram: float = 5.0
+
+    def scaled(self, k: float) -> Metrics:
+        """Every size times ``k`` (a test shrinks a layout on purpose with it)."""
+        w, h = self.initials
+        return replace(
+            self,
+            text=self.text * k,
+            title=self.title * k,
+            box=self.box * k,
+            bubble=self.bubble * k,
+            initials=(w * k, h * k),
+            diagram=self.diagram * k,
+        )
+
+
+METRICS = Metrics()
 
 
 # --- the shapes ----------------------------------------------------------------
@@ -46,6 +106,8 @@ class Rect:
     h: float
     line: float = 0.0  # outline width; 0: no outline
     fill: bool = False
+    #: What the player does with it: WRITE (a number), INITIALS; "" for a drawing.
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,6 +127,8 @@ class Circle:
     y: float
     r: float
     line: float
+    #: BUBBLE for one a player ticks; "" for a drawing.
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,6 +150,11 @@ class Text:
 
 Shape = Rect | Line | Circle | Poly | Text
 
+#: Roles of the shapes a player writes in or ticks, which the legibility test measures.
+WRITE = "write"
+INITIALS = "initials"
+BUBBLE = "bubble"
+
 
 @dataclass
 class Drawing:
@@ -98,6 +167,8 @@ class Drawing:
     grid_x: float = 0.0
     grid_y: float = 0.0
     cell: float = 0.0
+    #: How many units make a millimetre on paper.
+    mm: float = 1.0
 
 
 # --- text metrics, the same for every painter (both use the DejaVu files kept here) ----
@@ -107,7 +178,7 @@ _REF = 100
 
 @lru_cache(maxsize=4096)
 def text_width(text: str, size: float, bold: bool = False) -> float:
-    return font(_REF, BOLD if bold else REGULAR).getlength(text) * size / _REF
+    return font(_REF, HEAVY if bold else REGULAR).getlength(text) * size / _REF
 
 
 def ascent(size: float) -> float:
@@ -115,161 +186,424 @@ def ascent(size: float) -> float:
     return font(_REF).getmetrics()[0] * size / _REF
 
 
-# --- the layout ------------------------------------------------------------------
+# --- sections, laid out down a column ----------------------------------------------
 
 
-def layout(sheet: Sheet, *, cell: float, width: float, mm: float) -> Drawing:
-    """Lay out ``sheet`` with spaces ``cell`` wide on a page ``width`` wide.
+def wrap(
+    text: str, room: float, size: float, bold: bool = False, *, first: float | None = None
+) -> list[str]:
+    """``text`` broken at spaces into lines at most ``room`` wide at ``size`` (the first
+    line ``first`` wide, when given); a word wider than its line gets a line of its own."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        trial = f"{line} {word}" if line else word
+        limit = first if first is not None and not lines else room
+        if line and text_width(trial, size, bold) > limit:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    if line:
+        lines.append(line)
+    return lines
 
-    ``mm`` is how many units make a millimetre: line widths are set in millimetres so that
-    they print the same on any paper; everything else scales with ``cell``.
+
+class Flow:
+    """A column ``w`` wide at ``x`` that sections are laid down, from ``y`` downward.
+
+    ``u`` units make a millimetre; every size comes from ``m`` (millimetres), so the same
+    sections make the strip (dots) and the page (millimetres).
     """
-    s = cell
-    if width < MAX_COLUMNS * s:
-        raise ValueError(f"a page {width} wide cannot hold {MAX_COLUMNS} spaces of {s}")
-    thin = max(0.25 * mm, 1.0) if mm > 1 else 0.25  # at least one dot on a printer
-    thick = 2 * thin
-    title_size, text_size, small_size = 0.40 * s, 0.26 * s, 0.24 * s
-    gap = 1.25 * s  # white band between sections: fed, not printed, on a thermal printer
-    x0 = (width - MAX_COLUMNS * s) / 2
-    x1 = x0 + MAX_COLUMNS * s
-    shapes: list[Shape] = []
-    y = 0.4 * s
 
-    # Header: the initials box (top left, as in the rulebook), the title, which map it is.
-    box_w, box_h = 1.8 * s, 0.68 * s
-    shapes.append(Rect(x0, y, box_w, box_h, thin))
-    shapes.append(Text(x0 + 0.08 * s, y + 0.05 * s, "Initials", small_size))
-    tx = x0 + box_w + 0.2 * s
-    title = _fit(sheet.title_name, x1 - tx, title_size, bold=True)
-    shapes.append(Text(tx, y, sheet.title_name, title, bold=True))
-    which = f"Side {sheet.side.value.upper()} \u00b7 seed {sheet.seed} \u00b7 map v{MAP_FORMAT}"
-    shapes.append(Text(tx, y + 0.42 * s, which, text_size))
-    y += box_h + gap
+    def __init__(
+        self, shapes: list[Shape], *, x: float, w: float, y: float, u: float, m: Metrics
+    ) -> None:
+        self.shapes = shapes
+        self.x, self.w, self.y, self.u, self.m = x, w, y, u, m
+        #: Outline widths: at least one dot on a printer, 0.25 mm on paper.
+        self.thin = max(0.25 * u, 1.0) if u > 1 else 0.25
+        self.thick = 2 * self.thin
 
-    # Bubbles and boxes: solo rounds, structures, dangers, treasures.
-    # A lone total (Skull Island) ends the last row of boxes instead of taking a row.
-    per_row = 4
-    col_w = (x1 - x0) / per_row
-    score_h = 0.56 * s
-    labels = sheet.score_boxes
-    inline_total = len(labels) == 1 and bool(sheet.tallies) and sheet.tallies[-1].mark is Mark.BOX
-    for i, tally in enumerate(sheet.tallies):
-        end = x1
-        if inline_total and i == len(sheet.tallies) - 1:
-            end = x1 - col_w
-            _score_box(
-                shapes, labels[0], x=end, y=y, w=col_w, h=score_h, s=s, line=thick, size=small_size
+    @property
+    def em(self) -> float:
+        return self.m.text * self.u
+
+    def skip(self, mm: float) -> None:
+        self.y += mm * self.u
+
+    def words(
+        self,
+        text: str,
+        *,
+        bold: bool = False,
+        size: float | None = None,
+        indent: float = 0.0,
+        room: float | None = None,
+    ) -> None:
+        """``text`` wrapped to the column (or ``room``), one line after another."""
+        em = size if size is not None else self.em
+        width = room if room is not None else self.w - indent
+        for line in wrap(text, width, em, bold):
+            self.shapes.append(Text(self.x + indent, self.y, line, em, bold))
+            self.y += LINE_PITCH * em
+
+    def parts(self, parts: list[str]) -> None:
+        """Short phrases joined by a middle dot, as many to a line as fit, never broken."""
+        line = ""
+        for part in parts:
+            trial = f"{line}{SEPARATOR}{part}" if line else part
+            if line and text_width(trial, self.em) > self.w:
+                self.words(line, room=math.inf)
+                line = part
+            else:
+                line = trial
+        self.words(line, room=math.inf)
+
+    def label_at(self, text: str, x: float, centre_y: float, *, bold: bool = False) -> None:
+        """One line whose capitals are centred on ``centre_y``."""
+        em = self.em
+        top = centre_y - (ascent(em) - CAP_HEIGHT * em / 2)
+        self.shapes.append(Text(x, top, text, em, bold))
+
+    # --- things to write in or tick ------------------------------------------------
+
+    def bubble(self, cx: float, cy: float) -> None:
+        self.shapes.append(Circle(cx, cy, self.m.bubble * self.u / 2, self.thin, BUBBLE))
+
+    def box(self, x: float, y: float, *, thick: bool = False) -> float:
+        """A box for a pencilled number, top left at ``x``, ``y``; returns its side."""
+        side = self.m.box * self.u
+        line = self.thick if thick else self.thin
+        self.shapes.append(Rect(x, y, side, side, line, role=WRITE))
+        return side
+
+    def initials(self, x: float, y: float) -> tuple[float, float]:
+        w, h = (v * self.u for v in self.m.initials)
+        self.shapes.append(Rect(x, y, w, h, self.thin, role=INITIALS))
+        return w, h
+
+    # --- sections --------------------------------------------------------------------
+
+    def tally(self, tally: Tally) -> None:
+        """A tally: its label, then its bubbles or boxes; on the label's line when they
+        fit there, else in rows below it."""
+        u, m = self.u, self.m
+        d, side = m.bubble * u, m.box * u
+        if tally.mark is Mark.BUBBLE and not tally.names:
+            self.rounds(tally)
+            return
+        if tally.mark is Mark.BUBBLE:
+            # Structures: a bubble before each name.
+            widths = [d + 1.0 * u + text_width(n, self.em) for n in tally.names]
+            gap, height = 2.5 * u, max(d, self.em)
+            middle = height / 2
+        elif tally.mark is Mark.BUBBLE_AND_BOX:
+            # Dangers: a bubble to mark above a box for the stars it gains or loses.
+            widths = [side] * tally.count
+            gap, height = 2.0 * u, d + 0.8 * u + side
+            middle = height - side / 2
+        else:
+            # Treasure chests: a box for the number that found each treasure.
+            widths = [side] * tally.count
+            gap, height = 2.0 * u, side
+            middle = height / 2
+        lead = text_width(tally.label, self.em, True) + 2.0 * u
+        x0 = self.x + lead
+        if lead + sum(widths) + gap * (len(widths) - 1) > self.w:
+            self.words(tally.label, bold=True)
+            self.skip(0.6)
+            x0 = self.x
+        else:
+            # The label beside the boxes' middle (the dangers' boxes, not their bubbles).
+            self.label_at(tally.label, self.x, self.y + middle, bold=True)
+        x = x0
+        for i, wide in enumerate(widths):
+            if x > x0 and x + wide > self.x + self.w:
+                x = x0
+                self.y += height + 1.5 * u
+            if tally.mark is Mark.BUBBLE:
+                self.bubble(x + d / 2, self.y + height / 2)
+                self.label_at(tally.names[i], x + d + 1.0 * u, self.y + height / 2)
+            elif tally.mark is Mark.BUBBLE_AND_BOX:
+                self.bubble(x + side / 2, self.y + d / 2)
+                self.box(x, self.y + d + 0.8 * u)
+            else:
+                self.box(x, self.y)
+            x += wide + gap
+        self.y += height
+
+    def rounds(self, tally: Tally) -> None:
+        """Solo rounds: bubbles in groups of five, so that a glance counts them. Across
+        the column after their label when they fit there, else in rows below it; in a
+        column narrower than one group, each group runs down, side by side as they fit."""
+        u, d = self.u, self.m.bubble * self.u
+        pitch, gap = d + 0.8 * u, 1.6 * u
+        group = 5 * pitch + gap
+        lead = text_width(tally.label, self.em, True) + 2.0 * u
+        groups = math.ceil(tally.count / 5)
+        if lead + groups * group - gap <= self.w:
+            self.label_at(tally.label, self.x, self.y + d / 2, bold=True)
+            spots = [(lead + i * pitch + (i // 5) * gap, 0.0) for i in range(tally.count)]
+        elif group - gap <= self.w:
+            self.words(tally.label, bold=True)
+            self.skip(0.6)
+            across = max(1, int((self.w + gap) // group))
+            spots = []
+            for i in range(tally.count):
+                row, col = divmod(i, 5 * across)
+                spots.append((col * pitch + (col // 5) * gap, row * pitch))
+        else:
+            self.words(tally.label, bold=True)
+            self.skip(0.6)
+            across = max(1, int((self.w + 0.8 * u) // pitch))
+            spots = []
+            for i in range(tally.count):
+                g, k = divmod(i, 5)
+                band, col = divmod(g, across)
+                spots.append((col * pitch, band * group + k * pitch))
+        for dx, dy in spots:
+            self.bubble(self.x + dx + d / 2, self.y + dy + d / 2)
+        self.y += max(dy for _, dy in spots) + d
+
+    def key(self, entries: tuple[KeyEntry, ...]) -> None:
+        for entry in entries:
+            self.entry(entry)
+            self.skip(1.4)
+
+    def entry(self, entry: KeyEntry) -> None:
+        """A key entry: its name and stars in bold, then its rule on the same line, beside
+        its diagram."""
+        u = self.u
+        top = self.y
+        indent = 0.0
+        bottom = top
+        if entry.diagram is not None:
+            cell = self.m.diagram * u
+            self.diagram(entry.diagram, self.x, top + 0.2 * u, cell)
+            indent = entry.diagram.columns * cell + 1.8 * u
+            bottom = top + 0.2 * u + entry.diagram.rows * cell
+        self.run(entry.heading, entry.rule, indent=indent)
+        self.y = max(self.y, bottom)
+
+    def run(self, heading: str, text: str, *, indent: float = 0.0) -> None:
+        """``heading`` in bold and ``text`` after it on the same line, wrapped."""
+        em = self.em
+        room = self.w - indent
+        x = self.x + indent
+        heads = wrap(heading, room, em, True)
+        for line in heads[:-1]:
+            self.shapes.append(Text(x, self.y, line, em, True))
+            self.y += LINE_PITCH * em
+        self.shapes.append(Text(x, self.y, heads[-1], em, True))
+        # A space and a half: the painter rounds the font to whole dots.
+        lead = text_width(heads[-1], em, True) + 1.5 * text_width(" ", em)
+        lines = wrap(text, room, em, first=room - lead)
+        if lines and text_width(lines[0], em) <= room - lead:
+            self.shapes.append(Text(x + lead, self.y, lines.pop(0), em))
+        else:
+            lines = wrap(text, room, em)
+        self.y += LINE_PITCH * em
+        for line in lines:
+            self.shapes.append(Text(x, self.y, line, em))
+            self.y += LINE_PITCH * em
+
+    def diagram(self, diagram: Diagram, x: float, y: float, cell: float) -> None:
+        """Spaces drawn as on the map, each with its number centred."""
+        em = self.em
+        for r, c, text in diagram.spaces:
+            sx, sy = x + c * cell, y + r * cell
+            self.shapes.append(Rect(sx, sy, cell, cell, self.thin))
+            if (r, c) in diagram.doors:
+                inset = 0.12 * cell
+                self.shapes.append(
+                    Rect(sx + inset, sy + inset, cell - 2 * inset, cell - 2 * inset, self.thin)
+                )
+            if (r, c) in diagram.circled:
+                self.shapes.append(Circle(sx + cell / 2, sy + cell / 2, 0.34 * cell, self.thin))
+            if text:
+                tx = sx + (cell - text_width(text, em)) / 2
+                self.label_at(text, tx, sy + cell / 2)
+
+    def scores(self, labels: tuple[str, ...]) -> None:
+        """Score boxes, the total last with a thick outline: each caption before its box,
+        as many to a row as fit; or, when that takes more rows than one and captions
+        above their boxes fit in one, so."""
+        u, side, em = self.u, self.m.box * self.u, self.em
+        gap = 3.0 * u
+        widths = [text_width(label, em, True) + 1.2 * u + side for label in labels]
+        rows = _rows(widths, gap, self.w)
+        above = [max(text_width(label, em, True), side) for label in labels]
+        if len(rows) > 1 and len(_rows(above, 1.5 * u, self.w)) == 1:
+            # One row, each caption above its box, spread over the column.
+            spare = (self.w - sum(above)) / max(1, len(above) - 1)
+            x = self.x
+            box_y = self.y + LINE_PITCH * em
+            for i, (label, wide) in enumerate(zip(labels, above, strict=True)):
+                self.shapes.append(Text(x + (wide - text_width(label, em, True)) / 2, self.y,
+                                        label, em, True))
+                self.box(x + (wide - side) / 2, box_y, thick=i == len(labels) - 1)
+                x += wide + spare
+            self.y = box_y + side
+            return
+        i = 0
+        for row in rows:
+            # A row of several spreads over the column, so that the rows end together.
+            spare = (self.w - sum(row)) / (len(row) - 1) if len(row) > 1 else gap
+            x = self.x
+            for wide in row:
+                label = labels[i]
+                box_x = x + wide - side
+                self.box(box_x, self.y, thick=i == len(labels) - 1)
+                self.label_at(label, x, self.y + side / 2, bold=True)
+                x += wide + spare
+                i += 1
+            self.y += side + 1.5 * u
+        self.y -= 1.5 * u
+
+    def solo(self, sheet: Sheet, target: int | None) -> None:
+        """The adventurer levels of a solo game, and the stars to beat when there is a
+        target."""
+        title = sheet.title
+        names = ("Pathfinder", "Voyager", "Explorer")
+        levels = ", ".join(f"{n} {t}+" for n, t in zip(names, title.level_thresholds, strict=True))
+        if title.discount_per_hazard:
+            levels += (
+                f"; each {title.discount_per_hazard} fewer for every {title.hazard_name} placed,"
+                " crossed out or not"
             )
-        height = _tally(shapes, tally, x0=x0, x1=end, y=y, s=s, thin=thin, small=small_size)
-        y += height + 0.35 * s
-    if sheet.tallies:
-        y += gap - 0.35 * s
+        self.run("Solo levels:", f"{levels}.")
+        if target is not None:
+            self.skip(0.6)
+            self.words(f"Stars to beat: {target}", bold=True)
+
+
+def _rows(widths: list[float], gap: float, room: float) -> list[list[float]]:
+    """``widths`` in order into rows no wider than ``room``, ``gap`` apart."""
+    rows: list[list[float]] = [[]]
+    used = 0.0
+    for wide in widths:
+        if rows[-1] and used + gap + wide > room:
+            rows.append([])
+            used = 0.0
+        used += (gap if rows[-1] else 0.0) + wide
+        rows[-1].append(wide)
+    return rows
+
+
+SEPARATOR = " \u00b7 "
+
+
+def which_map(sheet: Sheet) -> str:
+    return SEPARATOR.join(
+        (f"Side {sheet.side.value.upper()}", f"seed {sheet.seed}", f"map v{MAP_FORMAT}")
+    )
+
+
+def bottom(flow: Flow, chests: list[Tally], labels: tuple[str, ...]) -> None:
+    """The treasure chests and the score boxes, the sheet's last section; a lone total
+    ends the chests' row when it fits there."""
+    u, side = flow.u, flow.m.box * flow.u
+    total_w = text_width(labels[-1], flow.em, True) + 1.2 * u + side
+    if len(chests) == 1 and len(labels) == 1:
+        chest = chests[0]
+        row_w = (text_width(chest.label, flow.em, True) + 2.0 * u
+                 + chest.count * side + (chest.count - 1) * 2.0 * u)
+        if row_w + 4.0 * u + total_w <= flow.w:
+            top = flow.y
+            flow.tally(chest)
+            end = Flow(flow.shapes, x=flow.x + flow.w - total_w, w=total_w, y=top, u=u, m=flow.m)
+            end.scores(labels)
+            flow.y = max(flow.y, end.y)
+            return
+    for tally in chests:
+        flow.tally(tally)
+        flow.skip(3.0)
+    flow.scores(labels)
+
+
+def split_tallies(sheet: Sheet) -> tuple[list[Tally], list[Tally], list[Tally]]:
+    """The tallies by where the rulebooks put them: the solo rounds at the left (before
+    the grid), the structures and dangers at the right (after it), the treasure chests at
+    the bottom (with the score boxes)."""
+    rounds = [t for t in sheet.tallies if t.mark is Mark.BUBBLE and not t.names]
+    chests = [t for t in sheet.tallies if t.mark is Mark.BOX]
+    right = [t for t in sheet.tallies if t not in rounds and t not in chests]
+    return rounds, right, chests
+
+
+# --- the strip ----------------------------------------------------------------------
+
+
+def cell_size(width: int) -> int:
+    """The side of one space, in pixels, on a strip ``width`` pixels wide: as large as the
+    width allows, with room for the grid's thick outer edges."""
+    u = max(float(DOTS_PER_MM), width / WIDEST_MM)
+    thick = 2 * max(0.25 * u, 1.0)
+    return math.floor((width - 2 * thick) / MAX_COLUMNS)
+
+
+def strip_layout(
+    sheet: Sheet,
+    width: int = PAPER_DOTS[58],
+    *,
+    metrics: Metrics = METRICS,
+    solo: bool = False,
+    target: int | None = None,
+) -> Drawing:
+    """``sheet`` laid out in dots down a strip ``width`` dots wide, read top to bottom.
+
+    Up to 80 mm paper's 576 dots, a dot is 1/8 mm; a wider picture is that strip scaled
+    up. ``solo`` adds the adventurer levels, ``target`` the stars to beat.
+    """
+    if width < MIN_WIDTH:
+        raise ValueError(
+            f"a sheet needs a width of {MIN_WIDTH} pixels or more (58 mm paper), not {width}"
+        )
+    u = max(float(DOTS_PER_MM), width / WIDEST_MM)
+    s = cell_size(width)
+    x0 = (width - MAX_COLUMNS * s) / 2
+    shapes: list[Shape] = []
+    flow = Flow(shapes, x=x0, w=MAX_COLUMNS * s, y=1.0 * u, u=u, m=metrics)
+    rounds, right, chests = split_tallies(sheet)
+
+    # The initials box at the top left, as in the rulebook; which map it is beside it.
+    top = flow.y
+    box_w, box_h = flow.initials(x0, top)
+    beside = Flow(shapes, x=x0 + box_w + 1.5 * u, w=flow.w - box_w - 1.5 * u, y=top, u=u,
+                  m=metrics)
+    beside.words("\u2190 Initials", bold=True)
+    beside.parts(which_map(sheet).split(SEPARATOR))
+    flow.y = max(top + box_h, beside.y) + 2.0 * u
+    flow.words(sheet.title_name, bold=True, size=metrics.title * u)
+    flow.skip(2.5)
+
+    for tally in rounds:
+        flow.tally(tally)
+        flow.skip(3.0)
 
     # Clouds sit above the spaces beside them; a band above the grid holds those of row 0.
     if any(r == 0 for r, _ in sheet.clouds):
-        y += 0.45 * s
-    grid_y = y
-    _grid(shapes, sheet, x0=x0, y0=grid_y, s=s, thin=thin, thick=thick)
-    y += sheet.grid_height * s + gap
+        flow.y += 0.45 * s
+    grid_y = flow.y
+    _grid(shapes, sheet, x0=x0, y0=grid_y, s=s, thin=flow.thin, thick=flow.thick)
+    flow.y += sheet.grid_height * s
+    flow.skip(3.5)
 
-    # The special faces, one line a die.
+    for tally in right:
+        flow.tally(tally)
+        flow.skip(3.5)
+    flow.key(sheet.title.sheet_key())
+    flow.skip(1.5)
     for words in sheet.reminders:
-        size = _fit(words, x1 - x0, text_size)
-        shapes.append(Text(x0, y, words, size))
-        y += 0.42 * s
-    y += gap - 0.42 * s + 0.3 * s
-
-    # Score boxes, four to a row, each with its caption at its left and room for a number
-    # at its right.
-    for i in range(0, 0 if inline_total else len(labels), per_row):
-        row = labels[i : i + per_row]
-        # A short last row keeps to the right, so that the total ends the sheet's corner.
-        shift = per_row - len(row)
-        for j, label in enumerate(row):
-            line = thick if i + j == len(labels) - 1 else thin
-            bx = x0 + (shift + j) * col_w
-            _score_box(
-                shapes, label, x=bx, y=y, w=col_w, h=score_h, s=s, line=line, size=small_size
-            )
-        y += score_h + 0.3 * s
-    y += 0.5 * s - 0.3 * s
-    return Drawing(width, y, shapes, x0, grid_y, s)
-
-
-def _score_box(
-    shapes: list[Shape],
-    label: str,
-    *,
-    x: float,
-    y: float,
-    w: float,
-    h: float,
-    s: float,
-    line: float,
-    size: float,
-) -> None:
-    shapes.append(Rect(x + 0.05 * s, y, w - 0.1 * s, h, line))
-    # Leave the box's right part, 0.8 of a space, for the number.
-    size = _fit(label, w - 1.05 * s, size)
-    shapes.append(Text(x + 0.12 * s, y + (h - 1.1 * size) / 2, label, size))
-
-
-def _fit(text: str, room: float, size: float, bold: bool = False) -> float:
-    """``size``, or smaller if ``text`` would not fit in ``room`` at that size."""
-    wide = text_width(text, size, bold)
-    return size if wide <= room else size * room / wide
-
-
-def _tally(
-    shapes: list[Shape],
-    tally: Tally,
-    *,
-    x0: float,
-    x1: float,
-    y: float,
-    s: float,
-    thin: float,
-    small: float,
-) -> float:
-    """One row of bubbles or boxes after its label; returns the row's height."""
-    label = tally.label
-    shapes.append(Text(x0, y + 0.02 * s, label, small))
-    x = x0 + text_width(label, small) + 0.2 * s
-    r = 0.13 * s
-    if tally.mark is Mark.BUBBLE and not tally.names:
-        # Solo rounds: bubbles in groups of five, so a glance counts them.
-        groups = math.ceil(tally.count / 5)
-        pitch = min(0.45 * s, (x1 - x) / (tally.count + 0.5 * (groups - 1)))
-        r = min(r, 0.4 * pitch)
-        for i in range(tally.count):
-            cx = x + pitch * (i + 0.5 * (i // 5)) + pitch / 2
-            shapes.append(Circle(cx, y + r + 0.02 * s, r, thin))
-        return 2 * r + 0.04 * s
-    if tally.mark is Mark.BUBBLE:
-        # Structures: a bubble and its name, spread over the row.
-        step = (x1 - x) / tally.count
-        for i, name in enumerate(tally.names):
-            cx = x + i * step + r
-            shapes.append(Circle(cx, y + r + 0.02 * s, r, thin))
-            shapes.append(Text(cx + r + 0.1 * s, y + 0.02 * s, name, small))
-        return 2 * r + 0.04 * s
-    box_h = 0.56 * s
-    if tally.mark is Mark.BUBBLE_AND_BOX:
-        # Dangers: mark the bubble, write the stars gained (+) or lost (-) in the box.
-        step = (x1 - x) / tally.count
-        box_w = step - 2 * r - 0.3 * s
-        for i in range(tally.count):
-            bx = x + i * step
-            shapes.append(Circle(bx + r, y + box_h / 2, r, thin))
-            shapes.append(Rect(bx + 2 * r + 0.1 * s, y, box_w, box_h, thin))
-            shapes.append(Text(bx + 2 * r + 0.16 * s, y + 0.04 * s, "\u00b1", small))
-        return box_h
-    # Treasure chests: a box for the number that found each treasure.
-    step = (x1 - x) / tally.count
-    for i in range(tally.count):
-        shapes.append(Rect(x + i * step, y, step - 0.2 * s, box_h, thin))
-    return box_h
+        flow.words(words)
+    if solo or target is not None:
+        flow.skip(3.0)
+        flow.solo(sheet, target)
+    flow.skip(3.5)
+    bottom(flow, chests, sheet.score_boxes)
+    flow.skip(2.0)
+    return Drawing(width, flow.y, shapes, x0, grid_y, s, u)
 
 
 def _grid(
@@ -281,10 +615,6 @@ def _grid(
     for cell in sheet.cells(Kind.SEA):
         x, y = at(cell)
         _sea(shapes, x, y, s, thin)
-    for cell in sheet.cells(Kind.LAKE):
-        x, y = at(cell)
-        for k in range(1, 6):
-            shapes.append(Line(x, y + k * s / 6, x + s, y + k * s / 6, thin))
     for cell in sheet.cells(Kind.MOUNTAIN):
         x, y = at(cell)
         m = 0.18 * s
@@ -300,7 +630,7 @@ def _grid(
         shapes.append(Poly(_cloud(x + 0.05 * s, y - 0.04 * s, 0.9 * s, 0.38 * s), thin))
     # Edges: thin between two spaces of the map, thick where the map meets what is not
     # part of it, so that the valley, island or temple stands out as one shape.
-    inside = {Kind.SPACE, Kind.DOOR, Kind.MOUNTAIN, Kind.LAKE}
+    inside = {Kind.SPACE, Kind.DOOR, Kind.MOUNTAIN}
     for r in range(sheet.grid_height + 1):
         for c in range(sheet.grid_width):
             a, b = sheet.kind((r - 1, c)) in inside, sheet.kind((r, c)) in inside
@@ -351,21 +681,49 @@ def _cloud(x: float, y_bottom: float, w: float, h: float) -> tuple[Point, ...]:
 # --- the raster painter ------------------------------------------------------------
 
 
-def cell_size(width: int) -> int:
-    """The side of one space, in pixels, on a picture ``width`` pixels wide."""
-    return int(width * 0.94) // MAX_COLUMNS
-
-
-def render_sheet(sheet: Sheet, width: int = PAPER_DOTS[58]) -> Image.Image:
+def render_sheet(
+    sheet: Sheet,
+    width: int = PAPER_DOTS[58],
+    *,
+    solo: bool = False,
+    target: int | None = None,
+) -> Image.Image:
     """``sheet`` as a 1-bit picture ``width`` pixels wide (black is 0), as tall as it needs.
 
-    384 is 58 mm paper's printable width, 576 is 80 mm paper's; any other width makes a
-    PNG whose spaces are scaled alike.
+    384 is 58 mm paper's printable width, 576 is 80 mm paper's; between them a dot is still
+    1/8 mm, and a wider picture is the 80 mm strip scaled up. ``solo`` prints the adventurer
+    levels; ``target`` the stars to beat ("Stars to beat: N").
     """
-    if width < MIN_WIDTH:
-        raise ValueError(f"a sheet needs a width of {MIN_WIDTH} pixels or more, not {width}")
-    drawing = layout(sheet, cell=cell_size(width), width=width, mm=DOTS_PER_MM)
-    return paint(drawing)
+    return paint(strip_layout(sheet, width, solo=solo, target=target))
+
+
+def scaled(drawing: Drawing, k: float) -> Drawing:
+    """``drawing`` with every length times ``k``: a page in millimetres as dots, say."""
+
+    def one(shape: Shape) -> Shape:
+        if isinstance(shape, Rect):
+            return replace(shape, x=shape.x * k, y=shape.y * k, w=shape.w * k, h=shape.h * k,
+                           line=shape.line * k)
+        if isinstance(shape, Line):
+            return replace(shape, x1=shape.x1 * k, y1=shape.y1 * k, x2=shape.x2 * k,
+                           y2=shape.y2 * k, line=shape.line * k, dots=shape.dots * k)
+        if isinstance(shape, Circle):
+            return replace(shape, x=shape.x * k, y=shape.y * k, r=shape.r * k,
+                           line=shape.line * k)
+        if isinstance(shape, Poly):
+            return replace(shape, points=tuple((x * k, y * k) for x, y in shape.points),
+                           line=shape.line * k)
+        return replace(shape, x=shape.x * k, y=shape.y * k, size=shape.size * k)
+
+    return Drawing(
+        drawing.width * k,
+        drawing.height * k,
+        [one(s) for s in drawing.shapes],
+        drawing.grid_x * k,
+        drawing.grid_y * k,
+        drawing.cell * k,
+        drawing.mm * k,
+    )
 
 
 def paint(drawing: Drawing) -> Image.Image:
@@ -404,14 +762,13 @@ def _paint(draw: ImageDraw.ImageDraw, shape: Shape) -> None:
                 pts = [*pts, pts[0]]
             draw.line(pts, fill=0, width=max(1, _px(shape.line)), joint="curve")
     else:
-        size = max(6, _px(shape.size))
-        draw.text(
-            (_px(shape.x), _px(shape.y)),
-            shape.text,
-            font=font(size, BOLD if shape.bold else REGULAR),
-            fill=0,
-            anchor="la",
-        )
+        draw.text((_px(shape.x), _px(shape.y)), shape.text, font=text_font(shape), fill=0,
+                  anchor="la")
+
+
+def text_font(shape: Text) -> ImageFont.FreeTypeFont:
+    """The font the raster painter draws ``shape`` with: its size in whole pixels."""
+    return font(max(6, _px(shape.size)), HEAVY if shape.bold else REGULAR)
 
 
 def _line(draw: ImageDraw.ImageDraw, shape: Line) -> None:
@@ -449,10 +806,13 @@ def blank_rows(image: Image.Image) -> list[bool]:
     return out
 
 
-def sheet_png(sheet: Sheet, width: int = PAPER_DOTS[58]) -> bytes:
+def sheet_png(
+    sheet: Sheet, width: int = PAPER_DOTS[58], *, solo: bool = False, target: int | None = None
+) -> bytes:
     """The PNG file of ``sheet``: the same bytes for the same sheet and width, every time."""
     import io
 
     buffer = io.BytesIO()
-    render_sheet(sheet, width).save(buffer, format="PNG", optimize=False)
+    render_sheet(sheet, width, solo=solo, target=target).save(buffer, format="PNG",
+                                                               optimize=False)
     return buffer.getvalue()

@@ -1,9 +1,12 @@
-"""Adventure sheets as a vector PDF for a home printer, at true size.
+"""Adventure sheets for a home printer: pages of A4 or US Letter, at true size.
 
-The same layout as the thermal strip (:func:`pitable.render.sheet.layout`), painted with
-fpdf2 in millimetres: every space is 10 mm square when the PDF is printed at 100 % ("actual
-size"; "fit to page" shrinks it). Sheets go two to a page, side by side, when they fit,
-with a dashed line to cut along.
+Each sheet takes half a page (A5 on A4, half letter on Letter), laid out across it as the
+rulebooks place things: the initials box in the upper-left corner with the solo rounds'
+bubbles below it, the grid of 13 mm spaces, the structures or dangers and the key to the
+grid's right, the treasure chests and the score boxes at the bottom. Two sheets a page, with
+a dashed line to cut along. The same sections as the thermal strip
+(:class:`pitable.render.sheet.Flow`), in millimetres; painted with fpdf2 as a vector PDF, or
+with Pillow as a picture of the page (:func:`page_image`).
 
 The output is the same bytes for the same sheets: the creation date is fixed and the
 fonts are the DejaVu files kept in the package.
@@ -11,32 +14,51 @@ fonts are the DejaVu files kept in the package.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
+from itertools import combinations, pairwise
+from typing import TYPE_CHECKING
 
 from pitable.errors import MissingDependency, UsageError
-from pitable.render.fonts import BOLD, FONT_DIR, REGULAR
+from pitable.render.fonts import FONT_DIR, REGULAR
 from pitable.render.sheet import (
+    HEAVY,
+    METRICS,
+    SEPARATOR,
     Circle,
     Drawing,
+    Flow,
     Line,
+    Metrics,
     Poly,
     Rect,
     Shape,
+    _grid,
     ascent,
-    layout,
+    bottom,
+    paint,
+    scaled,
+    split_tallies,
+    text_width,
+    which_map,
 )
 from pitable.rules.sheets import MAX_COLUMNS, Sheet
 
+if TYPE_CHECKING:
+    from PIL import Image
+
 #: The side of one space on paper, in millimetres.
-SPACE_MM = 10.0
-#: White margin kept inside each sheet's own area, around its content.
-SHEET_MARGIN_MM = 3.0
-#: Paper sizes, width by height in millimetres (portrait).
-PAGES = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+SPACE_MM = 13.0
+#: Paper sizes, width by height in millimetres, as printed: landscape, two sheets across.
+PAGES = {"a4": (297.0, 210.0), "letter": (279.4, 215.9)}
 #: Most home printers cannot print closer than this to the paper's edge.
 PAGE_MARGIN_MM = 6.0
+#: White kept on each side of the line that cuts a page into its two sheets.
+CUT_MARGIN_MM = 3.0
+#: Room between the solo rounds and the grid beside them.
+ROUNDS_GUTTER_MM = 2.5
 PT_PER_MM = 72 / 25.4
 #: A fixed date, so that the same sheets give the same bytes.
 CREATION_DATE = datetime(2018, 1, 1, tzinfo=UTC)
@@ -52,36 +74,130 @@ class Placement:
     drawing: Drawing
 
 
-def sheet_drawing(sheet: Sheet) -> Drawing:
-    return layout(
-        sheet,
-        cell=SPACE_MM,
-        width=MAX_COLUMNS * SPACE_MM + 2 * SHEET_MARGIN_MM,
-        mm=1.0,
-    )
+def sheet_area(paper: str) -> tuple[float, float]:
+    """The width and height, in millimetres, one sheet may fill: half of a landscape page,
+    less the margins at the paper's edges and at the cut."""
+    page_w, page_h = page_size(paper)
+    return page_w / 2 - PAGE_MARGIN_MM - CUT_MARGIN_MM, page_h - 2 * PAGE_MARGIN_MM
+
+
+Block = Callable[[Flow], None]
+
+
+def page_layout(
+    sheet: Sheet,
+    paper: str = "a4",
+    *,
+    metrics: Metrics = METRICS,
+    solo: bool = False,
+    target: int | None = None,
+) -> Drawing:
+    """``sheet`` laid out in millimetres on half a page of ``paper``.
+
+    Raises :class:`UsageError` when it does not fit (no title of the series comes near).
+    """
+    width, height = sheet_area(paper)
+    s = SPACE_MM
+    shapes: list[Shape] = []
+    rounds, right, chests = split_tallies(sheet)
+
+    # The initials box in the upper-left corner; the title and which map beside it.
+    head = Flow(shapes, x=0.0, w=width, y=0.0, u=1.0, m=metrics)
+    box_w, box_h = head.initials(0.0, 0.0)
+    beside = Flow(shapes, x=box_w + 3.0, w=width - box_w - 3.0, y=-0.6, u=1.0, m=metrics)
+    beside.words(sheet.title_name, bold=True, size=metrics.title)
+    beside.parts(["\u2190 Initials", *which_map(sheet).split(SEPARATOR)])
+    head.y = max(box_h, beside.y) + 1.5
+
+    # The solo rounds at the left of the grid where its column holds them (the rulebook's
+    # place), else above it; the grid, and the clouds above its first row.
+    grid_x = (width - MAX_COLUMNS * s) / 2
+    left_w = width - MAX_COLUMNS * s - ROUNDS_GUTTER_MM
+    words = [w for tally in rounds for w in tally.label.split()]
+    beside_grid = bool(rounds) and all(text_width(w, head.em, True) <= left_w for w in words)
+    if beside_grid:
+        grid_x = left_w + ROUNDS_GUTTER_MM
+        column = Flow(shapes, x=0.0, w=left_w, y=head.y, u=1.0, m=metrics)
+        for tally in rounds:
+            column.tally(tally)
+    else:
+        for tally in rounds:
+            head.tally(tally)
+            head.skip(2.0)
+    if any(r == 0 for r, _ in sheet.clouds):
+        head.y += 0.45 * s
+    grid_y = head.y
+    _grid(shapes, sheet, x0=grid_x, y0=grid_y, s=s, thin=head.thin, thick=head.thick)
+    top = max(grid_y + sheet.grid_height * s, column.y if beside_grid else 0.0) + 2.5
+
+    # Below the grid: the key, then at the right the structures or dangers, the special
+    # faces and the solo levels, in columns of equal height; the chests and the score boxes
+    # at the bottom.
+    blocks: list[Block] = [partial(Flow.entry, entry=e) for e in sheet.title.sheet_key()]
+    blocks += [partial(Flow.tally, tally=t) for t in right]
+    blocks.append(partial(_reminders, reminders=sheet.reminders))
+    if solo or target is not None:
+        blocks.append(partial(Flow.solo, sheet=sheet, target=target))
+    y = _columns(shapes, blocks, x=0.0, w=width, y=top, m=metrics)
+    last = Flow(shapes, x=0.0, w=width, y=y + 2.0, u=1.0, m=metrics)
+    bottom(last, chests, sheet.score_boxes)
+    if last.y > height:
+        raise UsageError(
+            f"{sheet.label}: the sheet needs {last.y:.0f} mm of the {height:.0f} mm"
+            f" that half a {paper} page holds"
+        )
+    return Drawing(width, height, shapes, grid_x, grid_y, s, 1.0)
+
+
+def _reminders(flow: Flow, reminders: tuple[str, ...]) -> None:
+    for words in reminders:
+        flow.words(words)
+
+
+def _columns(
+    shapes: list[Shape], blocks: list[Block], *, x: float, w: float, y: float, m: Metrics
+) -> float:
+    """Lay ``blocks`` in order into two or three columns, split where the tallest column is
+    shortest; returns the bottom of the tallest."""
+    gap = 4.0
+    between = 1.6
+
+    def heights(columns: int) -> list[float]:
+        flow = Flow([], x=0.0, w=(w - gap * (columns - 1)) / columns, y=0.0, u=1.0, m=m)
+        out = []
+        for block in blocks:
+            flow.y = 0.0
+            block(flow)
+            out.append(flow.y + between)
+        return out
+
+    best: tuple[float, int, list[int]] | None = None
+    for columns in (2, 3):
+        sizes = heights(columns)
+        for cuts in combinations(range(1, len(blocks)), columns - 1):
+            edges = [0, *cuts, len(blocks)]
+            tallest = max(sum(sizes[a:b]) for a, b in pairwise(edges))
+            if best is None or tallest < best[0] - 0.01:
+                best = (tallest, columns, edges)
+    assert best is not None
+    tallest, columns, edges = best
+    col_w = (w - gap * (columns - 1)) / columns
+    for k, (a, b) in enumerate(pairwise(edges)):
+        flow = Flow(shapes, x=x + k * (col_w + gap), w=col_w, y=y, u=1.0, m=m)
+        for block in blocks[a:b]:
+            block(flow)
+            flow.skip(between)
+    return y + tallest - between
 
 
 def place(drawings: Sequence[Drawing], paper: str = "a4") -> list[Placement]:
-    """Lay sheets out on pages: two side by side when two fit across, else one a page."""
-    page_w, page_h = page_size(paper)
-    room_w, room_h = page_w - 2 * PAGE_MARGIN_MM, page_h - 2 * PAGE_MARGIN_MM
+    """Two sheets a landscape page, side by side, each in its half."""
+    page_w, _ = page_size(paper)
     out = []
-    page = 0
-    column = 0
-    for drawing in drawings:
-        if drawing.width > room_w or drawing.height > room_h:
-            raise UsageError(
-                f"a sheet of {drawing.width:.0f} by {drawing.height:.0f} mm"
-                f" does not fit on {paper} paper"
-            )
-        across = 2 if 2 * drawing.width <= room_w else 1
-        if column == across:
-            page, column = page + 1, 0
-        slot_w = page_w / across
-        x = column * slot_w + (slot_w - drawing.width) / 2
-        y = (page_h - drawing.height) / 2
-        out.append(Placement(page, x, y, drawing))
-        column += 1
+    for i, drawing in enumerate(drawings):
+        page, half = divmod(i, 2)
+        x = PAGE_MARGIN_MM if half == 0 else page_w / 2 + CUT_MARGIN_MM
+        out.append(Placement(page, x, PAGE_MARGIN_MM, drawing))
     return out
 
 
@@ -92,8 +208,10 @@ def page_size(paper: str) -> tuple[float, float]:
         raise UsageError(f"paper {paper!r}: expected one of {', '.join(PAGES)}") from None
 
 
-def sheets_pdf(sheets: Sequence[Sheet], paper: str = "a4") -> bytes:
-    """A PDF of ``sheets`` (repeat one sheet for copies), two to a page where they fit."""
+def sheets_pdf(
+    sheets: Sequence[Sheet], paper: str = "a4", *, solo: bool = False, target: int | None = None
+) -> bytes:
+    """A PDF of ``sheets`` (repeat one sheet for copies), two to a page."""
     try:
         from fpdf import FPDF
     except ImportError:
@@ -107,10 +225,11 @@ def sheets_pdf(sheets: Sequence[Sheet], paper: str = "a4") -> bytes:
     pdf.set_auto_page_break(False)
     pdf.set_margins(0, 0, 0)
     pdf.add_font("DejaVu", "", str(FONT_DIR / REGULAR))
-    pdf.add_font("DejaVu", "B", str(FONT_DIR / BOLD))
+    pdf.add_font("DejaVu", "B", str(FONT_DIR / HEAVY))
     pdf.set_draw_color(0)
     pdf.set_fill_color(0)
-    placements = place([sheet_drawing(s) for s in sheets], paper)
+    drawings = _drawings(sheets, paper, solo=solo, target=target)
+    placements = place(drawings, paper)
     current = -1
     for spot in placements:
         if spot.page != current:
@@ -125,6 +244,48 @@ def sheets_pdf(sheets: Sequence[Sheet], paper: str = "a4") -> bytes:
         for shape in spot.drawing.shapes:
             _paint(pdf, shape, spot.x, spot.y)
     return bytes(pdf.output())
+
+
+def _drawings(
+    sheets: Sequence[Sheet], paper: str, *, solo: bool, target: int | None
+) -> list[Drawing]:
+    # Copies of one sheet share its layout: a pad of 20 is laid out once.
+    done: dict[int, Drawing] = {}
+    out = []
+    for sheet in sheets:
+        key = id(sheet)
+        if key not in done:
+            done[key] = page_layout(sheet, paper, solo=solo, target=target)
+        out.append(done[key])
+    return out
+
+
+def page_image(
+    sheets: Sequence[Sheet],
+    paper: str = "a4",
+    *,
+    dots_per_mm: float = 8.0,
+    solo: bool = False,
+    target: int | None = None,
+) -> Image.Image:
+    """The first page of ``sheets`` as a 1-bit picture at ``dots_per_mm``: what the PDF
+    prints, drawn with the same shapes by the strip's painter."""
+    from PIL import Image
+
+    page_w, page_h = page_size(paper)
+    page = Image.new("1", (round(page_w * dots_per_mm), round(page_h * dots_per_mm)), 1)
+    spots = [p for p in place(_drawings(sheets[:2], paper, solo=solo, target=target), paper)]
+    for spot in spots:
+        picture = paint(scaled(spot.drawing, dots_per_mm))
+        page.paste(picture, (round(spot.x * dots_per_mm), round(spot.y * dots_per_mm)))
+    if len(spots) == 2:
+        # The line to cut along, dashed as in the PDF.
+        x = round(page_w / 2 * dots_per_mm)
+        dash = round(2 * dots_per_mm)
+        first, last = (round(v * dots_per_mm) for v in (PAGE_MARGIN_MM, page_h - PAGE_MARGIN_MM))
+        for y in range(first, last, 2 * dash):
+            page.paste(0, (x, y, x + max(1, round(0.2 * dots_per_mm)), y + dash))
+    return page
 
 
 def _paint(pdf: object, shape: Shape, dx: float, dy: float) -> None:

@@ -4,8 +4,8 @@
 screen shows; the controller builds a new view on every change (a roll, a blink, a menu
 step, a page turn) and the display layer sends the image. The layout, top to bottom:
 
-- a small header: the title, the hazards marked (the Island's bubbles, or in solo play) and
-  the round;
+- a small header: the title and the map's tag ("A·1234"), the hazards marked (the Island's
+  bubbles, or in solo play) and the round;
 - the body: the legal numbers as big as they fit, then the Valley's plays or the title's
   headline, then small chips for Dakota Smith's face and Penny Papers; or the hazard word
   across the whole screen, inverted on every other blink; or the menu;
@@ -99,6 +99,8 @@ class StatusView:
     message: str | None = None
     #: The end of a game: the level reached, shown big (the message says the rest).
     result: str | None = None
+    #: The map the table plays on, in short (side and seed, "A·1234"), after the title.
+    map_tag: str | None = None
     #: The language of the words: "en", "fr" or "es".
     lang: str = "en"
     #: The page shown, counted from 0 and taken modulo :func:`page_count`.
@@ -390,29 +392,46 @@ def _header(canvas: Canvas, view: StatusView, width: int) -> int:
     tr = tr_of(view)
     right = "  ".join(t for t in (hazards_text(view), round_text(view)) if t)
     name = view.title.display_name(tr) if wide((width, 0)) else view.title.display_short_name(tr)
-    fr = _small(right, width, HEADER_H)
-    left_w = width - fr.width - 6 if right else width
-    fl = _small(name, left_w, HEADER_H)
-    canvas.placed.append(Placed(fl.text, (0, 0, max(left_w, 0), HEADER_H), fl))
+    fl, fr, left_w = _header_texts(name, right, width, view.map_tag)
+    if fl.text:
+        canvas.placed.append(Placed(fl.text, (0, 0, max(left_w, 0), HEADER_H), fl))
     if fr.text:
         canvas.placed.append(Placed(fr.text, (0, 0, width, HEADER_H), fr))
     if canvas.draw is not None:
-        canvas.draw.bitmap((0, 0), _header_strip(name, right, width), fill=ON)
+        canvas.draw.bitmap((0, 0), _header_strip(name, right, width, view.map_tag), fill=ON)
     return HEADER_H + 3
 
 
 @lru_cache(maxsize=256)
-def _header_strip(name: str, right: str, width: int) -> Image.Image:
-    """The header's pixels, cached: the same few round numbers come back game after game."""
+def _header_strip(name: str, right: str, width: int, tag: str | None = None) -> Image.Image:
+    """The header's pixels, cached: the same few round numbers come back game after game.
+
+    The map's tag follows the title; where both do not fit beside the round, the tag
+    stays and the title goes, since the tag is what a late player asks for; a tag that does
+    not fit whole is left out, since a seed cut short names another map.
+    """
     strip = Image.new("1", (width, HEADER_H + 2), OFF)
     draw = ImageDraw.Draw(strip)
-    fr = _small(right, width, HEADER_H)
+    fl, fr, left_w = _header_texts(name, right, width, tag)
     draw_fitted(draw, (0, 0, width, HEADER_H), fr, align="right")
-    left_w = width - fr.width - 6 if right else width
-    fl = _small(name, left_w, HEADER_H)
     draw_fitted(draw, (0, 0, max(left_w, 0), HEADER_H), fl, align="left")
     draw.line((0, HEADER_H + 1, width - 1, HEADER_H + 1), fill=ON)
     return strip
+
+
+def _header_texts(name: str, right: str, width: int,
+                  tag: str | None) -> tuple[Fitted, Fitted, int]:
+    """The header's left text (the title, and the map's tag when it fits whole), its right
+    text (hazards and round), and the width the left one may take."""
+    fr = _small(right, width, HEADER_H)
+    left_w = width - fr.width - 6 if right else width
+    fl = _small(name, left_w, HEADER_H)
+    for text in (f"{name} {tag}", tag) if tag else ():
+        tagged = _small(text, left_w, HEADER_H)
+        if tagged.whole:
+            fl = tagged
+            break
+    return fl, fr, left_w
 
 
 def _notice_text(notices: tuple[str, ...]) -> str:

@@ -22,6 +22,7 @@ from pitable.rules.dice import SPECIAL, Die, Roll
 
 if TYPE_CHECKING:
     from pitable.rules.scoring import FinishedSheet, Score
+    from pitable.rules.sheet_key import KeyEntry
     from pitable.rules.sheets import Sheet, Side
 
 #: Penny Papers' number of choice, as it appears in a play.
@@ -369,6 +370,13 @@ class Title(abc.ABC):
     def check_sheet(self, sheet: Sheet) -> str | None:
         """What in ``sheet`` breaks this title's own invariants, in a few words; None if
         nothing does. The invariants of every sheet are checked before this is called."""
+
+    # --- the sheet's key --------------------------------------------------------
+
+    def sheet_key(self) -> tuple[KeyEntry, ...]:
+        """How each thing on this title's sheet scores, in the rulebook's order, for the key
+        printed on every sheet (:mod:`pitable.rules.sheet_key`); none by default."""
+        return ()
 
     # --- scoring ---------------------------------------------------------------
 

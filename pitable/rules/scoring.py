@@ -6,8 +6,8 @@ blank there is ``#`` here). Blank lines and lines starting with ``;`` are ignore
 
 Tokens every title knows: ``#`` not a space, ``_`` an empty space, ``1`` to ``15`` a number.
 The letters of the printed map are accepted for what they are: ``.`` (and the Valley's ``c``,
-a space beside a cloud) an empty space, ``=`` (the Valley's lake) not a space, ``~``, ``^``
-and ``D`` as below. Each title knows some more:
+a space beside a cloud) an empty space, ``~``, ``^`` and ``D`` as below. Each title knows
+some more:
 
 - Valley: ``H`` ``S`` ``M`` the hut, statue and mine, ``X`` a snake standing, ``x`` one
   crossed out, and a discovery mark after a number: ``7/j1`` (a space of jungle 1), ``/t2``
@@ -56,7 +56,7 @@ class Token(enum.Enum):
 
 
 #: The letters of a printed map that stand for a token here.
-_MAP_LETTERS = {".": Token.EMPTY, "c": Token.EMPTY, "=": Token.NONE}
+_MAP_LETTERS = {".": Token.EMPTY, "c": Token.EMPTY}
 _PLAIN = {t.value: t for t in Token if t is not Token.NUMBER} | _MAP_LETTERS
 _TOKEN = re.compile(
     r"(?P<base>[^/]*?)(?P<number>[0-9]+)?(?:/(?P<mark>[jtrpT])(?P<mark_n>[0-9]+))?"

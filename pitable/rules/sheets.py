@@ -11,6 +11,13 @@ geometry, the checks every map passes); each title's own generator and invariant
 :meth:`~pitable.rules.base.Title.check_sheet`, in its module under
 :mod:`pitable.rules.titles`.
 
+Acceptance. A generator draws candidate maps and hands them to :func:`first_accepted`,
+which keeps the first one :func:`map_problem` finds nothing wrong with: every invariant,
+the title's own included, is a predicate on a whole map, and that is the one place where a
+map is accepted or refused. To refuse more maps (say, those a bot scores far above or
+below the rest), add the predicate to the title's ``check_sheet``; the maps it still
+accepts change, so :data:`MAP_FORMAT` goes up with it.
+
 Determinism. The same title, side and seed give the same map on every machine and every
 Python version, as long as :data:`MAP_FORMAT` is unchanged (it is printed on the sheet).
 The generator draws from its own PCG32 (M. O'Neill, "PCG: A Family of Simple Fast
@@ -39,8 +46,10 @@ from pitable.errors import BadSeed, BadSide, SheetError
 if TYPE_CHECKING:
     from pitable.rules.base import Title
 
-#: Bumped whenever a change to the generators changes the map a seed gives.
-MAP_FORMAT = 1
+#: Bumped whenever a change to the generators or to what they accept changes the map a seed
+#: gives. 2: the Valley's side B is a valley of its own (a pass) with no lake, the Island's
+#: spaces are one group, the Temple's outlines fill 40 to 56 spaces.
+MAP_FORMAT = 2
 #: Seeds are six digits at most, so that a host can read one aloud to the whole table.
 MAX_SEED = 999_999
 #: No title is wider than this many spaces: 9 spaces of 5 mm fill 58 mm paper's 48 mm.
@@ -68,7 +77,7 @@ class Pcg32:
 
     @classmethod
     def for_sheet(cls, title: str, side: str, seed: int, purpose: str) -> Pcg32:
-        """The generator for one purpose (``shape``, ``lake``...) of one sheet; ``title`` is
+        """The generator for one purpose (``shape``, ``doors``...) of one sheet; ``title`` is
         the title's key."""
         # Imported here: the rules load this module, and `pitable options` needs no hashlib.
         import hashlib
@@ -116,7 +125,6 @@ class Kind(enum.Enum):
     DOOR = "D"  # Temple: a Door space, filled only with a Lockpick
     MOUNTAIN = "^"  # Island: no number goes there (a treasure may)
     SEA = "~"  # Island: only boats go there
-    LAKE = "="  # Valley, lake side: a space that cannot be filled
 
     @property
     def fillable(self) -> bool:
@@ -190,7 +198,7 @@ class Sheet:
 
     @property
     def label(self) -> str:
-        """What the sheet prints to say which map it is: ``valley A 7 (map v1)``."""
+        """What the sheet prints to say which map it is: ``valley A 7 (map v2)``."""
         return f"{self.title.key} {self.side.value.upper()} {self.seed} (map v{MAP_FORMAT})"
 
     def kind(self, cell: Cell) -> Kind:
@@ -304,24 +312,39 @@ def generate(title: Title | str, seed: int | str, side: Side | str = Side.A) -> 
 
 def check_sheet(sheet: Sheet) -> None:
     """Raise :class:`SheetError` naming the first invariant ``sheet`` breaks."""
-
-    def fail(why: str) -> None:
+    why = map_problem(sheet)
+    if why:
         raise SheetError(f"{sheet.label}: {why}")
 
+
+def map_problem(sheet: Sheet) -> str | None:
+    """The first invariant ``sheet`` breaks, in a few words: those of every map, then its
+    title's own (:meth:`~pitable.rules.base.Title.check_sheet`); None when it keeps them all."""
     widths = {len(row) for row in sheet.grid}
     if len(widths) != 1:
-        fail("rows of different lengths")
+        return "rows of different lengths"
     if sheet.grid_width > MAX_COLUMNS:
-        fail(f"{sheet.grid_width} spaces wide, more than {MAX_COLUMNS}")
+        return f"{sheet.grid_width} spaces wide, more than {MAX_COLUMNS}"
     fillable = set(sheet.cells(Kind.SPACE, Kind.DOOR))
     if not sheet.starts or not sheet.starts <= fillable:
-        fail("no space for the first number, or one that cannot be filled")
+        return "no space for the first number, or one that cannot be filled"
     # The first number goes on a start; every later one next to a filled space (a title
     # whose numbers go anywhere makes every space a start). Doors are reached like the rest.
     if reachable(sheet.starts, fillable) != fillable:
-        fail("some spaces cannot be reached from the first one")
-    why = sheet.title.check_sheet(sheet)
-    if why:
-        fail(why)
+        return "some spaces cannot be reached from the first one"
+    return sheet.title.check_sheet(sheet)
 
 
+def first_accepted(what: str, candidates: Iterable[Sheet | None]) -> Sheet:
+    """The first of ``candidates`` that keeps every invariant (:func:`map_problem`).
+
+    A generator yields its candidate maps (None for a draw that made no map at all) from
+    its own seeded streams, so the map accepted is itself determined by the seed. Raises
+    :class:`SheetError` naming ``what`` when :data:`ATTEMPTS` candidates are all refused.
+    """
+    for attempt, candidate in enumerate(candidates):
+        if attempt == ATTEMPTS:
+            break
+        if candidate is not None and map_problem(candidate) is None:
+            return candidate
+    raise SheetError(f"{what}: no map kept the invariants in {ATTEMPTS} attempts")

@@ -2,16 +2,22 @@
 
 Everything about the title: its names, what a roll allows, its words, its solo rules and
 levels, and its sheet (an island in a ring of sea, with mountain ranges).
+
+What makes one island worth more than another, for a bot that measures it: treasures need a
+pair of equal numbers in a column and another in a row, so the rows and columns holding
+many island spaces (and coasts where a boat stands in for a number) are worth most, and
+mountains that cut rows and columns short cost most; a danger costs (or, overcome, earns)
+the smallest number next to it, so how many island neighbours the spaces have changes what
+dangers are worth; and the number of island spaces sets how long a game lasts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pitable.errors import SheetError
 from pitable.rules.base import ENGLISH, N_, PENNY, GreenEffect, Options, Title, Translator
 from pitable.rules.sheets import (
-    ATTEMPTS,
     Cell,
     Kind,
     Mark,
@@ -21,17 +27,22 @@ from pitable.rules.sheets import (
     Tally,
     connected,
     edge_neighbours,
+    first_accepted,
     grid_of,
     neighbours,
-    reachable,
 )
 
 if TYPE_CHECKING:
     from pitable.rules.scoring import FinishedSheet, Score, Space
+    from pitable.rules.sheet_key import KeyEntry
 
 SIZE = 9
 SPACES = range(28, 33)
 MOUNTAINS = range(8, 11)
+#: The least number of island spaces beside the sea, where the first number may go: about
+#: half of the island, so that where to land is a choice (a ring of mountains along the
+#: coast could leave a dozen or fewer).
+COAST = 16
 DANGERS = 5
 #: The treasure chests at the bottom of the sheet.
 TREASURES = 5
@@ -115,44 +126,42 @@ class Island(Title):
     # --- the sheet ----------------------------------------------------------------
 
     def generate_sheet(self, side: Side, seed: int) -> Sheet:
+        return first_accepted(f"{self.key} {side.value} {seed}", self._candidates(side, seed))
+
+    def _candidates(self, side: Side, seed: int) -> Iterator[Sheet | None]:
         rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
-        for _ in range(ATTEMPTS):
+        while True:
             fillable = rng.between(SPACES.start, SPACES.stop - 1)
             mountains = rng.between(MOUNTAINS.start, MOUNTAINS.stop - 1)
             land = _grow(rng, fillable + mountains)
-            if land is None:
-                continue
-            peaks = _mountains(rng, land, mountains)
-            if peaks is None:
-                continue
-            kinds = {(r, c): Kind.SEA for r in range(SIZE) for c in range(SIZE)}
-            kinds.update(dict.fromkeys(land, Kind.SPACE))
-            kinds.update(dict.fromkeys(peaks, Kind.MOUNTAIN))
-            spaces = land - peaks
-            starts = frozenset(
-                s for s in spaces if any(kinds.get(n) is Kind.SEA for n in neighbours(s))
-            )
-            if not starts or reachable(starts, spaces) != spaces:
-                continue
-            return Sheet(
-                title=self,
-                side=side,
-                seed=seed,
-                grid=grid_of(SIZE, SIZE, kinds),
-                starts=starts,
-                clouds=frozenset(),
-                tallies=(
-                    Tally("Dangers", DANGERS, Mark.BUBBLE_AND_BOX),
-                    Tally("Treasures", 5, Mark.BOX),
-                ),
-                score_boxes=("Total",),
-                reminders=(
-                    "Green (Navigation): a boat in the sea instead",
-                    "Purple (Penny Papers): any number 1-15",
-                    "Red (danger): ignore the dice; draw a skull",
-                ),
-            )
-        raise SheetError("no island found")  # pragma: no cover - never reached
+            peaks = None if land is None else _mountains(rng, land, mountains)
+            yield None if land is None or peaks is None else self._sheet(side, seed, land, peaks)
+
+    def _sheet(self, side: Side, seed: int, land: set[Cell], peaks: set[Cell]) -> Sheet:
+        kinds = {(r, c): Kind.SEA for r in range(SIZE) for c in range(SIZE)}
+        kinds.update(dict.fromkeys(land, Kind.SPACE))
+        kinds.update(dict.fromkeys(peaks, Kind.MOUNTAIN))
+        starts = frozenset(
+            s for s in land - peaks if any(kinds.get(n) is Kind.SEA for n in neighbours(s))
+        )
+        return Sheet(
+            title=self,
+            side=side,
+            seed=seed,
+            grid=grid_of(SIZE, SIZE, kinds),
+            starts=starts,
+            clouds=frozenset(),
+            tallies=(
+                Tally("Dangers", DANGERS, Mark.BUBBLE_AND_BOX),
+                Tally("Treasures", 5, Mark.BOX),
+            ),
+            score_boxes=("Total",),
+            reminders=(
+                "Green (Navigation): a boat in the sea instead",
+                "Purple (Penny Papers): any number 1-15",
+                "Red (danger): ignore the dice; draw a skull",
+            ),
+        )
 
     def score(self, sheet: FinishedSheet) -> Score:
         # Imported here: `pitable options` loads every title and needs no scoring.
@@ -218,14 +227,51 @@ class Island(Title):
             return f"{mountains} mountains, expected 8 to 10"
         if not connected(set(sheet.cells(Kind.SPACE, Kind.MOUNTAIN))):
             return "the island is not one piece"
-        coast = {
-            s
-            for s in sheet.cells(Kind.SPACE)
-            if any(sheet.kind(n) is Kind.SEA for n in neighbours(s))
-        }
-        if sheet.starts != coast:
-            return "the first number must go on an island space beside the sea"
-        return None
+        if not connected(set(sheet.cells(Kind.SEA)), edge_neighbours):
+            return "a lagoon: sea enclosed by the island"
+        return island_spaces_problem(sheet)
+
+    # --- the sheet's key --------------------------------------------------------
+
+    def sheet_key(self) -> tuple[KeyEntry, ...]:
+        from pitable.rules.sheet_key import Diagram, KeyEntry
+
+        return (
+            KeyEntry("Treasure", "",
+                     "worth its number: a pair of it in its column, a pair in its row; a boat"
+                     " may stand in for one of each pair. Not in the sea; each number once.",
+                     Diagram(((0, 2, "7"), (1, 2, "7"), (2, 0, "7"), (2, 1, "7"), (2, 2, "")),
+                             circled=((2, 2),))),
+            KeyEntry("Danger", "",
+                     "loses the smallest adjacent number; a 9 written beside it crosses it"
+                     f" out and gains it instead. Mark a bubble; after {DANGERS}, ignore"
+                     " dangers."),
+            KeyEntry("Mountains, sea", "",
+                     "no number on a mountain; only boats in the sea."),
+        )
+
+
+def island_spaces_problem(sheet: Sheet) -> str | None:
+    """Why the island's spaces (not its mountains) are not one good group for a game; None
+    when they are.
+
+    Every space has another island space next to it, all the spaces are one 8-connected
+    group (so mountains never cut the island in two), and at least :data:`COAST` of them lie
+    beside the sea, where the first number goes: the first number is a real choice.
+    """
+    spaces = set(sheet.cells(Kind.SPACE))
+    lonely = sorted(s for s in spaces if not any(n in spaces for n in neighbours(s)))
+    if lonely:
+        r, c = lonely[0]
+        return f"the island space at row {r + 1}, column {c + 1} has no island space next to it"
+    if not connected(spaces):
+        return "mountains cut the island's spaces into separate groups"
+    coast = {s for s in spaces if any(sheet.kind(n) is Kind.SEA for n in neighbours(s))}
+    if sheet.starts != coast:
+        return "the first number must go on an island space beside the sea"
+    if len(coast) < COAST:
+        return f"{len(coast)} island spaces beside the sea, expected at least {COAST}"
+    return None
 
 
 def _grow(rng: Pcg32, size: int) -> set[Cell] | None:
@@ -233,9 +279,13 @@ def _grow(rng: Pcg32, size: int) -> set[Cell] | None:
     inner = {(r, c) for r in range(1, SIZE - 1) for c in range(1, SIZE - 1)}
     middle = SIZE // 2
     land = {(middle, middle)}
+    # The sea beside the land, kept as the land grows rather than found again each step.
+    shore = {n for n in edge_neighbours((middle, middle)) if n in inner}
     while len(land) < size:
-        coast = sorted({n for cell in land for n in edge_neighbours(cell) if n in inner} - land)
-        land.add(rng.pick(coast))
+        cell = rng.pick(sorted(shore))
+        land.add(cell)
+        shore.discard(cell)
+        shore.update(n for n in edge_neighbours(cell) if n in inner and n not in land)
     sea = {(r, c) for r in range(SIZE) for c in range(SIZE)} - land
     # A lagoon (sea enclosed by land) would hold boats that no coast reaches: refuse it.
     return land if connected(sea, edge_neighbours) else None

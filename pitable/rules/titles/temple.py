@@ -2,32 +2,45 @@
 
 Everything about the title: its names, what a roll allows, its words, its solo rules and
 levels, and its sheet (a stepped pyramid with Door spaces).
+
+What makes one temple worth more than another, for a bot that measures it: the number of
+spaces (the game lasts until the doorless ones are full, so more spaces give longer
+sequences and more groups), how many neighbours each space has (a wide, low temple has more
+than a tall, narrow one, and sequences and groups are built from neighbours), and the Doors:
+how many there are, since a Lockpick rolled once they are full is lost, and whether they
+sit where a sequence or a 9 beside a mummy would want them.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pitable.errors import SheetError
 from pitable.rules.base import ENGLISH, N_, PENNY, GreenEffect, Options, Title, Translator
 from pitable.rules.sheets import (
-    ATTEMPTS,
     MAX_COLUMNS,
     Cell,
     Kind,
     Pcg32,
     Sheet,
     Side,
+    first_accepted,
     grid_of,
     neighbours,
 )
 
 if TYPE_CHECKING:
     from pitable.rules.scoring import FinishedSheet, Score
+    from pitable.rules.sheet_key import KeyEntry
 
 SPACES = range(40, 57)
 DOORS = range(6, 10)
 MAX_ROWS = 8
+#: How many rows each step of the pyramid is high: the base (9 spaces wide), the steps of 7
+#: and 5 spaces, and the top step of 3 spaces, which a temple may go without (its top is
+#: then the step of 5).
+STEP_ROWS = {9: range(1, 5), 7: range(1, 4), 5: range(1, 4), 3: range(0, 4)}
 #: Stars for each value with a group of at least GROUP adjacent identical numbers.
 GROUP, GROUP_STARS = 3, 3
 #: Stars a mummy vanquished earns, and one standing loses.
@@ -99,38 +112,42 @@ class Temple(Title):
     # --- the sheet ----------------------------------------------------------------
 
     def generate_sheet(self, side: Side, seed: int) -> Sheet:
+        return first_accepted(f"{self.key} {side.value} {seed}", self._candidates(side, seed))
+
+    def _candidates(self, side: Side, seed: int) -> Iterator[Sheet | None]:
         rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
-        for _ in range(ATTEMPTS):
-            widths = _steps(rng)
-            if sum(widths) not in SPACES:
-                continue
+        while True:
+            # Every outline is as likely as every other, so that all of them turn up.
+            widths = rng.pick(OUTLINES)
             spaces = {
                 (r, c)
                 for r, w in enumerate(widths)
                 for c in range((MAX_COLUMNS - w) // 2, (MAX_COLUMNS + w) // 2)
             }
             doors = _doors(rng, spaces, rng.between(DOORS.start, DOORS.stop - 1))
-            if doors is None:
-                continue
-            kinds = dict.fromkeys(spaces, Kind.SPACE)
-            kinds.update(dict.fromkeys(doors, Kind.DOOR))
-            return Sheet(
-                title=self,
-                side=side,
-                seed=seed,
-                grid=grid_of(MAX_COLUMNS, len(widths), kinds),
-                # The Temple has no adjacency rule for writing: any doorless space will do.
-                starts=frozenset(spaces - doors),
-                clouds=frozenset(),
-                tallies=(),
-                score_boxes=("Sequence", "Groups", "Mummies", "Total"),
-                reminders=(
-                    "Green (Lockpick): the number goes in a Door",
-                    "Purple (Penny Papers): any number 1-15",
-                    "Red (mummy): ignore the dice; draw a mummy",
-                ),
-            )
-        raise SheetError("no temple found")  # pragma: no cover - never reached
+            yield None if doors is None else self._sheet(side, seed, widths, spaces, doors)
+
+    def _sheet(
+        self, side: Side, seed: int, widths: tuple[int, ...], spaces: set[Cell], doors: set[Cell]
+    ) -> Sheet:
+        kinds = dict.fromkeys(spaces, Kind.SPACE)
+        kinds.update(dict.fromkeys(doors, Kind.DOOR))
+        return Sheet(
+            title=self,
+            side=side,
+            seed=seed,
+            grid=grid_of(MAX_COLUMNS, len(widths), kinds),
+            # The Temple has no adjacency rule for writing: any doorless space will do.
+            starts=frozenset(spaces - doors),
+            clouds=frozenset(),
+            tallies=(),
+            score_boxes=("Sequence", "Groups", "Mummies", "Total"),
+            reminders=(
+                "Green (Lockpick): the number goes in a Door",
+                "Purple (Penny Papers): any number 1-15",
+                "Red (mummy): ignore the dice; draw a mummy",
+            ),
+        )
 
     def score(self, sheet: FinishedSheet) -> Score:
         # Imported here: `pitable options` loads every title and needs no scoring.
@@ -182,9 +199,11 @@ class Temple(Title):
         count = sheet.fillable_count
         if count not in SPACES:
             return f"{count} temple spaces, expected 40 to 56"
-        doors = len(sheet.cells(Kind.DOOR))
-        if doors not in DOORS:
-            return f"{doors} Door spaces, expected 6 to 9"
+        doors = sheet.cells(Kind.DOOR)
+        if len(doors) not in DOORS:
+            return f"{len(doors)} Door spaces, expected 6 to 9"
+        if any(n in doors for door in doors for n in neighbours(door)):
+            return "two Door spaces next to each other"
         previous = 0
         for r, row in enumerate(sheet.grid):
             cols = [c for c, k in enumerate(row) if k.fillable]
@@ -197,25 +216,64 @@ class Temple(Title):
             previous = len(cols)
         if previous != sheet.grid_width:
             return "the base does not span the grid"
-        if any(k in (Kind.MOUNTAIN, Kind.SEA, Kind.LAKE) for row in sheet.grid for k in row):
+        if any(k in (Kind.MOUNTAIN, Kind.SEA) for row in sheet.grid for k in row):
             return "kinds that belong to another title"
-        return None
+        return outline_problem(tuple(sum(k.fillable for k in row) for row in sheet.grid))
+
+    # --- the sheet's key --------------------------------------------------------
+
+    def sheet_key(self) -> tuple[KeyEntry, ...]:
+        from pitable.rules.sheet_key import Diagram, KeyEntry, stars
+
+        return (
+            KeyEntry("Sequence", f"{stars(1)} a space",
+                     "the longest run of adjacent numbers, each one more than the last.",
+                     Diagram(((0, 0, "3"), (0, 1, "4"), (0, 2, "5"), (0, 3, "6")))),
+            KeyEntry("Groups", stars(GROUP_STARS),
+                     f"{GROUP} or more adjacent equal numbers; one group a number.",
+                     Diagram(((0, 0, "4"), (0, 1, "4"), (0, 2, "4")))),
+            KeyEntry("Mummy", stars(-MUMMY_STARS),
+                     f"a 9 written beside it crosses it out: {stars(MUMMY_STARS)} instead."),
+            KeyEntry("Doors", "",
+                     "only the Lockpick (green) writes in a Door; once all are full,"
+                     " ignore it.",
+                     Diagram(((0, 0, "8"),), doors=((0, 0),))),
+        )
 
 
-def _steps(rng: Pcg32) -> list[int]:
-    """Row widths, top row first, of a pyramid whose steps narrow by one space a side."""
-    widths = [MAX_COLUMNS]
-    while len(widths) < MAX_ROWS:
-        last = widths[-1]
-        # A step is one or two rows high; the top is at least 3 spaces wide.
-        run = sum(1 for w in widths if w == last)
-        if run >= 2 or (run == 1 and rng.chance(1, 2)):
-            if last - 2 < 3:
-                break
-            widths.append(last - 2)
-        else:
-            widths.append(last)
-    return widths[::-1]
+def outline_problem(widths: tuple[int, ...]) -> str | None:
+    """Why row ``widths`` (top first) are not a temple's outline: steps of 9, 7, 5 and
+    perhaps 3 spaces, each as many rows high as :data:`STEP_ROWS` says, at most
+    :data:`MAX_ROWS` rows and :data:`SPACES` spaces in all; None when they are one."""
+    if len(widths) > MAX_ROWS:
+        return f"{len(widths)} rows, more than {MAX_ROWS}"
+    if list(widths) != sorted(widths):
+        return "a row narrower than the row above it"
+    steps = {w: len(list(rows)) for w, rows in itertools.groupby(widths)}
+    for width, allowed in STEP_ROWS.items():
+        high = steps.pop(width, 0)
+        if high not in allowed:
+            return f"a step {width} spaces wide is {high} rows high, expected {_span(allowed)}"
+    if steps:
+        return f"a step {min(steps)} spaces wide: steps are 9, 7, 5 or 3 wide"
+    if sum(widths) not in SPACES:
+        return f"{sum(widths)} temple spaces, expected {_span(SPACES)}"
+    return None
+
+
+def _span(numbers: range) -> str:
+    return f"{numbers.start} to {numbers.stop - 1}"
+
+
+#: Every outline a temple may have, as row widths, top first: the generator picks one.
+OUTLINES = tuple(
+    widths
+    for widths in (
+        tuple(w for w, high in zip((3, 5, 7, 9), highs, strict=True) for _ in range(high))
+        for highs in itertools.product(*(STEP_ROWS[w] for w in (3, 5, 7, 9)))
+    )
+    if outline_problem(widths) is None
+)
 
 
 def _doors(rng: Pcg32, spaces: set[Cell], count: int) -> set[Cell] | None:
@@ -223,8 +281,10 @@ def _doors(rng: Pcg32, spaces: set[Cell], count: int) -> set[Cell] | None:
     doors: set[Cell] = set()
     free = sorted(spaces)
     while len(doors) < count:
-        free = [c for c in free if c not in doors and not any(n in doors for n in neighbours(c))]
         if not free:
             return None
-        doors.add(rng.pick(free))
+        door = rng.pick(free)
+        doors.add(door)
+        taken = {door, *neighbours(door)}
+        free = [c for c in free if c not in taken]
     return doors

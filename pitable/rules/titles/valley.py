@@ -1,14 +1,23 @@
 """The Valley of Wiraqocha: up to three spaces a turn, structures, snakes, 25 solo rounds.
 
 Everything about the title: its names, what a roll allows, its words, its solo rules and
-levels, and its sheet (a valley between clouds, with a lake on side B).
+levels, and its sheet: on side A a valley open from side to side, its top and bottom
+edges ragged; on side B a valley that narrows to a pass in the middle. The first number
+goes beside the clouds over the valley's top edge.
+
+What makes one valley worth more than another, for a bot that measures it: the number of
+spaces (each one more turn before the full grid's 7 stars, and more room for discoveries),
+how many spaces each space touches (a narrow pass or a ragged edge leaves spaces with few
+neighbours, which structures and 8-connected discoveries need), and how many cloud spaces
+there are to start from.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pitable.errors import SheetError
 from pitable.rules.base import (
     ENGLISH,
     N_,
@@ -19,7 +28,6 @@ from pitable.rules.base import (
     Translator,
 )
 from pitable.rules.sheets import (
-    ATTEMPTS,
     Cell,
     Kind,
     Mark,
@@ -27,18 +35,25 @@ from pitable.rules.sheets import (
     Sheet,
     Side,
     Tally,
-    edge_neighbours,
+    first_accepted,
     grid_of,
-    reachable,
 )
 
 if TYPE_CHECKING:
     from pitable.rules.scoring import FinishedSheet, Score, Space
+    from pitable.rules.sheet_key import KeyEntry
 
 WIDTH, HEIGHT = 9, 8
-#: Spaces of the valley, the lake's included.
 SPACES = range(56, 65)
-LAKE = range(8, 13)
+#: How far the top and bottom edges of side A's valley wander into the grid.
+EDGE = 2
+#: Side B's pass: how far each side's slope reaches in, at the pass; the pass is one of
+#: the middle rows, at least PASS_NARROWING spaces narrower than the top and bottom rows.
+SLOPE = range(2, 4)
+PASS_ROWS = range(2, HEIGHT - 2)
+PASS_NARROWING = 3
+#: How many columns side by side the clouds span, each over its column's top space.
+CLOUDS = range(3, 6)
 SOLO_ROUNDS = 25
 
 #: Stars for filling every space of the grid.
@@ -123,17 +138,18 @@ class Valley(Title):
     # --- the sheet ----------------------------------------------------------------
 
     def generate_sheet(self, side: Side, seed: int) -> Sheet:
-        # The shape comes from a stream that ignores the side, so that both sides of a seed
-        # show the same valley and the lake side has exactly the lake's spaces fewer.
-        shape_rng = Pcg32.for_sheet(self.key, "-", seed, "shape")
-        spaces, top = _shape(shape_rng)
-        run = shape_rng.between(3, 5)
-        first = shape_rng.below(WIDTH - run + 1)
-        clouds = frozenset((top[c], c) for c in range(first, first + run))
+        return first_accepted(f"{self.key} {side.value} {seed}", self._candidates(side, seed))
+
+    def _candidates(self, side: Side, seed: int) -> Iterator[Sheet | None]:
+        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
+        for spaces in _open_valleys(rng) if side is Side.A else _passes(rng):
+            if spaces is None:
+                yield None
+            else:
+                yield self._sheet(side, seed, spaces, _clouds(rng, spaces, side))
+
+    def _sheet(self, side: Side, seed: int, spaces: set[Cell], clouds: frozenset[Cell]) -> Sheet:
         kinds = dict.fromkeys(spaces, Kind.SPACE)
-        if side is Side.B:
-            for cell in _lake(Pcg32.for_sheet(self.key, "b", seed, "lake"), spaces, clouds):
-                kinds[cell] = Kind.LAKE
         return Sheet(
             title=self,
             side=side,
@@ -212,63 +228,178 @@ class Valley(Title):
 
     def check_sheet(self, sheet: Sheet) -> str | None:
         count = sheet.fillable_count
-        lake = len(sheet.cells(Kind.LAKE))
-        if sheet.side is Side.A and lake:
-            return "a lake on side A"
-        if sheet.side is Side.B and lake not in LAKE:
-            return f"a lake of {lake} spaces, expected 8 to 12"
-        if count + lake not in SPACES:
-            return f"{count + lake} valley spaces, expected 56 to 64"
+        if (sheet.grid_width, sheet.grid_height) != (WIDTH, HEIGHT):
+            return f"the valley's grid is not {WIDTH} by {HEIGHT}"
+        if sheet.cells(Kind.DOOR, Kind.MOUNTAIN, Kind.SEA):
+            return "kinds that belong to another title"
+        if count not in SPACES:
+            return f"{count} valley spaces, expected {SPACES.start} to {SPACES.stop - 1}"
         if sheet.starts != sheet.clouds:
             return "the first number must go beside a cloud"
         if any(sheet.kind((r - 1, c)) is not Kind.OUTSIDE for r, c in sheet.clouds):
             return "a cloud inside the valley"
-        return None
+        columns = sorted(c for _, c in sheet.clouds)
+        if len(columns) not in CLOUDS or columns != list(range(columns[0], columns[-1] + 1)):
+            return "the clouds are not over 3 to 5 columns side by side"
+        if sheet.side is Side.B and any(r for r, _ in sheet.clouds):
+            return "side B: a cloud away from the top row"
+        if sheet.side is Side.A:
+            return open_valley_problem(sheet)
+        return pass_problem(sheet)
+
+    # --- the sheet's key --------------------------------------------------------
+
+    def sheet_key(self) -> tuple[KeyEntry, ...]:
+        from pitable.rules.sheet_key import Diagram, KeyEntry, stars
+
+        def worth(letter: str) -> str:
+            return stars(DISCOVERIES[letter][2])
+
+        hut, statue, mine = (name for name, _ in STRUCTURES.values())
+        return (
+            KeyEntry("Jungle", worth("j"),
+                     f"{DISCOVERIES['j'][1]} adjacent spaces, all different.",
+                     Diagram(((0, 0, "1"), (0, 1, "4"), (0, 2, "2"), (0, 3, "5"), (0, 4, "3")))),
+            KeyEntry("Town", worth("t"),
+                     f"{DISCOVERIES['t'][1]} adjacent spaces, one value; one town a value.",
+                     Diagram(((0, 0, "4"), (0, 1, "4"), (0, 2, "4"), (0, 3, "4")))),
+            KeyEntry("Mountain range", worth("r"),
+                     f"{DISCOVERIES['r'][1]} adjacent spaces, each 6 or more.",
+                     Diagram(((0, 0, "6"), (0, 1, "9"), (0, 2, "7")))),
+            KeyEntry("Pyramid", worth("p"),
+                     "4 adjacent spaces, each 10 or more: a base of 3, 1 beside its middle.",
+                     Diagram(((0, 1, "12"), (1, 0, "10"), (1, 1, "11"), (1, 2, "14")))),
+            KeyEntry("Discoveries", "",
+                     "one a turn, after writing; a space in one only."),
+            KeyEntry("Structures", f"{stars(STRUCTURE_STARS)} a space",
+                     f"each adjacent space of its discovery ({hut}: jungle, {statue}: town,"
+                     f" {mine}: range). Each once."),
+            KeyEntry("Full grid", stars(FULL_GRID), "every space filled."),
+            KeyEntry("Snake", "",
+                     "loses the largest adjacent number. A 9, not written, crosses it out."),
+        )
 
 
-def _shape(rng: Pcg32) -> tuple[set[Cell], list[int]]:
-    """A valley 9 wide and 8 high whose top and bottom edges wander by up to 2 spaces."""
-    for _ in range(ATTEMPTS):
+def _runs(lines: list[list[Kind]]) -> list[tuple[int, int]] | None:
+    """Where each line's spaces start and how many there are; None if a line's spaces are
+    not one run."""
+    out = []
+    for line in lines:
+        at = [i for i, kind in enumerate(line) if kind is Kind.SPACE]
+        if not at or at != list(range(at[0], at[-1] + 1)):
+            return None
+        out.append((at[0], len(at)))
+    return out
+
+
+def _wanders(edge: list[int], most: int) -> bool:
+    """Each entry from 0 to ``most``, changing by one at most from one to the next."""
+    return all(0 <= e <= most for e in edge) and all(
+        abs(a - b) <= 1 for a, b in itertools.pairwise(edge)
+    )
+
+
+def open_valley_problem(sheet: Sheet) -> str | None:
+    """Why ``sheet`` is not a side A valley, open from side to side (every column one run
+    of spaces whose top and bottom edges wander by up to :data:`EDGE` spaces, each edge
+    reaching the grid's border somewhere); None when it is one."""
+    columns = _runs([[row[c] for row in sheet.grid] for c in range(sheet.grid_width)])
+    if columns is None:
+        return "side A: a column of the valley is not one run of spaces"
+    top = [start for start, _ in columns]
+    bottom = [sheet.grid_height - start - length for start, length in columns]
+    if not (_wanders(top, EDGE) and _wanders(bottom, EDGE)) or min(top) or min(bottom):
+        return f"side A: the top and bottom edges do not wander by up to {EDGE} spaces"
+    return None
+
+
+def pass_problem(sheet: Sheet) -> str | None:
+    """Why ``sheet`` is not a side B valley that narrows to a pass (every row one run of
+    spaces whose left and right edges wander by one space a row at most, the rows narrowing
+    down to a middle row and widening after it, that row at least :data:`PASS_NARROWING`
+    spaces narrower than the top and the bottom rows); None when it is one."""
+    rows = _runs([list(row) for row in sheet.grid])
+    if rows is None:
+        return "side B: a row of the valley is not one run of spaces"
+    left = [start for start, _ in rows]
+    right = [sheet.grid_width - start - length for start, length in rows]
+    widths = [length for _, length in rows]
+    if not (_wanders(left, SLOPE.stop - 1) and _wanders(right, SLOPE.stop - 1)):
+        return "side B: the slopes do not wander by one space a row"
+    narrowest = min(widths[PASS_ROWS.start : PASS_ROWS.stop])
+    waist = widths.index(narrowest, PASS_ROWS.start)
+    narrowing = widths[: waist + 1] == sorted(widths[: waist + 1], reverse=True)
+    widening = widths[waist:] == sorted(widths[waist:])
+    if not (narrowing and widening) or narrowest > min(widths[0], widths[-1]) - PASS_NARROWING:
+        return "side B: the valley does not narrow to a pass in its middle rows"
+    return None
+
+
+def _open_valleys(rng: Pcg32) -> Iterator[set[Cell] | None]:
+    """Side A candidates: a valley 9 wide and 8 high whose top and bottom edges wander by
+    up to 2 spaces."""
+    while True:
         top = _wander(rng, WIDTH)
         bottom = _wander(rng, WIDTH)
         count = sum(HEIGHT - t - b for t, b in zip(top, bottom, strict=True))
-        if count in SPACES and min(top) == 0 and min(bottom) == 0:
-            spaces = {
-                (r, c)
-                for c in range(WIDTH)
-                for r in range(top[c], HEIGHT - bottom[c])
-            }
-            return spaces, top
-    raise SheetError("no valley shape found")  # pragma: no cover - never reached
+        if count not in SPACES or min(top) or min(bottom):
+            yield None
+            continue
+        yield {(r, c) for c in range(WIDTH) for r in range(top[c], HEIGHT - bottom[c])}
 
 
 def _wander(rng: Pcg32, length: int) -> list[int]:
     """An edge profile: how many spaces each column loses, 0 to 2, changing by 1 at most."""
-    depth = rng.between(0, 2)
+    depth = rng.between(0, EDGE)
     out = []
     for _ in range(length):
         out.append(depth)
-        depth = min(2, max(0, depth + rng.between(-1, 1)))
+        depth = min(EDGE, max(0, depth + rng.between(-1, 1)))
     return out
 
 
-def _lake(rng: Pcg32, spaces: set[Cell], clouds: frozenset[Cell]) -> set[Cell]:
-    """A lake of 8 to 12 spaces, in one piece, that leaves the rest of the valley reachable."""
-    size = rng.between(LAKE.start, LAKE.stop - 1)
-    inner = sorted(s for s in spaces if s not in clouds)
-    for _ in range(ATTEMPTS):
-        lake = {rng.pick(inner)}
-        while len(lake) < size:
-            shore = sorted(
-                {n for cell in lake for n in edge_neighbours(cell) if n in spaces} - lake - clouds
-            )
-            if not shore:
-                break
-            lake.add(rng.pick(shore))
-        rest = spaces - lake
-        if len(lake) == size and reachable(clouds, rest) == rest:
-            return lake
-    raise SheetError("no lake found")  # pragma: no cover - never reached
+def _passes(rng: Pcg32) -> Iterator[set[Cell] | None]:
+    """Side B candidates: a valley 9 wide and 8 high between two slopes that reach in
+    furthest at one of the middle rows, the pass."""
+    while True:
+        waist = rng.between(PASS_ROWS.start, PASS_ROWS.stop - 1)
+        left = _slope(rng, waist)
+        right = _slope(rng, waist)
+        count = sum(WIDTH - a - b for a, b in zip(left, right, strict=True))
+        if count not in SPACES:
+            yield None
+            continue
+        yield {(r, c) for r in range(HEIGHT) for c in range(left[r], WIDTH - right[r])}
+
+
+def _slope(rng: Pcg32, waist: int) -> list[int]:
+    """How far one side's slope reaches in on each row: furthest (2 or 3 spaces) at the
+    ``waist`` row, and one space less or the same on each row away from it."""
+    depth = [0] * HEIGHT
+    depth[waist] = rng.between(SLOPE.start, SLOPE.stop - 1)
+    for r in range(waist - 1, -1, -1):
+        depth[r] = max(0, depth[r + 1] - _step(rng))
+    for r in range(waist + 1, HEIGHT):
+        depth[r] = max(0, depth[r - 1] - _step(rng))
+    return depth
+
+
+def _step(rng: Pcg32) -> int:
+    """How much a slope recedes from one row to the next: mostly one space, now and then
+    none, so that the pass is a pass and not a straight-sided gorge."""
+    return 0 if rng.chance(1, 3) else 1
+
+
+def _clouds(rng: Pcg32, spaces: set[Cell], side: Side) -> frozenset[Cell]:
+    """The spaces beside the clouds: the top spaces of 3 to 5 columns side by side (on side
+    B, columns of the top row)."""
+    tops: dict[int, int] = {}
+    for r, c in sorted(spaces, reverse=True):
+        tops[c] = r
+    columns = sorted(c for c, r in tops.items() if side is Side.A or r == 0)
+    run = min(len(columns), rng.between(CLOUDS.start, CLOUDS.stop - 1))
+    first = columns[0] + rng.below(len(columns) - run + 1)
+    return frozenset((tops[c], c) for c in range(first, first + run))
 
 
 def _discoveries(sheet: FinishedSheet) -> dict[tuple[str, int], list[tuple[Cell, Space]]]:

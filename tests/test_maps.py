@@ -1,0 +1,469 @@
+"""Maps worth playing: each title's invariants hold on every seed and side, and each check
+refuses a map built to break it.
+
+The invariants are checked twice over: by the title's own check (what the generator accepts
+through :func:`~pitable.rules.sheets.map_problem`) and by plain statements here of what a
+player would see, so that a check weakened by mistake still fails a test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pitable.errors import SheetError
+from pitable.rules import sheets
+from pitable.rules.sheets import (
+    ATTEMPTS,
+    MAX_SEED,
+    Kind,
+    Sheet,
+    Side,
+    connected,
+    edge_neighbours,
+    first_accepted,
+    generate,
+    map_problem,
+    neighbours,
+    reachable,
+)
+from pitable.rules.titles import Temple
+from pitable.rules.titles.island import COAST, island_spaces_problem
+from pitable.rules.titles.temple import OUTLINES, outline_problem
+from pitable.rules.titles.valley import open_valley_problem, pass_problem
+
+TITLES = ("valley", "island", "temple")
+SIDES = ("a", "b")
+#: Seeds for the everyday run; the slow run (``scripts/test --all``, as in CI) takes 500.
+QUICK, FULL = range(50), range(500)
+
+
+# --- what a player sees on every map -----------------------------------------------
+
+
+def rows(sheet: Sheet) -> list[list[int]]:
+    """The columns of each row's spaces."""
+    return [[c for c, k in enumerate(row) if k is Kind.SPACE] for row in sheet.grid]
+
+
+def columns(sheet: Sheet) -> list[list[int]]:
+    """The rows of each column's spaces."""
+    return [
+        [r for r in range(sheet.grid_height) if sheet.grid[r][c] is Kind.SPACE]
+        for c in range(sheet.grid_width)
+    ]
+
+
+def one_run(at: list[int]) -> bool:
+    return bool(at) and at == list(range(at[0], at[-1] + 1))
+
+
+def assert_valley(sheet: Sheet) -> None:
+    assert 56 <= sheet.fillable_count <= 64
+    assert set(k for row in sheet.grid for k in row) <= {Kind.SPACE, Kind.OUTSIDE}
+    assert sheet.starts == sheet.clouds and 3 <= len(sheet.clouds) <= 5
+    assert all(sheet.kind((r - 1, c)) is Kind.OUTSIDE for r, c in sheet.clouds)
+    if sheet.side is Side.A:
+        # Open from side to side: every column is one run, the middle rows are whole.
+        assert all(one_run(col) for col in columns(sheet))
+        assert all(len(rows(sheet)[r]) == 9 for r in range(2, 6))
+    else:
+        # A pass: every row is one run, and a middle row is the narrowest by 3 or more.
+        widths = [len(row) for row in rows(sheet)]
+        assert all(one_run(row) for row in rows(sheet))
+        assert min(widths[2:6]) <= min(widths[0], widths[-1]) - 3
+        assert all(r == 0 for r, _ in sheet.clouds)
+
+
+def assert_island(sheet: Sheet) -> None:
+    spaces = set(sheet.cells(Kind.SPACE))
+    assert 28 <= len(spaces) <= 32
+    assert 8 <= len(sheet.cells(Kind.MOUNTAIN)) <= 10
+    # The island's spaces, not counting its mountains, are one 8-connected group...
+    assert connected(spaces)
+    # ...so no space stands alone, and the first number has a real choice of coast.
+    assert all(any(n in spaces for n in neighbours(s)) for s in spaces)
+    coast = {s for s in spaces if any(sheet.kind(n) is Kind.SEA for n in neighbours(s))}
+    assert sheet.starts == coast and len(coast) >= COAST
+    assert connected(set(sheet.cells(Kind.SEA)), edge_neighbours)
+
+
+def assert_temple(sheet: Sheet) -> None:
+    widths = tuple(sum(k.fillable for k in row) for row in sheet.grid)
+    assert 40 <= sum(widths) <= 56 and widths[-1] == 9 and len(widths) <= 8
+    assert list(widths) == sorted(widths) and set(widths) >= {5, 7, 9}
+    doors = sheet.cells(Kind.DOOR)
+    assert 6 <= len(doors) <= 9
+    assert not any(n in doors for d in doors for n in neighbours(d))
+
+
+ASSERT = {"valley": assert_valley, "island": assert_island, "temple": assert_temple}
+
+
+def keeps_the_invariants(title: str, side: str, seeds: range) -> list[Sheet]:
+    maps = []
+    for seed in seeds:
+        sheet = generate(title, seed, side)
+        assert map_problem(sheet) is None
+        ASSERT[title](sheet)
+        maps.append(sheet)
+    return maps
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("title", TITLES)
+def test_fifty_maps_of_each_title_and_side_keep_the_invariants(title: str, side: str) -> None:
+    maps = keeps_the_invariants(title, side, QUICK)
+    assert len({m.to_text() for m in maps}) == len(QUICK)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("title", TITLES)
+def test_five_hundred_maps_of_each_title_and_side_keep_the_invariants(
+    title: str, side: str
+) -> None:
+    maps = keeps_the_invariants(title, side, FULL)
+    assert len({m.to_text() for m in maps}) >= 490
+    if title == "temple":
+        outlines = Counter(tuple(sum(k.fillable for k in row) for row in m.grid) for m in maps)
+        assert len(outlines) >= 12
+        # Every size the rulebook's range allows turns up.
+        assert {sum(o) for o in outlines} == set(range(40, 57))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(TITLES), st.sampled_from(SIDES), st.integers(min_value=0, max_value=MAX_SEED)
+)
+def test_any_seed_gives_a_map_that_keeps_the_invariants(title: str, side: str, seed: int) -> None:
+    sheet = generate(title, seed, side)
+    ASSERT[title](sheet)
+    assert generate(title, seed, side) == sheet
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_title_side_and_seed_always_give_the_same_map(title: str) -> None:
+    for seed in (0, 3, 12, MAX_SEED):
+        for side in SIDES:
+            assert generate(title, seed, side).to_text() == generate(title, seed, side).to_text()
+        assert generate(title, seed, "a").to_text() != generate(title, seed, "b").to_text()
+
+
+def test_the_temple_has_at_least_twelve_outlines_in_fifty_seeds() -> None:
+    outlines = {
+        tuple(sum(k.fillable for k in row) for row in generate("temple", seed, side).grid)
+        for seed in QUICK
+        for side in SIDES
+    }
+    assert len(outlines) >= 12
+    assert min(map(sum, outlines)) <= 42 and max(map(sum, outlines)) >= 54
+    assert outlines <= set(OUTLINES) and {sum(o) for o in OUTLINES} == set(range(40, 57))
+
+
+def test_the_back_of_the_valley_is_a_different_valley() -> None:
+    for seed in QUICK:
+        a, b = generate("valley", seed, "a"), generate("valley", seed, "b")
+        # Neither side's outline is of the other side's kind.
+        assert open_valley_problem(a) is None and pass_problem(a) is not None
+        assert pass_problem(b) is None and open_valley_problem(b) is not None
+
+
+# --- maps built to break each check -------------------------------------------------
+
+
+def built(title: str, side: str, text: list[str]) -> Sheet:
+    """A sheet of ``title`` whose map is ``text`` (one string a row, ``c`` a space beside a
+    cloud), its first spaces where the title puts them."""
+    width = max(len(row) for row in text)
+    grid = tuple(
+        tuple(Kind.SPACE if ch == "c" else Kind(ch) for ch in row.ljust(width)) for row in text
+    )
+    cells = {(r, c): k for r, row in enumerate(grid) for c, k in enumerate(row)}
+    clouds = frozenset(
+        (r, c) for r, row in enumerate(text) for c, ch in enumerate(row) if ch == "c"
+    )
+    if title == "valley":
+        starts = clouds
+    elif title == "island":
+        starts = frozenset(
+            cell
+            for cell, k in cells.items()
+            if k is Kind.SPACE and any(cells.get(n) is Kind.SEA for n in neighbours(cell))
+        )
+    else:
+        starts = frozenset(cell for cell, k in cells.items() if k is Kind.SPACE)
+    return dataclasses.replace(
+        generate(title, 1, side), grid=grid, clouds=clouds, starts=starts
+    )
+
+
+def valley_from_edges(top: list[int], bottom: list[int], clouds: range) -> list[str]:
+    return [
+        "".join(
+            ("c" if r == top[c] and c in clouds else ".") if top[c] <= r < 8 - bottom[c] else " "
+            for c in range(9)
+        )
+        for r in range(8)
+    ]
+
+
+def valley_from_slopes(left: list[int], right: list[int], clouds: range) -> list[str]:
+    return [
+        "".join(
+            ("c" if r == 0 and c in clouds else ".") if left[r] <= c < 9 - right[r] else " "
+            for c in range(9)
+        )
+        for r in range(8)
+    ]
+
+
+GOOD_VALLEY_A = valley_from_edges(
+    [2, 1, 0, 0, 0, 0, 0, 1, 2], [1, 0, 0, 0, 0, 0, 0, 0, 1], range(2, 5)
+)
+GOOD_VALLEY_B = valley_from_slopes(
+    [0, 0, 1, 2, 3, 2, 1, 0], [0, 0, 0, 1, 2, 1, 0, 0], range(2, 6)
+)
+#: A pass whose clouds run down the slope: the first column's top space is the bottom row's.
+CLOUD_BELOW = valley_from_slopes(
+    [1, 1, 1, 2, 3, 2, 1, 0], [0, 0, 0, 1, 2, 1, 0, 0], range(1, 3)
+)
+CLOUD_BELOW[7] = "c" + CLOUD_BELOW[7][1:]
+
+
+def test_the_hand_built_valleys_are_good_ones() -> None:
+    # So that each broken one below fails for the one thing it breaks.
+    assert map_problem(built("valley", "a", GOOD_VALLEY_A)) is None
+    assert map_problem(built("valley", "b", GOOD_VALLEY_B)) is None
+
+
+@pytest.mark.parametrize(
+    ("side", "text", "why"),
+    [
+        # A hole in the middle of side A's valley.
+        (
+            "a",
+            [row if r != 4 else row[:4] + " " + row[5:] for r, row in enumerate(GOOD_VALLEY_A)],
+            "side A: a column of the valley is not one run of spaces",
+        ),
+        # An edge that dips 3 deep.
+        (
+            "a",
+            valley_from_edges([0, 0, 1, 2, 3, 2, 1, 0, 0], [0] * 9, range(0, 3)),
+            "side A: the top and bottom edges do not wander",
+        ),
+        # Side A's valley printed as side B: it does not narrow to a pass.
+        ("b", GOOD_VALLEY_A, "side B: the valley does not narrow to a pass"),
+        # Side B's pass printed as side A.
+        ("a", GOOD_VALLEY_B, "side A: a column of the valley is not one run"),
+        # A gap in a row of the pass.
+        (
+            "b",
+            [row if r != 1 else row[:5] + " " + row[6:] for r, row in enumerate(GOOD_VALLEY_B)],
+            "side B: a row of the valley is not one run of spaces",
+        ),
+        # A slope that juts out 3 spaces at once.
+        (
+            "b",
+            valley_from_slopes([0, 0, 3, 3, 3, 0, 0, 0], [0, 0, 0, 1, 0, 0, 0, 0], range(2, 5)),
+            "side B: the slopes do not wander by one space a row",
+        ),
+        # Too many spaces, too few clouds, and a cloud off the top row on side B.
+        ("a", valley_from_edges([0] * 9, [0] * 9, range(2, 5)), "72 valley spaces"),
+        (
+            "a",
+            [row.replace("c", ".", 1) for row in GOOD_VALLEY_A],
+            "the clouds are not over 3 to 5 columns",
+        ),
+        ("b", CLOUD_BELOW, "side B: a cloud away from the top row"),
+    ],
+)
+def test_a_valley_built_to_break_a_check_is_refused(side: str, text: list[str], why: str) -> None:
+    problem = map_problem(built("valley", side, text))
+    assert problem is not None and why in problem
+
+
+#: An island cut in two by a ridge of mountains from sea to sea (the issue's seeds 75 and
+#: 242: 25 + 1 + 1 + 1): both halves touch the sea, so a check that starts from every coastal
+#: space finds every space and cannot fail.
+SPLIT = [
+    "~~~~~~~~~",
+    "~~.....~~",
+    "~.......~",
+    "~...^...~",
+    "~^^^^^^^~",
+    "~.......~",
+    "~~.....~~",
+    "~~~~.~~~~",
+    "~~~~~~~~~",
+]
+#: A single space in a corner of the coast, walled off by mountains.
+LONELY = [
+    "~~~~~~~~~",
+    "~.^....~~",
+    "~^^.....~",
+    "~.......~",
+    "~...^^..~",
+    "~..^^...~",
+    "~~.^...~~",
+    "~~~~~~~~~",
+    "~~~~~~~~~",
+]
+#: Mountains all along the coast but for 12 spaces: hardly a choice where to land.
+WALLED = [
+    "~~~~~~~~~",
+    "~^.^.^.^~",
+    "~.......~",
+    "~^.....^~",
+    "~.......~",
+    "~^.....^~",
+    "~..^.^..~",
+    "~~~~~~~~~",
+    "~~~~~~~~~",
+]
+#: The same with sea in the middle: a lagoon no coast of the island's edge reaches.
+LAGOON = [row if r != 4 else "~...~...~" for r, row in enumerate(WALLED)]
+
+
+def test_an_island_cut_in_two_by_mountains_is_refused() -> None:
+    sheet = built("island", "a", SPLIT)
+    spaces = set(sheet.cells(Kind.SPACE))
+    assert reachable(sheet.starts, spaces) == spaces  # the old check: passed
+    assert connected(set(sheet.cells(Kind.SPACE, Kind.MOUNTAIN)))  # the land is one piece
+    assert map_problem(sheet) == "mountains cut the island's spaces into separate groups"
+    assert island_spaces_problem(sheet) == map_problem(sheet)
+
+
+def test_an_island_space_with_no_island_neighbour_is_refused() -> None:
+    sheet = built("island", "b", LONELY)
+    assert (1, 1) in sheet.starts
+    assert map_problem(sheet) == (
+        "the island space at row 2, column 2 has no island space next to it"
+    )
+
+
+def test_an_island_with_hardly_any_coast_to_land_on_is_refused() -> None:
+    sheet = built("island", "a", WALLED)
+    assert len(sheet.starts) == 12 < COAST
+    assert map_problem(sheet) == f"12 island spaces beside the sea, expected at least {COAST}"
+
+
+def test_an_island_with_a_lagoon_is_refused() -> None:
+    assert map_problem(built("island", "a", LAGOON)) == "a lagoon: sea enclosed by the island"
+
+
+def temple_from_widths(widths: list[int], doors: set[tuple[int, int]]) -> list[str]:
+    return [
+        "".join(
+            ("D" if (r, c) in doors else ".") if (9 - w) // 2 <= c < (9 + w) // 2 else " "
+            for c in range(9)
+        )
+        for r, w in enumerate(widths)
+    ]
+
+
+BASE_DOORS = {(7, 0), (7, 2), (7, 4), (7, 6), (7, 8), (5, 4)}
+
+
+@pytest.mark.parametrize(
+    ("widths", "doors", "why"),
+    [
+        ([3, 5, 5, 7, 7, 9, 9, 9], BASE_DOORS, None),
+        # A tower: the top step 4 rows high.
+        ([3, 3, 3, 3, 5, 7, 9, 9], BASE_DOORS, "a step 3 spaces wide is 4 rows high"),
+        # No step of 5: the top is 7 wide.
+        ([7, 7, 9, 9, 9], {(4, 0), (4, 2), (4, 4), (4, 6), (4, 8), (2, 4)},
+         "a step 5 spaces wide is 0 rows high"),
+        # 39 spaces, fewer than the rulebook's range.
+        ([3, 3, 5, 5, 7, 7, 9], {(6, 0), (6, 2), (6, 4), (6, 6), (6, 8), (4, 4)},
+         "39 temple spaces"),
+        # Two Doors side by side.
+        ([3, 5, 5, 7, 7, 9, 9, 9], BASE_DOORS | {(7, 1)}, "two Door spaces next to each other"),
+    ],
+)
+def test_a_temple_built_to_break_a_check_is_refused(
+    widths: list[int], doors: set[tuple[int, int]], why: str | None
+) -> None:
+    problem = map_problem(built("temple", "a", temple_from_widths(widths, doors)))
+    if why is None:
+        assert problem is None
+    else:
+        assert problem is not None and why in problem
+
+
+def test_outlines_outside_the_family_are_named() -> None:
+    assert outline_problem((5, 5, 7, 7, 9, 9, 9, 9, 9)) == "9 rows, more than 8"
+    assert outline_problem((9, 7, 5)) == "a row narrower than the row above it"
+    assert outline_problem((3, 5, 6, 7, 9, 9, 9, 9)) is not None
+
+
+# --- the generator: quick enough, and one place to tighten it ------------------------
+
+
+@pytest.fixture
+def candidates(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How many candidate maps were judged, by title: every candidate goes through
+    :func:`map_problem` once (and the map handed out once more, by ``generate``)."""
+    seen: Counter[str] = Counter()
+    judge = sheets.map_problem
+
+    def counting(sheet: Sheet) -> str | None:
+        seen[sheet.title.key] += 1
+        return judge(sheet)
+
+    monkeypatch.setattr(sheets, "map_problem", counting)
+    return seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("title", TITLES)
+def test_three_thousand_maps_of_a_title_generate_without_a_fault(
+    title: str, candidates: Counter[str]
+) -> None:
+    refused = []
+    for seed in range(1500):
+        for side in SIDES:
+            before = candidates[title]
+            generate(title, seed, side)
+            # Less the map handed out, judged once more by generate.
+            refused.append(candidates[title] - before - 2)
+    assert len(refused) == 3000
+    # Quick enough, counted in work rather than seconds: few candidates are refused for each
+    # map handed out, and no seed comes near the ATTEMPTS at which it would fail.
+    assert sum(refused) < 3 * len(refused)
+    assert max(refused) < ATTEMPTS // 10
+
+
+def test_few_candidates_are_refused_for_each_map(candidates: Counter[str]) -> None:
+    for title in TITLES:
+        for seed in QUICK:
+            generate(title, seed, "b")
+        assert candidates[title] - 2 * len(QUICK) < 3 * len(QUICK)
+
+
+def test_a_generator_whose_candidates_are_all_refused_fails_with_its_name() -> None:
+    broken = built("island", "a", SPLIT)
+    with pytest.raises(SheetError, match=f"island a 5: no map kept the invariants in {ATTEMPTS}"):
+        first_accepted("island a 5", itertools.repeat(broken))
+    with pytest.raises(SheetError, match="island a 5"):
+        first_accepted("island a 5", itertools.repeat(None))
+    assert first_accepted("island a 5", [None, broken, generate("island", 5)]).seed == 5
+
+
+def test_a_tighter_predicate_is_one_place_and_the_generator_follows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What a fairness bot would do: refuse the smaller temples in the title's check.
+    check = Temple.check_sheet
+
+    def bigger(self: Temple, sheet: Sheet) -> str | None:
+        return check(self, sheet) or (None if sheet.fillable_count >= 50 else "too small")
+
+    monkeypatch.setattr(Temple, "check_sheet", bigger)
+    sizes = [generate("temple", seed, side).fillable_count for seed in QUICK for side in SIDES]
+    assert min(sizes) >= 50

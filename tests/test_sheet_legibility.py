@@ -1,0 +1,219 @@
+"""Every sheet can be read and written on: measured on the pictures, for every title, side
+and width of the strip and both paper sizes of the page.
+
+The limits (capitals at least 2 mm tall, boxes for a pencilled number at least 6 mm square,
+bubbles at least 3 mm across, the initials box at least 25 by 7 mm) are checked on the
+painted picture: each text run is found drawn at its size with nothing else inking its
+box, each box's clear inside and each bubble's ring are measured in dots. A layout shrunk
+on purpose fails every one of the checks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+
+import pytest
+from PIL import Image, ImageChops, ImageDraw
+
+from pitable.render.sheet import (
+    BUBBLE,
+    CAP_HEIGHT,
+    INITIALS,
+    LIMITS,
+    METRICS,
+    WRITE,
+    Circle,
+    Drawing,
+    Limits,
+    Rect,
+    Text,
+    paint,
+    scaled,
+    strip_layout,
+    text_font,
+)
+from pitable.render.sheet_pdf import PAGES, PT_PER_MM, page_layout, sheets_pdf
+from pitable.rules.sheets import generate
+from pitable.rules.titles import title_keys
+
+#: Dots a millimetre of the printer, and of the pictures of pages measured here.
+DPMM = 8
+#: Solo sheets with a target carry the most words: the levels and the stars to beat.
+TARGET = 123
+SEEDS = {"valley": 7, "island": 7, "temple": 7}
+
+
+def problems(drawing: Drawing, image: Image.Image, limits: Limits = LIMITS) -> list[str]:
+    """What on ``image`` (``drawing`` painted, ``drawing.mm`` dots a millimetre) is below
+    ``limits``, one line each; empty when the sheet is legible."""
+    dpmm = drawing.mm
+    out: list[str] = []
+    for shape in drawing.shapes:
+        if isinstance(shape, Text):
+            out += _text_problems(shape, image, dpmm, limits)
+        elif isinstance(shape, Rect) and shape.role in (WRITE, INITIALS):
+            w, h = _clear_inside(image, shape.x + shape.w / 2, shape.y + shape.h / 2)
+            least = (
+                limits.initials_mm if shape.role == INITIALS else (limits.box_mm, limits.box_mm)
+            )
+            if w < least[0] * dpmm or h < least[1] * dpmm:
+                out.append(
+                    f"{shape.role} box at {shape.x:.0f},{shape.y:.0f}: {w / dpmm:.1f} x"
+                    f" {h / dpmm:.1f} mm clear inside, less than {least[0]} x {least[1]}"
+                )
+        elif isinstance(shape, Circle) and shape.role == BUBBLE:
+            across = _ring_across(image, shape.x, shape.y)
+            if across < limits.bubble_mm * dpmm:
+                out.append(
+                    f"bubble at {shape.x:.0f},{shape.y:.0f}: {across / dpmm:.1f} mm across,"
+                    f" less than {limits.bubble_mm}"
+                )
+    return out
+
+
+def _text_problems(shape: Text, image: Image.Image, dpmm: float, limits: Limits) -> list[str]:
+    font = text_font(shape)
+    cap = -font.getbbox("H", anchor="ls")[1]
+    out = []
+    if cap < limits.cap_mm * dpmm:
+        out.append(f"{shape.text!r}: capitals {cap / dpmm:.2f} mm, less than {limits.cap_mm}")
+    left, top, right, bottom = font.getbbox(shape.text, anchor="la")
+    x, y = _dot(shape.x), _dot(shape.y)
+    box = (x + left, y + top, x + right, y + bottom)
+    if box[0] < 0 or box[2] > image.width or box[1] < 0 or box[3] > image.height:
+        return [*out, f"{shape.text!r} runs off the sheet"]
+    alone = Image.new("1", (right - left, bottom - top), 1)
+    ImageDraw.Draw(alone).text((-left, -top), shape.text, font=font, fill=0, anchor="la")
+    if ImageChops.difference(image.crop(box), alone).getbbox() is not None:
+        out.append(f"{shape.text!r}: something else inks its box, or it is not drawn there")
+    return out
+
+
+def _dot(v: float) -> int:
+    """The dot the painter puts ``v`` on (halves round up)."""
+    return math.floor(v + 0.5)
+
+
+def _clear_inside(image: Image.Image, cx: float, cy: float) -> tuple[int, int]:
+    """The white run through (``cx``, ``cy``) across and down, in dots."""
+    x, y = round(cx), round(cy)
+
+    def run(dx: int, dy: int) -> int:
+        n = 0
+        while 0 <= x + (n + 1) * dx < image.width and 0 <= y + (n + 1) * dy < image.height:
+            if image.getpixel((x + (n + 1) * dx, y + (n + 1) * dy)) == 0:
+                break
+            n += 1
+        return n
+
+    if image.getpixel((x, y)) == 0:
+        return 0, 0
+    return run(-1, 0) + run(1, 0) + 1, run(0, -1) + run(0, 1) + 1
+
+
+def _ring_across(image: Image.Image, cx: float, cy: float) -> int:
+    """The outer width of the ring around (``cx``, ``cy``), across, in dots; 0 if there is
+    no white middle ringed by ink."""
+    x, y = round(cx), round(cy)
+    if image.getpixel((x, y)) == 0:
+        return 0
+    edges = []
+    for step in (-1, 1):
+        k = x
+        while 0 <= k + step < image.width and image.getpixel((k + step, y)) != 0:
+            k += step
+        if not 0 <= k + step < image.width:
+            return 0
+        while 0 <= k + step < image.width and image.getpixel((k + step, y)) == 0:
+            k += step
+        edges.append(k)
+    return edges[1] - edges[0] + 1
+
+
+def strip(title: str, side: str, width: int, **kwargs: object) -> tuple[Drawing, Image.Image]:
+    drawing = strip_layout(generate(title, SEEDS[title], side), width, **kwargs)  # type: ignore[arg-type]
+    return drawing, paint(drawing)
+
+
+def page(title: str, side: str, paper: str, **kwargs: object) -> tuple[Drawing, Image.Image]:
+    drawing = scaled(page_layout(generate(title, SEEDS[title], side), paper, **kwargs), DPMM)  # type: ignore[arg-type]
+    return drawing, paint(drawing)
+
+
+@pytest.mark.parametrize("side", ["a", "b"])
+@pytest.mark.parametrize("width", [384, 576])
+@pytest.mark.parametrize("title", title_keys())
+def test_every_word_box_and_bubble_of_a_strip_is_legible(title: str, width: int, side: str) -> None:
+    drawing, image = strip(title, side, width, solo=True, target=TARGET)
+    assert problems(drawing, image) == []
+    # The measures saw the whole sheet: its key's words, a box and a bubble at least.
+    texts = [s.text for s in drawing.shapes if isinstance(s, Text)]
+    assert f"Stars to beat: {TARGET}" in texts
+    assert any(isinstance(s, Rect) and s.role == WRITE for s in drawing.shapes)
+    assert any(isinstance(s, Rect) and s.role == INITIALS for s in drawing.shapes)
+
+
+@pytest.mark.parametrize("side", ["a", "b"])
+@pytest.mark.parametrize("paper", sorted(PAGES))
+@pytest.mark.parametrize("title", title_keys())
+def test_every_word_box_and_bubble_of_a_page_is_legible(title: str, paper: str, side: str) -> None:
+    drawing, image = page(title, side, paper, solo=True, target=TARGET)
+    assert problems(drawing, image) == []
+    # Spaces of at least 13 mm on paper.
+    assert drawing.cell / drawing.mm >= 13.0
+
+
+@pytest.mark.parametrize("shrunk", ["strip", "page"])
+def test_the_measures_fail_on_a_layout_shrunk_on_purpose(shrunk: str) -> None:
+    small = METRICS.scaled(0.7)
+    if shrunk == "strip":
+        drawing, image = strip("valley", "a", 384, metrics=small, solo=True)
+    else:
+        drawing, image = page("island", "a", "a4", metrics=small, solo=True)
+    found = problems(drawing, image)
+    assert any("capitals" in p for p in found)
+    assert any(p.startswith(f"{WRITE} box") for p in found)
+    assert any(p.startswith(f"{INITIALS} box") for p in found)
+    assert any(p.startswith("bubble") for p in found)
+
+
+def test_the_measures_find_text_that_something_else_inks() -> None:
+    drawing, image = strip("temple", "a", 384)
+    word = next(s for s in drawing.shapes if isinstance(s, Text) and s.text.startswith("Side"))
+    ImageDraw.Draw(image).line((0, round(word.y) + 10, image.width, round(word.y) + 10), fill=0)
+    assert any("something else inks" in p for p in problems(drawing, image))
+
+
+@pytest.mark.slow
+def test_every_font_in_the_pdf_has_capitals_of_2_mm() -> None:
+    sheets = [generate(t, 7) for t in title_keys()]
+    data = sheets_pdf(sheets, "a4", solo=True, target=TARGET)
+    sizes = []
+    for m in re.finditer(rb"stream\r?\n(.*?)\r?\nendstream", data, re.DOTALL):
+        try:
+            content = zlib.decompress(m.group(1)).decode("latin-1")
+        except zlib.error:
+            continue
+        sizes += [float(v) for v in re.findall(r"/F\d+ ([\d.]+) Tf", content)]
+    assert sizes
+    assert min(sizes) / PT_PER_MM * CAP_HEIGHT >= LIMITS.cap_mm
+
+
+@pytest.mark.parametrize("paper", sorted(PAGES))
+@pytest.mark.parametrize("title", title_keys())
+def test_every_map_fits_half_a_page(title: str, paper: str) -> None:
+    # The longest words a sheet prints: a solo sheet with a target, seeds of six digits.
+    from pitable.render.sheet_pdf import sheet_area
+
+    _, height = sheet_area(paper)
+    for side in "ab":
+        for seed in [*range(40), 999_999]:
+            drawing = page_layout(generate(title, seed, side), paper, solo=True, target=999)
+            bottom = max(
+                s.y + s.h if isinstance(s, Rect) else s.y
+                for s in drawing.shapes
+                if isinstance(s, Rect | Text)
+            )
+            assert bottom <= height, (side, seed)

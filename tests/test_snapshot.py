@@ -1,0 +1,86 @@
+"""The table's snapshots: what a web page or a TV is handed after each visible change."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from pitable.box.snapshot import TableSnapshot
+from pitable.rules import Roll, find_title
+from tests.test_box import make
+
+
+def watch(sim: object) -> list[TableSnapshot]:
+    seen: list[TableSnapshot] = []
+    sim.box.publisher.subscribe(seen.append)  # type: ignore[attr-defined]
+    return seen
+
+
+def test_a_roll_is_published_after_the_tumble_with_what_it_allows() -> None:
+    sim = make("2,4,5", tumble_ms=300)
+    seen = watch(sim)
+    sim.press()
+    rolling = [s for s in seen if s.rolling]
+    assert rolling, "the tumble is published as rolling"
+    assert all(s.options is None and s.words == () for s in rolling), "no face before the dice"
+    final = seen[-1]
+    assert not final.rolling
+    expected = find_title("valley").options(Roll.from_str("2,4,5")).to_json()
+    assert final.options == expected
+    assert final.to_json()["roll"] == [2, 4, 5]
+    assert final.to_json()["numbers"] == expected["numbers"]
+    assert final.words and final.words[0]
+    assert final.recent == (expected,)
+    assert final.map == sim.box.view().map_tag is not None
+    # Published in order, each one different from the one before.
+    assert [s.seq for s in seen] == sorted({s.seq for s in seen})
+    json.dumps(final.to_json())
+    sim.close()
+
+
+def test_a_blink_alone_publishes_nothing_new() -> None:
+    sim = make("1,1,*", tumble_ms=0)
+    seen = watch(sim)
+    sim.press()
+    count = len(seen)
+    sim.advance(2.0)
+    assert len(seen) == count
+    assert seen[-1].to_json()["hazard"] is True
+    sim.close()
+
+
+def test_the_recent_rolls_are_newest_first_and_a_new_game_clears_them() -> None:
+    sim = make("1,2,3", "4,4,4", tumble_ms=0)
+    seen = watch(sim)
+    sim.press()
+    sim.advance(2.0)
+    sim.press()
+    assert [r["roll"] for r in seen[-1].recent] == [[4, 4, 4], [1, 2, 3]]
+    sim.box.start_game(find_title("island"), "table")
+    assert seen[-1].title == "island"
+    assert seen[-1].recent == () and seen[-1].options is None
+    sim.close()
+
+
+def test_a_snapshot_cannot_be_changed() -> None:
+    sim = make("1,2,3")
+    seen = watch(sim)
+    sim.press()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        seen[-1].rolling = True  # type: ignore[misc]
+    sim.close()
+
+
+def test_a_failing_watcher_does_not_stop_the_box() -> None:
+    sim = make("1,2,3", "2,2,2")
+
+    def broken(_: TableSnapshot) -> None:
+        raise RuntimeError("watcher down")
+
+    sim.box.publisher.subscribe(broken)
+    seen = watch(sim)
+    sim.press()
+    assert seen[-1].roll == [1, 2, 3]
+    sim.close()
