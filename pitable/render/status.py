@@ -489,8 +489,13 @@ def _idle(canvas: Canvas, view: StatusView, tr: Translator, box: Box) -> None:
     hint = _small(tr.gettext("press ROLL"), x1 - x0, 12, size=11)
     hint_top = y1 - hint.height - 1
     canvas.text((x0, hint_top, x1, y1), hint, valign="top")
-    lines, size = fit_tokens(tuple(view.title.display_name(tr).split()), " ",
-                             (x1 - x0 - 4, hint_top - y0 - 3), BOLD, max_size=16, min_size=8)
+    words = tuple(view.title.display_name(tr).split())
+    room = (x1 - x0 - 4, hint_top - y0 - 3)
+    lines, size = fit_tokens(words, " ", room, BOLD, max_size=16, min_size=8)
+    # fit_tokens stacks lines of capitals and descenders; an accented capital ("Î") needs
+    # a taller line, so the size comes down until the stack as drawn fits.
+    while size > 8 and len(lines) * (stack_step(lines, size, BOLD) + 1) - 1 > room[1]:
+        lines, size = fit_tokens(words, " ", room, BOLD, max_size=size - 1, min_size=8)
     _stack(canvas, lines, size, BOLD, (x0, y0, x1, hint_top - 2))
 
 
