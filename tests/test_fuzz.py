@@ -174,6 +174,7 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
             optional("--game", words), switch("--solo"), optional("--seed", numbers),
             optional("--state-dir", st.sampled_from([p.state, *p.inputs()])),
             optional("--scale", numbers),
+            optional("--lang", st.sampled_from(["en", "fr", "es", "xx"])),
         ),
         "screen": joined(
             st.just(["screen"]), words.map(lambda w: [w]), faces.map(lambda f: [f]),
@@ -181,6 +182,7 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
             optional("--lang", st.sampled_from(["en", "fr", "es", "de", "FR", ""])),
             optional("--size", st.sampled_from(["128x64", "256x64", "64x32", "x", ""])),
             optional("--png", st.sampled_from(p.outputs((".png",)))), switch("--text"),
+            optional("--dice", st.sampled_from(["1-5", "2-6", "1-6", ""])),
         ),
         "config": st.one_of(
             inputs.map(lambda path: ["config", "check", path]),

@@ -11,6 +11,7 @@ import argparse
 import re
 
 from pitable.commands.args import output_file, whole_number
+from pitable.commands.dice import add_dice_argument
 from pitable.errors import UsageError
 from pitable.i18n import LANGUAGES, check_language
 
@@ -75,18 +76,19 @@ def setup_screen(p: argparse.ArgumentParser) -> None:
     p.add_argument("--text", action="store_true",
                    help="print each page's lines, pages separated by a blank line (the"
                    " default without --png)")
+    add_dice_argument(p)
     p.set_defaults(run=run_screen)
 
 
 def run_screen(args: argparse.Namespace) -> int:
     from pitable.render.status import StatusView, draw_status, page_count, status_lines
-    from pitable.rules import Roll, find_title
+    from pitable.rules import Roll, find_dice_set, find_title
 
     title = find_title(args.game)
     limit = title.hazard_limit
     if limit is not None and args.dangers > limit:
         raise UsageError(f"--dangers {args.dangers}: expected 0 to {limit} for {title.name}")
-    roll = Roll.from_str(args.roll)
+    roll = Roll.from_str(args.roll, find_dice_set(args.dice))
     lang = args.lang
     if lang is None:
         from pitable.config import load_default_or
