@@ -158,6 +158,10 @@ def reading_of(view: StatusView) -> Reading | None:
 Box = tuple[int, int, int, int]  # left, top, right, bottom; right and bottom exclusive
 
 
+#: The parts of a page, in reading order (:attr:`Placed.part`).
+HEADER, BODY, WORDS, FOOTER = range(4)
+
+
 @dataclass(frozen=True)
 class Placed:
     """A text placed on the screen: what is drawn, the box it must stay inside, and how it
@@ -167,7 +171,7 @@ class Placed:
     box: Box
     fitted: Fitted
     #: Where on the screen, in reading order: the header, the body, the words, the footer.
-    part: int = 0
+    part: int = HEADER
 
     @property
     def fits(self) -> bool:
@@ -187,7 +191,7 @@ class Canvas:
     draw: ImageDraw.ImageDraw | None
     placed: list[Placed] = field(default_factory=list)
     #: The part being laid out (see :attr:`Placed.part`).
-    part: int = 0
+    part: int = HEADER
 
     def text(self, box: Box, fitted: Fitted, *, fill: int = ON, align: str = "center",
              valign: str = "center") -> None:
@@ -223,9 +227,6 @@ def status_lines(view: StatusView, size: tuple[int, int] = (128, 64),
     if lang is not None and lang != view.lang:
         view = _replace(view, lang=lang)
     return tuple(tuple(p.text for p in page) for page in layout(view, size))
-
-
-HEADER, BODY, WORDS, FOOTER = range(4)
 
 
 def layout(view: StatusView, size: tuple[int, int] = (128, 64)) -> tuple[tuple[Placed, ...], ...]:
