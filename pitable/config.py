@@ -469,6 +469,35 @@ class PrinterConfig:
         return PAPER_DOTS[self.paper_width_mm]
 
 
+def _check_framebuffer(key: str, value: str) -> None:
+    if not re.fullmatch(r"/dev/fb\d{1,2}", value):
+        raise _fail(key, f"expected a framebuffer device such as /dev/fb0, got {_show(value)}")
+
+
+@dataclass(frozen=True)
+class TvConfig:
+    """[tv]: a TV or monitor on the Pi's HDMI port, showing the roll to the whole table."""
+
+    enabled: bool = setting(False, "true: draw the table's faceplate on the HDMI framebuffer.")
+    device: str = setting(
+        "/dev/fb0", "The HDMI framebuffer (luma.core's linux_framebuffer draws on it).",
+        check=_check_framebuffer,
+    )
+    bgr: bool = setting(
+        True,
+        "true: the framebuffer keeps its pixels blue first, as a Pi's HDMI framebuffer does at"
+        " 24 and 32 bits a pixel; false if red and blue come out swapped. 16-bit ones ignore it.",
+    )
+    width: int = setting(
+        1920, "The picture's width where no framebuffer gives one (the simulator, --tv-png).",
+        low=320, high=3840, unit=" px",
+    )
+    height: int = setting(
+        1080, "The picture's height where no framebuffer gives one.",
+        low=240, high=2160, unit=" px",
+    )
+
+
 @dataclass(frozen=True)
 class Config:
     """The whole configuration; ``Config()`` is the reference wiring."""
@@ -505,6 +534,9 @@ class Config:
     )
     printer: PrinterConfig = field(
         default_factory=PrinterConfig, metadata=_doc("The thermal printer.")
+    )
+    tv: TvConfig = field(
+        default_factory=TvConfig, metadata=_doc("A TV over HDMI showing the roll to the table.")
     )
 
     def to_toml(self) -> str:

@@ -125,9 +125,10 @@ def test_the_valley_solo_leds_count_rounds_and_the_temples_stay_off() -> None:
 
 
 def choose_language(sim: object, index: int) -> None:
-    """Hold for the menu, go to Language (after New game and End game), choose ``index``."""
+    """Hold for the menu, go to Language, and choose the language at ``index``."""
     sim.hold()  # type: ignore[attr-defined]
-    sim.turn(+2)  # type: ignore[attr-defined]
+    labels = [label for label, _ in sim.box.menu[-1].items]  # type: ignore[attr-defined]
+    sim.turn(labels.index("Language"))  # type: ignore[attr-defined]
     sim.push()  # type: ignore[attr-defined]
     sim.turn(index)  # type: ignore[attr-defined]
     sim.push()  # type: ignore[attr-defined]

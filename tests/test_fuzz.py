@@ -174,6 +174,7 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
             optional("--game", words), switch("--solo"), optional("--seed", numbers),
             optional("--state-dir", st.sampled_from([p.state, *p.inputs()])),
             optional("--scale", numbers),
+            optional("--tv-png", st.sampled_from(p.outputs((".png",)))),
             optional("--lang", st.sampled_from(["en", "fr", "es", "xx"])),
         ),
         "screen": joined(

@@ -141,7 +141,7 @@ def test_the_simulators_press_hold_and_push_still_work() -> None:
     assert read_faces(sim, "valley") == (1, 2, 3)
     sim.hold()
     assert sim.box.phase is Phase.MENU
-    sim.turn(+3)  # Back
+    sim.turn(-1)  # Back, the last item
     sim.push()
     assert sim.box.phase is Phase.SHOWING
     sim.press()

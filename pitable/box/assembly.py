@@ -5,7 +5,8 @@ devices build their children: a part that fails to build closes every part built
 it, in reverse order, and closing the box closes them all, in reverse order. The parts are
 opened in this order: the entropy source, the panels, the LEDs, the inputs, the printer,
 and last the session store, so that a box that cannot find its parts (``pitable run`` off
-the Pi) leaves nothing on disk.
+the Pi) leaves nothing on disk. The TV, when the config enables it, follows the box's
+snapshots; a TV that cannot be opened is said, not fatal.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pitable.box.backends import Backends, Fakes, default_backends, display_bus
 from pitable.box.controller import Box
 from pitable.box.games import Store
 from pitable.box.parts import DisplaySlot
+from pitable.box.tv import TvWorker, start_tv
 from pitable.config import Config, DisplayConfig
 from pitable.hw.events import Event
 from pitable.hw.gpio import Controls, RoundLeds
@@ -41,6 +43,8 @@ class BuiltBox:
     leds: RoundLeds | None
     backends: Backends
     stack: contextlib.ExitStack
+    #: The TV over HDMI, when the config enables it and one was found.
+    tv: TvWorker | None = None
 
     @property
     def fakes(self) -> Fakes | None:
@@ -132,8 +136,11 @@ def build_box(
         box = Box(dice, status, entropy, clock, config.box, leds=leds, store=opened,
                   printer=printer, events=events, bounce_s=config.button.bounce_ms / 1000,
                   map_seeds=map_seeds)
+        tv = start_tv(config.tv, backends.tv, box)
+        if tv is not None:
+            stack.callback(tv.close)
         box.start()
-        return BuiltBox(box, controls, leds, backends, stack.pop_all())
+        return BuiltBox(box, controls, leds, backends, stack.pop_all(), tv)
 
 
 class _Nowhere:

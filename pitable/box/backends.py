@@ -11,7 +11,8 @@ the same type, and a test can pass its own, or replace one field of either with
 Each field opens one kind of part: the pin factory (gpiozero's, or its ``MockFactory``), the
 I2C transport of a panel (luma's ``i2c`` on ``/dev/i2c-N``, or on a
 :class:`~pitable.hw.fake_i2c.FakeBus` that decodes the bytes), a panel on SPI, the
-printer, the entropy source, and the clock. Hardware libraries are imported only when an
+printer, the entropy source, the clock, and the TV (luma's ``linux_framebuffer``, or its
+``dummy`` in the simulator). Hardware libraries are imported only when an
 opener runs.
 """
 
@@ -23,10 +24,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pitable.config import Config, DisplayConfig, EntropyConfig, PrinterConfig
+from pitable.config import Config, DisplayConfig, EntropyConfig, PrinterConfig, TvConfig
 from pitable.errors import ConfigError
 from pitable.hw.clock import Clock, FakeClock, MonotonicClock
 from pitable.hw.fake_i2c import FakeI2C, FakeOled
+from pitable.hw.framebuffer import open_framebuffer, simulated_tv
 from pitable.hw.oled import I2CPanelSpec, mux_channel_bus, open_i2c_interface, open_panel
 
 if TYPE_CHECKING:
@@ -52,6 +54,8 @@ class Fakes:
     panels: dict[str, Any] = field(default_factory=dict)
     #: Each display's bus and address, by name, to unplug it.
     where: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: The TV: luma's dummy device, which keeps the last picture (None until opened).
+    tv: Any = None
 
     def image(self, name: str) -> Any:
         panel = self.panels[name]
@@ -91,6 +95,8 @@ class Backends:
     clock: Clock = field(default_factory=MonotonicClock)
     #: The fakes behind the simulated set, to drive and read them; None for real parts.
     fakes: Fakes | None = None
+    #: The TV over HDMI, opened only when the config's ``[tv]`` enables it.
+    tv: Callable[[TvConfig], Any] = open_framebuffer
 
     @classmethod
     def real(cls, config: Config, *, clock: Clock | None = None) -> Backends:
@@ -166,6 +172,10 @@ class Backends:
         def printer(c: PrinterConfig) -> Printer | None:
             return box_printer(c, simulated=True)
 
+        def tv(c: TvConfig) -> Any:
+            fakes.tv = simulated_tv(c)
+            return fakes.tv
+
         return cls(
             name="sim",
             pins=lambda: fakes.factory,
@@ -176,6 +186,7 @@ class Backends:
             entropy=_open_entropy,
             clock=clock or FakeClock(),
             fakes=fakes,
+            tv=tv,
         )
 
     def replace(self, **changes: Any) -> Backends:

@@ -40,6 +40,7 @@ from pitable.hw.events import Edge, Event, Line, PrinterChanged, Stop, Turned
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.i18n import LANGUAGES, check_language, translator
 from pitable.render.faces import die_panel, tumble_panel
+from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status, page_count
 from pitable.rules import Die, Title, draw_roll
 from pitable.rules.session import Mode
@@ -64,7 +65,8 @@ class Printer(Protocol):
 
     post: Callable[[Event], None] | None
 
-    def print_sheet(self, table_map: TableMap, copies: int = 1) -> str: ...
+    def print_sheet(self, table_map: TableMap, copies: int = 1, *,
+                    join: JoinCode | None = None) -> str: ...
 
     def retry(self) -> str: ...
 
@@ -201,6 +203,8 @@ class Box:
             deadlines.append(self.next_blink)
         if self.next_page is not None:
             deadlines.append(self.next_page)
+        if self.phase is Phase.MENU and (closes := self.menus.deadline()) is not None:
+            deadlines.append(closes)
         if self.press_waiting and self.phase is Phase.SHOWING:
             deadlines.append(self.pending_at)
         for slot in self._slots():
@@ -232,6 +236,8 @@ class Box:
             self.draw_status()
         if self.next_page is not None and now >= self.next_page:
             self.turn_page(+1)
+        if self.phase is Phase.MENU:
+            self.menus.expire(now)
         for slot in self._slots():
             if slot.retry():
                 self.message = None
@@ -521,7 +527,8 @@ class Box:
             if self.page:
                 self.page = 0
                 view = self.view()
-        self.status.show(draw_status(view, self.status.size))
+        screen = self.menus.screen() if self.phase is Phase.MENU else None
+        self.status.show(screen if screen is not None else draw_status(view, self.status.size))
         self.publisher.publish(view, rolling=self.phase is Phase.ROLLING)
 
     def _slots(self) -> list[DisplaySlot]:

@@ -14,9 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from PIL import Image
+
 from pitable.box.games import PLAYERS_RANGE, score_components
+from pitable.box.join import join_code, serves_page
 from pitable.box.table_map import TableMap
 from pitable.i18n import LANGUAGES, translator
+from pitable.render.join import JoinCode, join_screen
 from pitable.render.status import MenuView
 from pitable.rules import Title, all_titles
 from pitable.rules.session import Mode
@@ -68,6 +72,18 @@ class Entry:
         return MenuView(self.heading, lines, 0)
 
 
+#: How long the code to join stays on the status screen when nobody presses anything.
+JOIN_SHOW_S = 60.0
+
+
+@dataclass
+class JoinShown:
+    """The code to join on the status screen, until a press, a turn or ``until``."""
+
+    image: Image.Image
+    until: float
+
+
 @dataclass
 class Menus:
     """The open menu's levels (the top one shown) and the number being entered, if any."""
@@ -75,14 +91,29 @@ class Menus:
     box: Box
     levels: list[MenuLevel] = field(default_factory=list)
     entry: Entry | None = None
+    join: JoinShown | None = None
 
     def open(self) -> None:
         self.levels = [self._top()]
         self.entry = None
+        self.join = None
 
     def clear(self) -> None:
         self.levels = []
         self.entry = None
+        self.join = None
+
+    def screen(self) -> Image.Image | None:
+        """A picture that takes the status screen's place (the code to join), or None."""
+        return self.join.image if self.join is not None else None
+
+    def deadline(self) -> float | None:
+        """When the menu closes by itself, if it does."""
+        return self.join.until if self.join is not None else None
+
+    def expire(self, now: float) -> None:
+        if self.join is not None and now >= self.join.until:
+            self.box.close_menu()
 
     def view(self) -> MenuView:
         if self.entry is not None:
@@ -94,6 +125,9 @@ class Menus:
 
     def move(self, steps: int) -> None:
         """ROLL's press or the encoder: the next item, or the number up or down."""
+        if self.join is not None:
+            self.box.close_menu()
+            return
         if self.entry is not None:
             self.entry.move(steps)
         else:
@@ -102,6 +136,9 @@ class Menus:
         self.box.draw_status()
 
     def choose(self) -> None:
+        if self.join is not None:
+            self.box.close_menu()
+            return
         if self.entry is not None:
             entry, self.entry = self.entry, None
             entry.done(entry.value)
@@ -127,6 +164,10 @@ class Menus:
             items.append(("End game: score", self._enter_score))
         elif not box.game.ended:
             items.append(("End game", self._end_table_game))
+        # The code to join the table's page, on the screen and on paper.
+        items.append(("Show join code", self._show_join))
+        if box.printer is not None and serves_page(box):
+            items.append(("Print join code", self._print_join))
         items.append((translator(box.language).gettext("Language"), self._language_menu))
         items.append(("Back", box.close_menu))
         return MenuLevel("Menu", items)
@@ -254,16 +295,17 @@ class Menus:
         self.box.games.players = players
         self._print_sheets(players)
 
-    def _print_sheets(self, copies: int) -> None:
-        """``copies`` sheets of the game's map. Once the game has ended they are for the
-        next one, which starts now, on a fresh map, as a roll would start it."""
+    def _print_sheets(self, copies: int, join: JoinCode | None = None) -> None:
+        """``copies`` sheets of the game's map (with ``join``, the code to join the table's
+        page at the top of each). Once the game has ended they are for the next one, which
+        starts now, on a fresh map, as a roll would start it."""
         box = self.box
         assert box.printer is not None
         game = box.game
         if game.ended:
             box.start_game(game.title, game.state.mode)
         table_map = box.game.map
-        box.message = box.printer.print_sheet(table_map, copies)
+        box.message = box.printer.print_sheet(table_map, copies, join=join)
         box.games.printed(table_map)
         log.info("%s", box.message)
         box.close_menu()
@@ -273,3 +315,12 @@ class Menus:
         assert box.printer is not None
         box.message = box.printer.retry()
         box.close_menu()
+
+    def _show_join(self) -> None:
+        box = self.box
+        image = join_screen(join_code(box), box.status.size)
+        self.join = JoinShown(image, box.clock.now() + JOIN_SHOW_S)
+        box.draw_status()
+
+    def _print_join(self) -> None:
+        self._print_sheets(1, join_code(self.box))

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from pitable.box.table_map import TableMap
     from pitable.hw.printer import PrintReport
+    from pitable.render.join import JoinCode
 
 log = logging.getLogger(__name__)
 
@@ -253,13 +254,19 @@ class BoxPrinter:
         if self.post is not None:
             self.post(PrinterChanged())
 
-    def print_sheet(self, table_map: TableMap, copies: int = 1) -> str:
-        """Queue ``copies`` sheets of ``table_map``; returns the screen's line for it."""
+    def print_sheet(self, table_map: TableMap, copies: int = 1, *,
+                    join: JoinCode | None = None) -> str:
+        """Queue ``copies`` sheets of ``table_map``; returns the screen's line for it. With
+        ``join``, the code to join the table's page is printed at the top of each."""
         # Imported here: drawing a sheet needs Pillow, which the box has, but the rules
         # and the fast commands import nothing of it.
         from pitable.render.sheet import render_sheet
 
         image = render_sheet(table_map.sheet(), self.settings.dots)
+        if join is not None:
+            from pitable.render.join import join_strip, on_top_of
+
+            image = on_top_of(join_strip(join, self.settings.dots), image)
         self.latest_id = self.spooler.submit(image, table_map.label, copies=copies).id
         return f"Printing: {_sheets(table_map.label, copies)}"
 

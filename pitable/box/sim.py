@@ -235,6 +235,14 @@ class Simulator:
         """What the named panel shows now, decoded from the bytes sent to it."""
         return self.fakes.image(name)
 
+    def tv_picture(self, timeout: float = 30.0) -> Image.Image | None:
+        """The TV's picture once it has drawn the latest change (None without a TV)."""
+        tv = self.built.tv
+        if tv is None:
+            return None
+        tv.wait_idle(timeout)
+        return tv.picture()
+
     def led_states(self) -> tuple[bool, ...]:
         return self.built.leds.states() if self.built.leds is not None else ()
 
@@ -367,34 +375,174 @@ def half_blocks(image: Image.Image) -> list[str]:
     return lines
 
 
-def terminal_screen(panels: dict[str, Image.Image], leds: tuple[bool, ...]) -> str:
-    """The faceplate for a terminal: the dice at half size in a row, the status screen whole."""
+#: The smallest terminal the live simulator draws in, in characters.
+MIN_TERMINAL = (80, 24)
+HELP = "space: roll   h: hold (menu)   ←/→: turn   enter: push   q: quit"
+DICE = ("green", "purple", "red")
+
+
+@dataclass(frozen=True)
+class TerminalLayout:
+    """How the faceplate is drawn in characters: the dice panels whole or only their face
+    square, reduced ``dice_reduce`` times; the status screen's pixels at full size, or its
+    words as text."""
+
+    dice_reduce: int
+    face_only: bool
+    status_pixels: bool
+
+
+#: From the largest to the smallest: the first that fits the terminal is drawn.
+LAYOUTS = (
+    TerminalLayout(2, face_only=False, status_pixels=True),   # 198x54
+    TerminalLayout(2, face_only=True, status_pixels=True),    # 128x54
+    TerminalLayout(2, face_only=True, status_pixels=False),   # 102 wide
+    TerminalLayout(4, face_only=True, status_pixels=False),   # 54 wide: 80x24
+)
+
+
+def reduced(image: Image.Image, factor: int) -> Image.Image:
+    """A 1-bit picture ``factor`` times smaller, a pixel lit where more than about a third
+    of the ones it stands for are: thin lines and pips survive the reduction."""
+    if factor == 1:
+        return image.convert("1")
+    return image.convert("L").reduce(factor).point(lambda v: 255 if v > 96 else 0)
+
+
+def face_square(panel: Image.Image) -> Image.Image:
+    """The die's face on a panel: the centred square as tall as the panel."""
+    w, h = panel.size
+    left = (w - h) // 2
+    return panel.crop((left, 0, left + h, h))
+
+
+def dice_block(panels: dict[str, Image.Image], layout: TerminalLayout) -> list[str]:
+    """The dice in a row under their names, in half-block characters."""
     dice = []
-    for name in ("green", "purple", "red"):
+    for name in DICE:
         if name in panels:
-            small = panels[name].convert("L").reduce(2).point(lambda v: 255 if v > 96 else 0)
-            dice.append(half_blocks(small))
-    out = []
-    if dice:
-        out.append("   ".join(f"{n.upper():<{len(d[0])}}" for n, d in
-                              zip(("green", "purple", "red"), dice, strict=False)))
-        for row in zip(*dice, strict=True):
-            out.append(" | ".join(row))
-    if "status" in panels:
-        out.append("")
-        out.extend(half_blocks(panels["status"]))
-    if leds:
-        out.append("")
-        out.append("  ".join("●" if on else "○" for on in leds))
-    out.append("")
-    out.append("space: roll   h: hold (menu)   ←/→: turn   enter: push   q: quit")
-    return "\n".join(out)
+            panel = face_square(panels[name]) if layout.face_only else panels[name]
+            dice.append((name, half_blocks(reduced(panel, layout.dice_reduce))))
+    if not dice:
+        return []
+    out = ["   ".join(f"{n.upper():<{len(d[0])}}" for n, d in dice)]
+    out.extend(" | ".join(row) for row in zip(*(d for _, d in dice), strict=True))
+    return out
 
 
-def live(sim: Simulator, *, stdin: Any = None, stdout: Any = None) -> None:
-    """Run the box in the terminal with the real clock until the player presses q."""
+def _wrapped(words: list[str], width: int) -> list[str]:
+    import textwrap
+
+    lines: list[str] = []
+    for line in words:
+        lines.extend(textwrap.wrap(line, width) or [""])
+    return lines
+
+
+def terminal_screen(
+    panels: dict[str, Image.Image],
+    leds: tuple[bool, ...],
+    size: tuple[int, int] | None = None,
+    words: list[str] | None = None,
+) -> str:
+    """The faceplate for a terminal of ``size`` (columns, rows; None: as large as needed).
+
+    The dice and the status screen are drawn as large as the terminal allows; where the
+    status screen's pixels do not fit, its ``words`` are printed as text below the dice. A
+    terminal smaller than :data:`MIN_TERMINAL` gets one line saying what size is needed.
+    """
+    words = words or []
+    for layout in LAYOUTS:
+        lines = _layout_lines(panels, leds, layout, words, size)
+        if size is None or _fits(lines, size):
+            return "\n".join(lines)
+    assert size is not None
+    cols, rows = size
+    if cols < MIN_TERMINAL[0] or rows < MIN_TERMINAL[1]:
+        need = f"{MIN_TERMINAL[0]}x{MIN_TERMINAL[1]}"
+        return f"Needs a terminal of {need} or more (this one is {cols}x{rows})"
+    # The smallest layout, with the words cut to the rows there are.
+    head = dice_block(panels, LAYOUTS[-1])
+    tail = _tail(leds)
+    room = rows - len(head) - 1 - len(tail)
+    text = _wrapped(words, cols)
+    if len(text) > room:
+        text = [*text[: max(0, room - 1)], "…"]
+    return "\n".join([*head, "", *text, *tail])
+
+
+def _fits(lines: list[str], size: tuple[int, int]) -> bool:
+    cols, rows = size
+    return len(lines) <= rows and all(len(line) <= cols for line in lines)
+
+
+def _tail(leds: tuple[bool, ...]) -> list[str]:
+    """The LEDs and the keys, below everything else."""
+    out = ["", "  ".join("●" if on else "○" for on in leds)] if leds else []
+    return [*out, "", HELP]
+
+
+def _layout_lines(
+    panels: dict[str, Image.Image],
+    leds: tuple[bool, ...],
+    layout: TerminalLayout,
+    words: list[str],
+    size: tuple[int, int] | None,
+) -> list[str]:
+    out = dice_block(panels, layout)
+    if layout.status_pixels:
+        if "status" in panels:
+            out.append("")
+            out.extend(half_blocks(panels["status"]))
+    else:
+        out.append("")
+        out.extend(_wrapped(words, size[0] if size else MIN_TERMINAL[0]))
+    return [*out, *_tail(leds)]
+
+
+def status_words(sim: Simulator) -> list[str]:
+    """What the status screen says, as lines of text: a header, then the words of the roll,
+    the open menu (the chosen item marked), or the code to join."""
+    from pitable.box.join import join_code
+    from pitable.box.snapshot import words_of
+
+    box = sim.box
+    view = box.view()
+    header = [view.title.name, "solo" if view.solo else "table"]
+    if view.round is not None:
+        header.append(f"round {view.round}" + (f"/{view.round_limit}" if view.round_limit
+                                               else ""))
+    if view.hazards is not None:
+        header.append(f"{view.title.hazard_name}s {view.hazards}")
+    lines = [" · ".join(header)]
+    if box.menus.join is not None:
+        code = join_code(box)
+        if code is None:
+            lines.append("Join code: the table's web page is off ([web] enabled = true)")
+        else:
+            pin = f"   PIN {code.pin}" if code.pin else ""
+            lines.append(f"Join the table: {code.url}{pin}")
+        lines.append("(a press goes back)")
+    elif view.menu is not None:
+        lines.append(view.menu.heading)
+        lines.extend(("> " if i == view.menu.selected else "  ") + item
+                     for i, item in enumerate(view.menu.items))
+    else:
+        lines.extend(words_of(view))
+    lines.extend(f"! {notice}" for notice in view.notices)
+    return lines
+
+
+def live(sim: Simulator, *, stdin: Any = None, stdout: Any = None,
+         size: tuple[int, int] | None = None) -> None:
+    """Run the box in the terminal with the real clock until the player presses q.
+
+    The faceplate fits the terminal's size at each redraw (``size``, columns and rows, fixes
+    it), so a window made smaller or larger is followed.
+    """
     import os
     import select
+    import shutil
     import termios
     import time
     import tty
@@ -411,9 +559,13 @@ def live(sim: Simulator, *, stdin: Any = None, stdout: Any = None) -> None:
 
     def draw() -> None:
         nonlocal last
-        screen = terminal_screen(sim._panels(), sim.led_states())
+        cols, rows = size or shutil.get_terminal_size()
+        screen = terminal_screen(sim._panels(), sim.led_states(), (cols, rows),
+                                 status_words(sim))
         if screen != last:
-            stdout.write("\x1b[H\x1b[2J" + screen + "\n")
+            # No newline after the last line: on a screen exactly filled it would scroll the
+            # first line away.
+            stdout.write("\x1b[H\x1b[2J" + screen)
             stdout.flush()
             last = screen
 

@@ -69,6 +69,10 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
                    help="keep the games in DIR, as the box does (default: not kept)")
     p.add_argument("--scale", type=whole_number(1, 4), default=2,
                    help="pixels per OLED pixel in the pictures, 1 to 4 (2)")
+    # The TV over HDMI, drawn on luma's dummy device.
+    p.add_argument("--tv-png", type=output_file(".png"), metavar="FILE.png",
+                   help="turn the TV on and write its last picture when the simulator ends"
+                   " (its size: the config's [tv] width and height)")
     add_lang_argument(p)
     p.set_defaults(run=run_sim)
 
@@ -138,6 +142,8 @@ def run_sim(args: argparse.Namespace) -> int:
     if args.solo:
         box_settings = dataclasses.replace(box_settings, mode="solo")
     config = dataclasses.replace(config, box=box_settings)
+    if args.tv_png:
+        config = dataclasses.replace(config, tv=dataclasses.replace(config.tv, enabled=True))
     entropy = SeededSource(args.seed) if args.seed is not None else None
     # With --seed the maps, and so the sheets the menu prints, are reproducible too.
     seeds = None
@@ -157,6 +163,7 @@ def run_sim(args: argparse.Namespace) -> int:
                         printer=box_printer(config.printer, simulated=True))
         try:
             live(sim)
+            _save_tv(sim, args.tv_png)
         finally:
             sim.close()
         return 0
@@ -173,6 +180,7 @@ def run_sim(args: argparse.Namespace) -> int:
             sim.save_gif(args.record)
         if args.png:
             sim.faceplate().save(args.png)
+        _save_tv(sim, args.tv_png)
         state = sim.box.game.state
         title = state.title
         hazards = title.hazard_name if state.hazards == 1 else plural(title.hazard_name)
@@ -182,3 +190,10 @@ def run_sim(args: argparse.Namespace) -> int:
     finally:
         sim.close()
     return 0
+
+
+def _save_tv(sim: Any, path: str | None) -> None:
+    if path:
+        picture = sim.tv_picture()
+        if picture is not None:
+            picture.save(path)

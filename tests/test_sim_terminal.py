@@ -1,0 +1,255 @@
+"""The live simulator fits the terminal it is given: at 80x24 the dice and the status
+screen's words are readable, and a terminal too small is told so in one line."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import termios
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pitable.box.sim import (
+    face_square,
+    half_blocks,
+    reduced,
+    status_words,
+    terminal_screen,
+)
+from pitable.box.snapshot import words_of
+from pitable.render.faces import die_panel
+from pitable.rules import SPECIAL, Die, find_title
+from tests.test_box import make
+
+FACES = (1, 2, 3, 4, 5, SPECIAL)
+ROLLS = ("1,1,1", "2,2,2", "3,3,3", "4,4,4", "5,5,5", "*,*,*")
+
+
+def small_face(face: object, die: Die, title: str, factor: int = 4) -> list[str]:
+    """A face's drawing at the terminal's scale: its square, reduced, in half blocks."""
+    panel = die_panel(face, die, find_title(title))  # type: ignore[arg-type]
+    return half_blocks(reduced(face_square(panel), factor))
+
+
+def dice_on_screen(screen: str) -> list[list[str]]:
+    """The three dice blocks under the GREEN/PURPLE/RED line of a terminal screen."""
+    lines = screen.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith("GREEN"))
+    rows = []
+    for line in lines[start + 1:]:
+        if " |" not in line:
+            break
+        # A die blank to the right edge loses its spaces in a terminal's copy of its screen.
+        rows.append((line + " " if line.endswith(" |") else line).split(" | "))
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
+def read_dice(screen: str, title: str, factor: int = 4) -> list[object]:
+    """Which face each die shows on the screen, by its drawing at the same scale."""
+    found = []
+    # Compared without trailing spaces, which a terminal's copy of its screen drops.
+    for die, block in zip(Die, dice_on_screen(screen), strict=True):
+        shown = [line.rstrip() for line in block]
+        matches = [f for f in FACES
+                   if [line.rstrip() for line in small_face(f, die, title, factor)] == shown]
+        assert len(matches) == 1, f"the {die} die shows {matches} in\n{screen}"
+        found.append(matches[0])
+    return found
+
+
+def fits(screen: str, cols: int, rows: int) -> bool:
+    lines = screen.split("\n")
+    return len(lines) <= rows and all(len(line) <= cols for line in lines)
+
+
+@pytest.mark.parametrize("title", ["valley", "island", "temple"])
+def test_at_80x24_every_face_of_every_die_reads_apart(title: str) -> None:
+    for die in Die:
+        drawings = [tuple(small_face(f, die, title)) for f in FACES]
+        assert len(set(drawings)) == len(FACES), f"two {die} faces look alike in {title}"
+
+
+@pytest.mark.parametrize("title", ["valley", "island", "temple"])
+def test_at_80x24_the_dice_and_the_status_words_are_shown(title: str) -> None:
+    sim = make(*ROLLS, title=title)
+    for roll in ROLLS:
+        sim.press()
+        screen = terminal_screen(sim._panels(), sim.led_states(), (80, 24), status_words(sim))
+        assert fits(screen, 80, 24)
+        expected = [SPECIAL if f == "*" else int(f) for f in roll.split(",")]
+        assert read_dice(screen, title) == expected
+        text = " ".join(screen.split())
+        for line in words_of(sim.box.view()):
+            assert " ".join(line.split()) in text
+    sim.close()
+
+
+def test_the_menu_is_text_with_the_chosen_item_marked() -> None:
+    sim = make("1,2,3")
+    sim.press()
+    sim.hold()
+    sim.press()
+    screen = terminal_screen(sim._panels(), sim.led_states(), (80, 24), status_words(sim))
+    assert fits(screen, 80, 24)
+    assert "  New game" in screen.split("\n")
+    assert "> End game" in screen.split("\n")
+    sim.close()
+
+
+def test_a_large_terminal_shows_the_status_screen_itself() -> None:
+    sim = make("2,3,5")
+    sim.press()
+    screen = terminal_screen(sim._panels(), sim.led_states(), (200, 60), status_words(sim))
+    lines = screen.split("\n")
+    status = half_blocks(sim.panel("status"))
+    at = lines.index(status[0])
+    assert lines[at:at + len(status)] == status
+    assert fits(screen, 200, 60)
+    sim.close()
+
+
+@pytest.mark.parametrize("size", [(120, 40), (100, 30)])
+def test_a_middling_terminal_gets_the_largest_dice_that_fit(size: tuple[int, int]) -> None:
+    sim = make("2,3,5")
+    sim.press()
+    screen = terminal_screen(sim._panels(), sim.led_states(), size, status_words(sim))
+    assert fits(screen, *size)
+    factor = 2 if size[0] >= 102 else 4
+    assert read_dice(screen, "valley", factor) == [2, 3, 5]
+    sim.close()
+
+
+def test_a_terminal_too_small_is_told_the_size_needed_in_one_line() -> None:
+    sim = make()
+    screen = terminal_screen(sim._panels(), sim.led_states(), (40, 12), status_words(sim))
+    assert screen == "Needs a terminal of 80x24 or more (this one is 40x12)"
+    sim.close()
+
+
+def test_words_that_do_not_fit_are_cut_with_an_ellipsis_not_spilled() -> None:
+    sim = make("2,3,5")
+    sim.press()
+    many = [f"line {i}" for i in range(40)]
+    screen = terminal_screen(sim._panels(), sim.led_states(), (80, 24), many)
+    assert fits(screen, 80, 24)
+    assert "…" in screen.split("\n")
+    assert read_dice(screen, "valley") == [2, 3, 5]
+    sim.close()
+
+
+# --- the live simulator in a real terminal ------------------------------------------------
+
+
+LIVE = [sys.executable, "-m", "pitable", "sim", "--seed", "1"]
+SCREEN_START = "\x1b[H\x1b[2J"
+
+
+def last_screen(output: bytes) -> str:
+    """The last full screen the live simulator drew, without its escape sequences."""
+    text = output.decode("utf-8", "replace").split(SCREEN_START)[-1]
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).replace("\r", "")
+
+
+@contextlib.contextmanager
+def pty_sim(cols: int, rows: int) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """``pitable sim`` live on a pseudo-terminal of ``cols`` x ``rows``."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.Popen(LIVE, stdin=slave, stdout=slave, stderr=slave, env=env,
+                            start_new_session=True)
+    os.close(slave)
+    try:
+        yield master, proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(30)
+        os.close(master)
+
+
+#: What the screen shows once the first roll's faces are final (not while they tumble).
+ROLLED = re.compile(r"round 1\n(?!Rolling)")
+
+
+def read_until(master: int, done: str | re.Pattern[str], output: bytearray,
+               limit: float = 60.0) -> str:
+    """Read the terminal until its last screen contains ``done``; that screen."""
+    pattern = done if isinstance(done, re.Pattern) else re.compile(re.escape(done))
+    while not pattern.search(last_screen(bytes(output))):
+        ready, _, _ = select.select([master], [], [], limit)
+        assert ready, f"no {done!r} on the screen:\n{last_screen(bytes(output))}"
+        try:
+            output += os.read(master, 65536)
+        except OSError:  # the other end closed
+            break
+    return last_screen(bytes(output))
+
+
+def test_pitable_sim_live_in_an_80x24_pty_rolls_and_fits() -> None:
+    with pty_sim(80, 24) as (master, proc):
+        output = bytearray()
+        read_until(master, "Press ROLL", output)
+        os.write(master, b" ")
+        screen = read_until(master, ROLLED, output)
+        assert fits(screen, 80, 24), screen
+        assert None not in read_dice(screen, "valley")
+        assert "Numbers" in screen or "SNAKE" in screen
+        os.write(master, b"q")
+        assert proc.wait(30) == 0
+
+
+def test_pitable_sim_live_in_a_tiny_pty_says_the_size_it_needs() -> None:
+    with pty_sim(60, 15) as (master, proc):
+        output = bytearray()
+        screen = read_until(master, "Needs a terminal", output)
+        assert screen.strip() == "Needs a terminal of 80x24 or more (this one is 60x15)"
+        os.write(master, b"q")
+        assert proc.wait(30) == 0
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_pitable_sim_live_in_tmux_at_80x24(tmp_path: Path) -> None:
+    """As a person would: a shell in tmux at 80x24, pitable sim typed into it, space to
+    roll, and what the pane shows."""
+    server = f"pitable-test-{uuid.uuid4().hex[:8]}"
+    fifo = tmp_path / "pane"
+    os.mkfifo(fifo)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "TMUX")}
+
+    def tmux(*args: str) -> str:
+        return subprocess.run(["tmux", "-L", server, "-f", "/dev/null", *args], check=True,
+                              capture_output=True, text=True, env=env).stdout
+
+    tmux("new-session", "-d", "-x", "80", "-y", "24", "-s", "sim", "sh")
+    try:
+        # Everything the pane receives from now on also goes to the pipe, read below.
+        tmux("pipe-pane", "-t", "sim", "-O", f"cat > {fifo}")
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            output = bytearray()
+            tmux("send-keys", "-t", "sim", " ".join(LIVE), "Enter")
+            read_until(reader, "Press ROLL", output)
+            tmux("send-keys", "-t", "sim", "Space")
+            read_until(reader, ROLLED, output)
+        finally:
+            os.close(reader)
+        pane = tmux("capture-pane", "-p", "-t", "sim").rstrip("\n")
+        screen = "\n".join(line.rstrip() for line in pane.split("\n"))
+        assert fits(screen, 80, 24)
+        assert "round 1" in screen
+        assert None not in read_dice(screen, "valley")
+        tmux("send-keys", "-t", "sim", "q")
+    finally:
+        subprocess.run(["tmux", "-L", server, "kill-server"], check=False, capture_output=True,
+                       env=env)

@@ -1,0 +1,217 @@
+"""The TV over HDMI: the table's faceplate drawn from the box's snapshots on a worker thread,
+on luma's dummy device here (its linux_framebuffer on the Pi)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image, ImageChops
+
+from pitable.box.assembly import build_box
+from pitable.box.backends import Backends
+from pitable.box.snapshot import TableSnapshot
+from pitable.box.tv import TvWorker
+from pitable.config import DEFAULTS, TvConfig
+from pitable.errors import DisplayError
+from pitable.hw.framebuffer import open_framebuffer
+from pitable.render.join import JoinCode, join_tile
+from pitable.render.tv import ALARM, DIE_COLOURS, die_square, draw_tv
+from pitable.rules import SPECIAL, Die, find_title
+from tests.conftest import run_cli
+from tests.test_box import make, read_faces
+from tests.test_join import URL, library_matrix, read_qr
+
+VALLEY = find_title("valley")
+
+
+def snapshot(
+    roll: str | None = "2,3,5", *, seq: int = 1, rolling: bool = False, hazard: bool = False,
+    words: tuple[str, ...] = ("Write", "one number"),
+) -> TableSnapshot:
+    options = None
+    if roll is not None:
+        faces = [f if f == "*" else int(f) for f in roll.split(",")]
+        options = {"title": "valley", "roll": faces, "hazard": hazard, "numbers": [2, 3, 5]}
+    return TableSnapshot(seq=seq, title="valley", title_name=VALLEY.name, mode="table",
+                         map="A·1234", rolling=rolling, options=options, words=words, round=seq,
+                         round_limit=None, hazards=None, hazard_limit=None, result=None,
+                         message=None, recent=(options,) if options else ())
+
+
+def colour_box(picture: Image.Image, colour: tuple[int, int, int]) -> tuple[int, int, int, int]:
+    """Where ``colour`` is in ``picture`` (its bounding box)."""
+    mask = ImageChops.difference(picture, Image.new("RGB", picture.size, colour)).convert("L")
+    box = mask.point(lambda v: 255 if v == 0 else 0).getbbox()
+    assert box is not None, f"no {colour} in the picture"
+    return box
+
+
+def shown_face(picture: Image.Image, die: Die) -> object:
+    """Which face the TV shows on ``die``: its coloured square compared with every face's."""
+    box = colour_box(picture, DIE_COLOURS[die])
+    shown = picture.crop(box)
+    side = box[2] - box[0] + 1
+    matches = []
+    for face in (None, 1, 2, 3, 4, 5, SPECIAL):
+        for s in range(side - 2, side + 3):
+            square = die_square(face, die, VALLEY, s)
+            if square.crop(colour_box(square, DIE_COLOURS[die])) == shown:
+                matches.append(face)
+    assert len(matches) == 1, f"the {die} die shows {matches}"
+    return matches[0]
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
+def test_the_tv_shows_the_three_dice_in_their_colours(size: tuple[int, int]) -> None:
+    picture = draw_tv(snapshot("2,*,5"), size)
+    assert picture.size == size
+    assert [shown_face(picture, die) for die in Die] == [2, SPECIAL, 5]
+
+
+def test_during_the_tumble_the_tv_shows_no_faces() -> None:
+    picture = draw_tv(snapshot(None, rolling=True, words=()))
+    assert [shown_face(picture, die) for die in Die] == [None, None, None]
+
+
+def test_a_hazard_dims_the_other_dice_and_shows_the_alarm() -> None:
+    picture = draw_tv(snapshot("2,3,*", hazard=True, words=("SNAKE!", "Ignore the other dice")))
+    colours = {c for _, c in picture.getcolors(maxcolors=1 << 20)}  # type: ignore[union-attr]
+    assert ALARM in colours
+    assert DIE_COLOURS[Die.RED] in colours
+    assert DIE_COLOURS[Die.GREEN] not in colours and DIE_COLOURS[Die.PURPLE] not in colours
+    calm = draw_tv(snapshot("2,3,5"))
+    assert ALARM not in {c for _, c in calm.getcolors(maxcolors=1 << 20)}  # type: ignore[union-attr]
+
+
+def test_the_join_code_sits_in_the_bottom_right_corner() -> None:
+    code = JoinCode(URL, "4821")
+    picture = draw_tv(snapshot(), (1920, 1080), code)
+    left, top, right, bottom = colour_box(picture, (255, 255, 255))
+    assert right > 1920 * 3 // 4 and bottom > 1080 * 3 // 4
+    tile = picture.crop((left, top, right, bottom))
+    assert tile == join_tile(code, tile.width)
+    matrix = library_matrix(URL)
+    assert read_qr(tile, len(matrix)) == matrix
+    without = draw_tv(snapshot(), (1920, 1080))
+    assert (255, 255, 255) not in {c for _, c in without.getcolors(maxcolors=1 << 20)}  # type: ignore[union-attr]
+
+
+class GatedScreen:
+    """A TV whose display() waits for the test: the slow framebuffer of a Pi Zero."""
+
+    def __init__(self) -> None:
+        self.size = (640, 360)
+        self.mode = "RGB"
+        self.gate = threading.Event()
+        self.entered = threading.Event()
+        self.images: list[Image.Image] = []
+
+    def display(self, image: Image.Image) -> None:
+        self.entered.set()
+        assert self.gate.wait(30), "the test never opened the gate"
+        self.images.append(image)
+
+    def cleanup(self) -> None:
+        pass
+
+
+def test_a_slow_tv_never_holds_up_the_box_and_skips_to_the_newest_roll() -> None:
+    screen = GatedScreen()
+    worker = TvWorker(screen)
+    sim = make("1,1,1", "2,2,2", "3,3,3", "4,4,4")
+    sim.box.publisher.subscribe(worker.offer)
+    assert screen.entered.wait(30)  # the worker is inside display() with the first picture
+    for faces in ((1, 1, 1), (2, 2, 2), (3, 3, 3), (4, 4, 4)):
+        sim.press()  # the loop goes on while the TV is stuck
+        assert read_faces(sim, "valley") == faces
+    screen.gate.set()
+    assert worker.wait_idle(30)
+    latest = sim.box.publisher.latest
+    assert latest is not None
+    assert worker.shown == latest.seq
+    assert len(screen.images) == 2  # the first picture, then only the newest
+    assert worker.skipped > 0
+    assert screen.images[-1] == draw_tv(latest, screen.size)
+    worker.close()
+    sim.close()
+
+
+def test_a_tv_that_fails_to_draw_is_logged_and_draws_the_next_snapshot(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Flaky(GatedScreen):
+        def display(self, image: Image.Image) -> None:
+            if not self.images and not self.entered.is_set():
+                self.entered.set()
+                raise OSError("framebuffer went away")
+            self.images.append(image)
+
+    screen = Flaky()
+    worker = TvWorker(screen)
+    worker.offer(snapshot(seq=1))
+    assert worker.wait_idle(30)
+    worker.offer(snapshot("4,4,4", seq=2))
+    assert worker.wait_idle(30)
+    assert worker.shown == 2
+    assert "TV: drawing the table failed" in caplog.text
+    worker.close()
+
+
+def tv_on(**changes: Any) -> Any:
+    return dataclasses.replace(DEFAULTS, tv=TvConfig(enabled=True, **changes))
+
+
+def test_the_simulated_box_draws_its_table_on_the_tv() -> None:
+    config = tv_on(width=1280, height=720)
+    backends = Backends.simulated(config)
+    with build_box(config, backends=backends) as built:
+        assert built.tv is not None
+        assert built.tv.wait_idle(30)
+        picture = built.tv.picture()
+        assert picture is not None and picture.size == (1280, 720)
+        assert picture == backends.fakes.tv.image  # type: ignore[union-attr]
+    assert not built.tv._thread.is_alive()
+
+
+def test_without_a_framebuffer_the_box_rolls_and_says_there_is_no_tv(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    missing = next(f"/dev/fb{n}" for n in range(31, 0, -1)
+                   if not Path(f"/sys/class/graphics/fb{n}").exists())
+    config = tv_on(device=missing)
+    backends = Backends.simulated(config).replace(tv=open_framebuffer)
+    with caplog.at_level(logging.WARNING, logger="pitable"), \
+            build_box(config, backends=backends) as built:
+        assert built.tv is None
+        assert built.box.view().message == f"No TV on {missing}"
+    assert f"TV: no framebuffer at {missing}" in caplog.text
+    with pytest.raises(DisplayError, match="is a screen plugged into the HDMI port"):
+        open_framebuffer(config.tv)
+
+
+def test_the_tv_is_off_unless_the_config_turns_it_on() -> None:
+    with build_box(DEFAULTS, backends=Backends.simulated(DEFAULTS)) as built:
+        assert built.tv is None
+
+
+def test_sim_writes_the_tv_picture_of_its_last_roll(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    tv = tmp_path / "tv.png"
+    code, _, err = run_cli(capsys, "sim", "--script", "press,press", "--seed", "3",
+                           "--state-dir", str(tmp_path), "--tv-png", str(tv))
+    assert code == 0, err
+    with Image.open(tv) as picture:
+        assert picture.size == (1920, 1080)
+        faces = [shown_face(picture.convert("RGB"), die) for die in Die]
+    # The last roll, as the box kept it.
+    code, out, err = run_cli(capsys, "history", "--json", "--state-dir", str(tmp_path))
+    assert code == 0, err
+    last = json.loads(out.splitlines()[-1])["faces"]
+    assert faces == [SPECIAL if f == "*" else f for f in last]
