@@ -117,6 +117,7 @@ def test_the_other_screens_fit(lang: str, size: tuple[int, int]) -> None:
         tr = translator(lang)
         for view in (
             StatusView(title, lang=lang),
+            StatusView(title, message=tr.gettext("Press ROLL to roll"), lang=lang),
             game_over(title, lang),
             # A press after the last round of a solo Valley game.
             dataclasses.replace(game_over(title, lang), message=tr.gettext(

@@ -486,6 +486,9 @@ class Box:
         message = self.message
         if self.phase is Phase.ROLLING:
             message = tr.gettext("Rolling...")
+        elif options is None and message is None and self.phase is not Phase.MENU:
+            # Said once, in the footer: the idle screen leaves out its own hint then.
+            message = tr.gettext("Press ROLL to roll")
         # The Island's danger bubbles are on every sheet: shown at a table too.
         counted = solo or game.title.hazard_limit is not None
         return StatusView(

@@ -485,11 +485,14 @@ def _result(canvas: Canvas, level: str, box: Box) -> None:
 
 
 def _idle(canvas: Canvas, view: StatusView, tr: Translator, box: Box) -> None:
-    """Before the first roll: the title's full name, and what to do."""
+    """Before the first roll: the title's full name, and what to do (unless the footer
+    says it already)."""
     x0, y0, x1, y1 = box
-    hint = _small(tr.gettext("press ROLL"), x1 - x0, 12, size=11)
-    hint_top = y1 - hint.height - 1
-    canvas.text((x0, hint_top, x1, y1), hint, valign="top")
+    hint_top = y1
+    if view.message is None:
+        hint = _small(tr.gettext("press ROLL"), x1 - x0, 12, size=11)
+        hint_top = y1 - hint.height - 1
+        canvas.text((x0, hint_top, x1, y1), hint, valign="top")
     words = tuple(view.title.display_name(tr).split())
     room = (x1 - x0 - 4, hint_top - y0 - 3)
     lines, size = fit_tokens(words, " ", room, BOLD, max_size=16, min_size=8)
