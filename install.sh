@@ -8,8 +8,9 @@
 # is never overwritten, and the include line goes into config.txt once. It creates the
 # system user pitable (groups gpio, i2c, spi, dialout), a virtualenv in /opt/pitable with
 # the `pi` extra, /etc/pitable/pitable.toml if there is none, the boot config fragment for
-# that config and its include line, the udev rule for /dev/hwrng and the systemd unit, and
-# enables the service. It says when a reboot is needed.
+# that config and its include line, the udev rule for /dev/hwrng and the systemd unit (with
+# its drop-ins for the web page and the TV when the config enables them), and enables the
+# service. It says when a reboot is needed.
 #
 # With --root DIR (or PITABLE_ROOT=DIR) every path is taken under DIR and the commands that
 # would change the running system (apt-get, useradd, pip, systemctl, udevadm) are printed
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --root) ROOT=${2:?--root needs a directory}; shift 2 ;;
         --root=*) ROOT=${1#--root=}; shift ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "install.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -207,6 +208,29 @@ step_boot() {
     fi
 }
 
+# --- the table's web page and the TV ----------------------------------------------------
+# True when the config's TABLE ([web] or [tv]) is enabled.
+table_enabled() {
+    python_for_files -c 'import sys
+from pitable.config import load_config
+sys.exit(0 if getattr(load_config(sys.argv[1]), sys.argv[2]).enabled else 1)' \
+        "$ROOT$CONFIG" "$1"
+}
+
+# The unit runs without network and without the framebuffer; a drop-in opens what the
+# part needs, only while the config enables it. step_dropin TABLE WHAT ON-MESSAGE
+step_dropin() {
+    local table=$1 what=$2 on=$3
+    local dropin=/etc/systemd/system/pitable.service.d/$table.conf
+    if table_enabled "$table"; then
+        put "$dropin" 0644 <"$SRC/systemd/pitable-$table.conf" || true
+        say "$what is on: $on ($dropin)"
+    elif [ -e "$ROOT$dropin" ]; then
+        rm -f "$ROOT$dropin"
+        say "removed $dropin: $what is off"
+    fi
+}
+
 # --- udev and systemd ------------------------------------------------------------------
 step_udev() {
     local rules
@@ -240,6 +264,8 @@ step_venv
 step_config
 step_boot
 step_udev
+step_dropin web "the table's web page" "the service may use the local network"
+step_dropin tv "the TV" "the service may draw on the HDMI framebuffer"
 step_unit
 
 if [ -n "$REBOOT" ]; then

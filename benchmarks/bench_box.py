@@ -2,24 +2,31 @@
 
 The whole box runs on its fakes with the default config (a 300 ms tumble, the status
 screen on): mock pins, the controller, the drawing, the real luma.oled drivers, and fake
-buses that decode every byte into each panel's RAM. The same rolls run twice in one
-process: through pitable's drivers, and through luma's stock drivers (a whole 1 KiB frame
-on every update), the baseline.
+buses that decode every byte into each panel's RAM. The same rolls run three times in one
+process: through pitable's drivers, through them as they were before (one bounding box per
+update, the blink redrawn), and through luma's stock drivers (a whole 1 KiB frame on every
+update), the baseline.
 
 The bytes are counted as the Pi sends them: luma opens /dev/i2c-N itself there, so its
 data goes in one i2c_rdwr transaction of up to 4 KiB, and its commands in one SMBus block
-write. A transaction is a start, the address byte, the control byte (0x00 commands, 0x40
-data), the payload, each byte with its acknowledge bit, and a stop; the dice and the status
-screen sit on channels of one TCA9548A mux, so a panel's update also costs the kernel's
-write of the channel to the mux (address and one byte; in the bus time, not the bytes).
-The lower bound is the changed page bytes (in each changed page, its columns from the first
-changed byte to the last; or those of the inverse picture and the invert command, if
-fewer) plus the least framing: one window command and one data transaction per update.
+write; pitable's drivers send each update's command and data transactions as the messages
+of a few i2c_rdwr calls, each message its own transaction on the wire. A transaction is
+a start, the address byte, the control byte (0x00 commands, 0x40 data), the payload, each
+byte with its acknowledge bit, and a stop; the dice and the status screen sit on channels
+of one TCA9548A mux, so a panel's update also costs the kernel's write of the channel to
+the mux (address and one byte; in the bus time, not the bytes).
+The lower bound is the changed page bytes (or those of the inverse picture and the invert
+command, if fewer) plus the least framing of an update: its data's transaction alone (in
+page addressing the RAM pointer may already stand where the change begins). The changed
+pages' spans (each changed page from its first changed byte to its last) are printed
+beside it.
 
 CPU is the loop thread's time (time.thread_time) from the release of ROLL to the first
 byte of the first tumble frame, and to the last byte of the roll (final faces and status
-screen), without the fakes' own decoding, which is timed apart. A store whose commit
-sleeps 50 ms shows the press to first pixel and to final faces in real time.
+screen). The fake buses keep the bytes during a step and count and decode them into the
+panels' RAM after it, so that the fakes' own work is not in the box's CPU; it is timed
+apart. A store whose commit sleeps 50 ms shows the press to first pixel and to final faces
+in real time.
 
 The check at the end exits 1 when the whole bus per roll is above 1.3 times the lower
 bound, a blink costs more than 10 bytes, or a tumble frame of three panels does not fit its
@@ -49,8 +56,8 @@ from pitable.config import DEFAULTS
 from pitable.hw import oled
 from pitable.hw.clock import MonotonicClock
 from pitable.hw.entropy import SeededSource
-from pitable.hw.fake_i2c import FakeBus
-from pitable.hw.oled import INVERT_COST, SSD1306_WINDOW, changed_columns, pack_pages
+from pitable.hw.fake_i2c import FakeBus, Message
+from pitable.hw.oled import INVERT_COST, LEAST_FRAMING, changed_columns, pack_pages
 
 PANELS = ("green", "purple", "red", "status")
 #: The kernel's i2c-mux selects a channel with one write: start, address, the channel mask,
@@ -83,7 +90,7 @@ def page_bytes(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
 
 
 def lower_bounds(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
-    """What no driver can beat, plus the least framing (one window command and one data
+    """What no driver can beat, with the least framing of an update (its data's
     transaction): the changed bytes, and the changed pages' spans; each as the picture or
     as its inverse with the invert command, whichever is less."""
     inverse = bytes(255 - b for b in range(256))
@@ -91,7 +98,7 @@ def lower_bounds(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
     flip = page_bytes(before, [page.translate(inverse) for page in after])
 
     def cost(changed: int) -> int:
-        return changed + SSD1306_WINDOW if changed else 0
+        return changed + LEAST_FRAMING if changed else 0
 
     return (min(cost(keep[0]), INVERT_COST + cost(flip[0])),
             min(cost(keep[1]), INVERT_COST + cost(flip[1])))
@@ -107,7 +114,7 @@ class Roll:
     span_bound: int = 0
     cpu_first_ms: float = 0.0
     cpu_last_ms: float = 0.0
-    decode_ms: float = 0.0
+    fake_ms: float = 0.0
     frame_bits: list[int] = field(default_factory=list)
     blink_bytes: list[int] = field(default_factory=list)
 
@@ -132,27 +139,36 @@ def stock_luma() -> Iterator[None]:
 
 
 def bounding_box(
-    self: Any, ram: list[bytes], new: list[bytes]
-) -> tuple[int, list[oled.Window]]:
-    """One window over every changed page and column: how the drivers sent before."""
+    self: Any, ram: oled.Pages, new: oled.Pages, pointer: oled.Pointer
+) -> tuple[int, list[oled.Window], oled.Pointer]:
+    """One window over every changed page and column, in horizontal addressing (column and
+    page range, then the rectangle's bytes): how the drivers sent before."""
     spans = [changed_columns(a, b) for a, b in zip(ram, new, strict=True)]
     changed = [(p, s) for p, s in enumerate(spans) if s is not None]
     if not changed:
-        return 0, []
+        return 0, [], pointer
     lo = min(s[0] for _, s in changed)
     hi = max(s[1] for _, s in changed)
     p0, p1 = changed[0][0], changed[-1][0] + 1
-    return SSD1306_WINDOW + (hi - lo) * (p1 - p0), [(lo, hi, p0, p1)]
+    data = b"".join(new[p][lo:hi] for p in range(p0, p1))
+    return 2 + 6 + 2 + len(data), [((0x21, lo, hi - 1, 0x22, p0, p1 - 1), data)], pointer
 
 
 @contextlib.contextmanager
 def one_bounding_box() -> Iterator[None]:
-    """pitable's drivers as they were: one bounding box per update, the blink redrawn."""
+    """pitable's drivers as they were: one bounding box per update in horizontal addressing,
+    the blink redrawn."""
     saved = dict(oled._CLASSES)
     oled.driver_class("ssd1306")
+
+    def horizontal(self: Any, *args: Any, **kwargs: Any) -> None:
+        super(type(self), self).__init__(*args, **kwargs)
+        self.command(self._const.MEMORYMODE, 0x00)
+
     for name in ("ssd1306", "ssd1309"):
         cls = oled._CLASSES[name]
-        oled._CLASSES[name] = type(f"Bounding{cls.__name__}", (cls,), {"_plan": bounding_box})
+        oled._CLASSES[name] = type(f"Bounding{cls.__name__}", (cls,),
+                                   {"_plan": bounding_box, "__init__": horizontal})
     inverse = oled._mostly_inverse
     oled._mostly_inverse = lambda old, new: False  # type: ignore[assignment]
     try:
@@ -171,28 +187,30 @@ class Bench:
         self.buses = {name: self.sim.fakes.i2c.bus(self.sim.fakes.where[name][0])
                       for name in PANELS}
         self.shown = {name: displayed(self.sim.panel(name)) for name in PANELS}
+        for bus in self.buses.values():
+            bus.defer()
         self.clock = self.sim.fake_clock
         assert self.clock is not None
 
     def marks(self) -> dict[str, int]:
         return {name: len(bus.transfers) for name, bus in self.buses.items()}
 
-    def decode_s(self) -> float:
-        return sum(bus.decode_seconds for bus in self.buses.values())
-
     def step(self) -> tuple[float, float, int]:
-        """One step of the box: CPU s (decoding excluded), decode s, bits on the wire."""
+        """One step of the box: CPU s, the fakes' decoding of its bytes in s (done after the
+        step), and its bits on the wire."""
         marks = self.marks()
-        decode = self.decode_s()
         start = time.thread_time()
         self.sim.box.step()
         cpu = time.thread_time() - start
-        decoded = self.decode_s() - decode
+        start = time.thread_time()
+        for bus in self.buses.values():
+            bus.flush()
+        faked = time.thread_time() - start
         bits = 0
         for name, bus in self.buses.items():
             if len(bus.transfers) > marks[name]:
                 bits += wire_bits(bus, marks[name]) + MUX_SELECT_BITS
-        return cpu - decoded, decoded, bits
+        return cpu, faked, bits
 
     def settle_bound(self) -> tuple[int, int]:
         """The lower bounds of what the last step changed, panel by panel."""
@@ -213,15 +231,15 @@ class Bench:
         result = Roll()
         pin = self.sim.fakes.pin(DEFAULTS.button.pin)
         self.clock.advance(2.0)  # the table reads the last roll, then presses again
-        self.sim.box.step()
+        self.step()
         self.settle_bound()
         marks = self.marks()
         pin.drive_low()
         self.clock.advance(0.1)
         pin.drive_high()
-        cpu, decode, bits = self.step()  # the release rolls: the first tumble frame
+        cpu, fake, bits = self.step()  # the release rolls: the first tumble frame
         result.cpu_first_ms = cpu * 1000
-        cpu_total, decode_total, bits_total = cpu, decode, bits
+        cpu_total, fake_total, bits_total = cpu, fake, bits
         result.frame_bits.append(bits)
         self.add_bound(result)
         box = self.sim.box
@@ -229,15 +247,15 @@ class Bench:
             deadline = box._next_deadline()
             assert deadline is not None
             self.clock.time = max(self.clock.time, deadline)
-            cpu, decode, bits = self.step()
+            cpu, fake, bits = self.step()
             cpu_total += cpu
-            decode_total += decode
+            fake_total += fake
             bits_total += bits
             if box.phase is Phase.ROLLING:
                 result.frame_bits.append(bits)
             self.add_bound(result)
         result.cpu_last_ms = cpu_total * 1000
-        result.decode_ms = decode_total * 1000
+        result.fake_ms = fake_total * 1000
         result.bits = bits_total
         result.bytes_per_panel = {name: bus.wire_bytes(marks[name])
                                   for name, bus in self.buses.items()}
@@ -258,9 +276,10 @@ class Bench:
 def clear_caches() -> None:
     """Forget every drawing cached by an earlier run, so that each run starts as cold as
     the box does after a restart (the same seed rolls the same dice in every run)."""
+    from pitable.box import controller
     from pitable.render import faces, status, text
 
-    for module in (faces, status, text):
+    for module in (controller, faces, status, text):
         for value in vars(module).values():
             clear = getattr(value, "cache_clear", None)
             if clear is not None:
@@ -305,13 +324,12 @@ def slow_store(rolls: int, tumble_ms: int) -> tuple[list[float], list[float]]:
         for name in ("green", "purple", "red"):
             bus = sim.fakes.i2c.bus(sim.fakes.where[name][0])
 
-            def stamped(address: int, register: int, data: list[int],
-                        original: Any = bus._transfer) -> None:
-                if register == 0x40:
+            def stamped(*messages: Message, original: Any = bus.i2c_rdwr) -> None:
+                original(*messages)
+                if any(message.buf[0] == 0x40 for message in messages):
                     stamps.append(time.perf_counter())
-                original(address, register, data)
 
-            bus._transfer = stamped  # type: ignore[method-assign]
+            bus.i2c_rdwr = stamped  # type: ignore[method-assign]
         try:
             for _ in range(rolls):
                 pin.drive_low()
@@ -359,10 +377,10 @@ def table(name: str, rolls: list[Roll]) -> None:
     print(f"  lower bound (changed bytes) {bound:,.0f} B: ratio {total / bound:.2f};"
           f" changed pages' spans {spans:,.0f} B: ratio {total / spans:.2f}")
     last = [r.cpu_last_ms for r in rolls]
-    print(f"  CPU ms (fakes' decoding excluded), median: press to first pixel"
+    print(f"  CPU ms (the fakes' decoding excluded), median: press to first pixel"
           f" {median([r.cpu_first_ms for r in rolls]):.2f}, to last byte {median(last):.2f}"
           f" (mean {mean(last):.2f}, p95 {statistics.quantiles(last, n=20)[-1]:.2f});"
-          f" the fakes' decoding apart: {median([r.decode_ms for r in rolls]):.2f}")
+          f" the fakes' decoding apart: {median([r.fake_ms for r in rolls]):.2f}")
     frames = [b for r in rolls for b in r.frame_bits]
     print(f"  tumble frame of three panels at 400 kHz: mean {ms(mean(frames), 400_000):.1f}"
           f" ms, worst {ms(max(frames), 400_000):.1f} ms (frame time {FRAME_MS} ms)")
@@ -380,7 +398,7 @@ def main() -> int:
     print(f"{args.rolls} rolls as shipped: tumble {DEFAULTS.box.tumble_ms} ms, frames every"
           f" {FRAME_MS} ms, status screen on; per roll, from the press to the status screen")
     ours = run(args.rolls)
-    table("pitable (changed page runs, invert command for the blink)", ours)
+    table("pitable (page addressing, changed runs, invert command for the blink)", ours)
     with one_bounding_box():
         before = run(args.rolls)
     table("before: one bounding box per update, the blink redrawn whole", before)

@@ -59,6 +59,8 @@ OPTIONAL_PACKAGES = {
     "serial": ("pyserial", "sim"),
     "escpos": ("python-escpos", "bench"),
     "fpdf": ("fpdf2", "draw"),
+    "starlette": ("starlette", "web"),
+    "uvicorn": ("uvicorn", "web"),
 }
 
 

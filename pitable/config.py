@@ -498,6 +498,49 @@ class TvConfig:
     )
 
 
+def _check_bind(key: str, value: str) -> None:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        raise _fail(
+            key,
+            "expected an IP address to listen on, such as 0.0.0.0 (every IPv4 address of"
+            f" the Pi), :: (every address) or 127.0.0.1 (this machine only), got {_show(value)}",
+        ) from None
+
+
+def _check_pin(key: str, value: str) -> None:
+    if value and not (value.isascii() and value.isdigit() and 4 <= len(value) <= 6):
+        raise _fail(key, f'expected "" (a new PIN each boot) or 4 to 6 digits, got {_show(value)}')
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """[web]: the table's page on the local network; off unless enabled."""
+
+    enabled: bool = setting(
+        False,
+        "true: serve the table's page (the dice, what they allow, the last rolls) to every"
+        " phone on the network; rolling and new games from it need the PIN.",
+    )
+    bind: str = setting(
+        "0.0.0.0",
+        "The address to listen on: 0.0.0.0 every IPv4 address of the Pi, :: every address,"
+        " 127.0.0.1 this machine only.",
+        check=_check_bind,
+    )
+    # The service runs without capabilities, so it cannot take a port below 1024.
+    port: int = setting(8080, "The TCP port of the page.", low=1024, high=65535)
+    pin: str = setting(
+        "",
+        'The PIN that rolls and starts games from the page: "" a new random one at each'
+        " start (the log and the box's menu show it), or 4 to 6 digits.",
+        check=_check_pin,
+    )
+
+
 @dataclass(frozen=True)
 class Config:
     """The whole configuration; ``Config()`` is the reference wiring."""
@@ -537,6 +580,10 @@ class Config:
     )
     tv: TvConfig = field(
         default_factory=TvConfig, metadata=_doc("A TV over HDMI showing the roll to the table.")
+    )
+    web: WebConfig = field(
+        default_factory=WebConfig,
+        metadata=_doc("The table's web page on the local network (off by default)."),
     )
 
     def to_toml(self) -> str:

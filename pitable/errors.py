@@ -76,6 +76,14 @@ class HealthTestFailure(EntropyError):
     """Raw entropy failed an SP 800-90B continuous health test."""
 
 
+class WebError(HardwareError, OSError):
+    """The table's web page cannot be served: its port is taken or its address is not here."""
+
+
+class TooManyListeners(WebError):
+    """The page's event stream has as many listeners as it takes."""
+
+
 class MissingDependency(PitableError, ImportError):
     """An optional library is needed for this command; the message says what to install."""
 

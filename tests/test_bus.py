@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,13 @@ from pitable.config import DEFAULTS, Config
 from pitable.hw.fake_i2c import FakeI2C, FakeOled
 from pitable.hw.oled import (
     I2CPanelSpec,
+    Pointer,
     changed_columns,
     column_runs,
     open_i2c_interface,
     open_panel,
     pack_pages,
-    plan_windows,
+    plan_pages,
 )
 from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.status import draw_status
@@ -224,13 +226,64 @@ def test_changed_columns_finds_both_ends() -> None:
 
 
 def test_two_distant_changes_get_a_window_each() -> None:
-    spans: list[tuple[int, int] | None] = [None] * 8
-    spans[0], spans[7] = (0, 10), (100, 128)
-    cost, windows = plan_windows(spans, 10)
-    assert windows == [(0, 10, 0, 1), (100, 128, 7, 8)]
-    assert cost == 10 + 10 + 10 + 28
-    spans = [(0, 128)] * 8
-    assert plan_windows(spans, 10)[1] == [(0, 128, 0, 8)]  # one window beats eight
+    old = [bytes(128)] * 8
+    new = list(old)
+    new[0] = bytes([1] * 10) + bytes(118)
+    new[7] = bytes(100) + bytes([1] * 28)
+    cost, windows, _ = plan_pages(old, new, Pointer())
+    # Each: the page, the column's low and high nibble, then the bytes.
+    assert windows == [((0xB0, 0x00, 0x10), new[0][:10]), ((0xB7, 0x04, 0x16), new[7][100:])]
+    assert cost == (2 + 3 + 2 + 10) + (2 + 3 + 2 + 28)
+
+
+def test_the_pointer_is_moved_only_as_far_as_needed() -> None:
+    old = [bytes(128)] * 8
+    new = list(old)
+    row = bytearray(128)
+    row[2] = row[12] = 1  # nine unchanged bytes apart: a second window is cheaper
+    new[3] = bytes(row)
+    cost, windows, pointer = plan_pages(old, new, Pointer())
+    assert cost == (2 + 3 + 2 + 1) + (2 + 1 + 2 + 1)
+    # The second window is in the same page and the same sixteen columns as where the
+    # pointer stopped: its low nibble is enough.
+    assert windows == [((0xB3, 0x02, 0x10), b"\1"), ((0x0C,), b"\1")]
+    assert pointer == Pointer(page=3, column=13, high=0)
+    # A change right where the pointer stands needs no command at all.
+    newer = list(new)
+    newer[3] = new[3][:13] + b"\7" + new[3][14:]
+    assert plan_pages(new, newer, pointer)[1] == [((), b"\7")]
+    assert plan_pages(new, newer, Pointer())[1] == [((0xB3, 0x0D, 0x10), b"\7")]
+
+
+def test_every_plan_writes_the_picture_whichever_way_the_low_nibble_combines() -> None:
+    """Controllers differ in what a lone low-nibble command combines with: the pointer's
+    high nibble, or the one last sent. Decoded either way, the RAM is the picture."""
+    for combine in ("pointer", "last sent"):
+        ram = [bytearray(128) for _ in range(8)]
+        pointer = Pointer()
+        page = column = high = 0
+        for seed in range(30):
+            rng = random.Random(seed)
+            picture = Image.new("1", (128, 64))
+            for _ in range(6):
+                x, y = rng.randrange(128), rng.randrange(64)
+                ImageDraw.Draw(picture).rectangle(
+                    (x, y, x + rng.randrange(30), y + rng.randrange(20)), fill=rng.choice((0, 1)))
+            new = pack_pages(picture)
+            _, windows, pointer = plan_pages([bytes(r) for r in ram], new, pointer)
+            for commands, data in windows:
+                for byte in commands:
+                    if byte >= 0xB0:
+                        page = byte & 0x07
+                    elif byte >= 0x10:
+                        high = byte & 0x0F
+                        column = (column & 0x0F) | high << 4
+                    else:
+                        base = column if combine == "pointer" else high << 4
+                        column = (base & 0xF0) | byte
+                ram[page][column : column + len(data)] = data
+                column += len(data)
+            assert [bytes(r) for r in ram] == new, (combine, seed)
 
 
 @pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
@@ -305,10 +358,27 @@ def test_a_page_with_changes_far_apart_gets_a_window_per_run() -> None:
     new[60] = new[61] = 3
     new[120] = 7
     assert column_runs(old, bytes(new), 10) == [(2, 6), (60, 62), (120, 121)]
-    spans: list[tuple[int, int] | None] = [None] * 8
-    spans[3] = (2, 121)
-    runs = [[] for _ in range(8)]
-    runs[3] = column_runs(old, bytes(new), 10)
-    cost, windows = plan_windows(spans, 10, runs)
-    assert windows == [(2, 6, 3, 4), (60, 62, 3, 4), (120, 121, 3, 4)]
-    assert cost == 3 * 10 + 4 + 2 + 1
+    pages = [old] * 8
+    changed = list(pages)
+    changed[3] = bytes(new)
+    cost, windows, _ = plan_pages(pages, changed, Pointer())
+    assert [data for _, data in windows] == [bytes(new[2:6]), bytes(new[60:62]), b"\7"]
+    assert [commands for commands, _ in windows] == [
+        (0xB3, 0x02, 0x10), (0x0C, 0x13), (0x08, 0x17)]
+    assert cost == (2 + 3 + 2 + 4) + (2 + 2 + 2 + 2) + (2 + 2 + 2 + 1)
+
+
+def test_a_deferred_bus_decodes_on_flush_and_refuses_a_missing_panel_at_once() -> None:
+    device, fake, i2c = one_panel()
+    bus = i2c.bus(4)
+    bus.defer()
+    picture = Image.new("1", (128, 64))
+    ImageDraw.Draw(picture).rectangle((20, 10, 60, 30), fill=1)
+    mark = len(bus.transfers)
+    device.display(picture)
+    assert len(bus.transfers) == mark and not same(fake.image(), picture)
+    bus.flush()
+    assert len(bus.transfers) > mark and same(fake.image(), picture)
+    bus.unplug(0x3C)
+    with pytest.raises(Exception, match="0x3C"):
+        device.display(Image.new("1", (128, 64)))

@@ -63,7 +63,7 @@ def table_of(text: str, *path: str) -> dict[str, Any]:
 def test_the_walk_finds_every_table_and_key() -> None:
     assert set(SECTIONS) == {
         "box", "gpio", "entropy", "button", "encoder", "leds", "i2c", "spi", "displays",
-        "printer", "tv",
+        "printer", "tv", "web",
     }
     names = set(IDS)
     assert {"box.hold_s", "displays.address", "printer.heat_time", "leds.pins"} <= names

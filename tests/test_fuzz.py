@@ -175,6 +175,10 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
             optional("--state-dir", st.sampled_from([p.state, *p.inputs()])),
             optional("--scale", numbers),
             optional("--tv-png", st.sampled_from(p.outputs((".png",)))),
+            # Only addresses that cannot be served: a fuzzed run must not open a port.
+            optional("--web", st.sampled_from(["", "8080", "127.0.0.1", ":0", "127.0.0.1:x",
+                                               "127.0.0.1:65536", "pi.local:80", "[::1:0"])),
+            optional("--pin", st.sampled_from(["", "12", "1234", "1234567", "12a4"])),
             optional("--lang", st.sampled_from(["en", "fr", "es", "xx"])),
         ),
         "screen": joined(

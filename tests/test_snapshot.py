@@ -64,6 +64,19 @@ def test_the_recent_rolls_are_newest_first_and_a_new_game_clears_them() -> None:
     sim.close()
 
 
+def test_a_new_table_game_of_the_same_title_clears_the_recent_rolls() -> None:
+    sim = make("1,2,3", "4,4,4", tumble_ms=0)
+    seen = watch(sim)
+    sim.press()
+    assert len(seen[-1].recent) == 1
+    sim.box.start_game(find_title("valley"), "table")
+    assert seen[-1].recent == () and seen[-1].options is None
+    sim.advance(2.0)
+    sim.press()
+    assert [r["roll"] for r in seen[-1].recent] == [[4, 4, 4]]
+    sim.close()
+
+
 def test_a_snapshot_cannot_be_changed() -> None:
     sim = make("1,2,3")
     seen = watch(sim)

@@ -6,7 +6,9 @@ it, in reverse order, and closing the box closes them all, in reverse order. The
 opened in this order: the entropy source, the panels, the LEDs, the inputs, the printer,
 and last the session store, so that a box that cannot find its parts (``pitable run`` off
 the Pi) leaves nothing on disk. The TV, when the config enables it, follows the box's
-snapshots; a TV that cannot be opened is said, not fatal.
+snapshots; a TV that cannot be opened is said, not fatal. The table's web page, when
+the config enables it, is started once the box has drawn its first picture, and closed
+first.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import logging
 import queue
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
@@ -26,10 +28,14 @@ from pitable.box.games import Store
 from pitable.box.parts import DisplaySlot
 from pitable.box.tv import TvWorker, start_tv
 from pitable.config import Config, DisplayConfig
+from pitable.errors import WebError
 from pitable.hw.events import Event
 from pitable.hw.gpio import Controls, RoundLeds
 from pitable.hw.oled import I2CPanelSpec, open_panel
 from pitable.rules import Die
+
+if TYPE_CHECKING:
+    from pitable.web.server import WebServer
 
 log = logging.getLogger("pitable.box")
 
@@ -45,6 +51,8 @@ class BuiltBox:
     stack: contextlib.ExitStack
     #: The TV over HDMI, when the config enables it and one was found.
     tv: TvWorker | None = None
+    #: The table's web page, while the config's [web] table enables it.
+    web: WebServer | None = None
 
     @property
     def fakes(self) -> Fakes | None:
@@ -89,11 +97,14 @@ def build_box(
     backends: Backends | None = None,
     store: Callable[[], Store] | None = None,
     map_seeds: Callable[[], int] | None = None,
+    web_optional: bool = False,
 ) -> BuiltBox:
     """Build every part named in ``config`` on ``backends`` (default: the global default,
     see :func:`~pitable.box.backends.default_backends`), open the store with ``store``
     (None: nothing is kept), and start the box: it resumes the stored game and draws it.
-    ``map_seeds`` gives new games' map seeds (None: drawn from the box's entropy)."""
+    ``map_seeds`` gives new games' map seeds (None: drawn from the box's entropy).
+    With ``web_optional`` a web page that cannot be served (its port taken) is logged and
+    named on the status screen, and the box runs without it; otherwise it is raised."""
     backends = backends or default_backends(config)
     clock = backends.clock
     with contextlib.ExitStack() as stack:
@@ -140,7 +151,33 @@ def build_box(
         if tv is not None:
             stack.callback(tv.close)
         box.start()
-        return BuiltBox(box, controls, leds, backends, stack.pop_all(), tv)
+        web = None
+        if config.web.enabled:
+            try:
+                web = _serve_web(config, box, stack)
+            except WebError as exc:
+                if not web_optional:
+                    raise
+                # The box at the table rolls without its page rather than not at all.
+                log.error("the table's web page is off: %s", exc)
+                box.web_notice = "web page off (see the log)"
+                box.draw_status()
+        return BuiltBox(box, controls, leds, backends, stack.pop_all(), tv, web)
+
+
+def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServer:
+    """Serve the table's page for ``box``: it is handed every snapshot, and its actions
+    come back on the box's queue. The PIN is the config's, else a new one each start."""
+    from pitable.web.guard import random_pin
+    from pitable.web.server import WebServer
+
+    server = WebServer(config.web.bind, config.web.port, config.web.pin or random_pin(),
+                       box.post)
+    server.start()
+    stack.callback(server.close)
+    box.publisher.subscribe(server.publish)
+    box.web_url, box.web_pin = server.url, server.pin
+    return server
 
 
 class _Nowhere:

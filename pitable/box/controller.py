@@ -24,8 +24,11 @@ import queue
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
+
+from PIL import Image
 
 from pitable.box.games import Game, Games, Store
 from pitable.box.menus import MenuLevel, Menus
@@ -36,13 +39,22 @@ from pitable.config import BoxConfig
 from pitable.errors import EntropyError
 from pitable.hw.clock import Clock
 from pitable.hw.entropy import EntropySource
-from pitable.hw.events import Edge, Event, Line, PrinterChanged, Stop, Turned
+from pitable.hw.events import (
+    Edge,
+    Event,
+    Line,
+    NewGameCommand,
+    PrinterChanged,
+    RollCommand,
+    Stop,
+    Turned,
+)
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.i18n import LANGUAGES, check_language, translator
 from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status, page_count
-from pitable.rules import Die, Title, draw_roll
+from pitable.rules import Die, Face, Title, draw_roll, find_title
 from pitable.rules.session import Mode
 
 log = logging.getLogger("pitable.box")
@@ -58,6 +70,23 @@ MIN_SHOW_S = 1.5
 PAGE_S = 5.0
 #: The file beside the session database that keeps the language chosen in the menu.
 LANGUAGE_FILE = "language"
+
+# The pictures the box shows again and again, each drawn once and then handed to the panel
+# as the same object: the panels keep the packed pages of a picture and the transfers from
+# one picture to the next, so a tumble frame or face shown before costs no drawing, packing
+# or planning. (A picture given to a panel is never drawn on again.)
+@lru_cache(maxsize=256)
+def _tumble_picture(die: Die, title: Title, step: int, size: tuple[int, int]) -> Image.Image:
+    return tumble_panel(die, title, step, width=size[0], height=size[1])
+
+
+@lru_cache(maxsize=256)
+def _die_picture(face: Face | None, die: Die, title: Title, size: tuple[int, int]) -> Image.Image:
+    return die_panel(face, die, title, width=size[0], height=size[1])
+
+
+#: The blink shows two status screens in turn for as long as it lasts.
+_status_picture = lru_cache(maxsize=8)(draw_status)
 
 
 class Printer(Protocol):
@@ -141,6 +170,11 @@ class Box:
         self.stopped = threading.Event()
         #: Hands each change the table can see to the watchers (web page, TV).
         self.publisher = Publisher()
+        #: The table's web page and the PIN of its actions, while it is served.
+        self.web_url: str | None = None
+        self.web_pin: str | None = None
+        #: Why the table's page is not served, when it was asked for and could not be.
+        self.web_notice: str | None = None
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""
@@ -257,6 +291,11 @@ class Box:
                     self.turn_page(steps)
             case PrinterChanged():
                 self._printer_changed()
+            case RollCommand():
+                if self.phase is not Phase.MENU:
+                    self._on_press()
+            case NewGameCommand(title=key, mode=mode):
+                self._new_game_asked(key, mode)
             case Stop():
                 pass  # it only wakes the loop, which then sees that it is stopped
 
@@ -330,6 +369,15 @@ class Box:
         self._stop_blink()
         self._show_current()
 
+    def _new_game_asked(self, key: str, mode: str) -> None:
+        """A new game asked away from the box: it closes the menu and gives up a waiting
+        press, as choosing one in the menu does; a roll in its tumble is already saved."""
+        if self.press_waiting:
+            self.dropped_presses += 1
+            self._take_waiting_press()
+        self.menus.clear()
+        self.start_game(find_title(key), mode)
+
     def end_game(self, score: int | None = None,
                  parts: tuple[tuple[str, int], ...] | None = None) -> None:
         ending = self.games.end(score, parts)
@@ -376,10 +424,9 @@ class Box:
 
     def _tumble_frame(self) -> None:
         title = self.game.title
+        step = self.tumble_step * 3
         for die, slot in self.dice.items():
-            width, height = slot.size
-            slot.show(tumble_panel(die, title, self.tumble_step * 3 + int(die),
-                                   width=width, height=height))
+            slot.show(_tumble_picture(die, title, step + int(die), slot.size))
         self.tumble_step += 1
         self.next_frame = self.clock.now() + FRAME_MS / 1000
 
@@ -398,9 +445,8 @@ class Box:
         title = game.title
         roll = game.state.last_roll if game.last_options is not None else None
         for die, slot in self.dice.items():
-            width, height = slot.size
             face = roll[die] if roll is not None else None
-            slot.show(die_panel(face, die, title, width=width, height=height))
+            slot.show(_die_picture(face, die, title, slot.size))
         options = game.last_options
         alarm = options is not None and options.hazard and self.result is None
         if alarm and self.phase is Phase.SHOWING:
@@ -515,6 +561,8 @@ class Box:
         if getattr(self.entropy, "degraded", False):
             found.append("hwrng failed: OS generator")
         found.extend(self.games.notices())
+        if self.web_notice is not None:
+            found.append(self.web_notice)
         if self.printer is not None and (n := self.printer.notice()):
             found.append(n)
         return tuple(found)
@@ -531,7 +579,7 @@ class Box:
                 self.page = 0
                 view = self.view()
         screen = self.menus.screen() if self.phase is Phase.MENU else None
-        self.status.show(screen if screen is not None else draw_status(view, self.status.size))
+        self.status.show(screen if screen is not None else _status_picture(view, self.status.size))
         self.publisher.publish(view, rolling=self.phase is Phase.ROLLING)
 
     def _slots(self) -> list[DisplaySlot]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,10 @@ from pitable.render.fonts import BOLD, font
 
 log = logging.getLogger("pitable.sim")
 
+
+#: How often the box looks at its queue during a wait in real time: a roll asked from the web
+#: page starts within this.
+REAL_WAIT_STEP_S = 0.02
 
 #: Where the simulator's fake clock starts.
 SIM_START = 1000.0
@@ -78,6 +83,9 @@ class Simulator:
     map_seeds: Callable[[], int] | None = None
     scale: int = 2
     frames: list[Frame] = field(default_factory=list)
+    #: A script's waits pass in real time (the box's clock keeping pace), so that the
+    #: table's web page can be opened and used while the script runs.
+    real_waits: bool = False
 
     def __post_init__(self) -> None:
         clock = self.clock if self.clock is not None else FakeClock(SIM_START)
@@ -181,6 +189,21 @@ class Simulator:
         self._capture()
         self._trim_pin_states()
 
+    def wait(self, seconds: float) -> None:
+        """A script's wait: ``seconds`` of box time, passed in real time with
+        :attr:`real_waits` (the box handles what the web page asks meanwhile)."""
+        clock = self.fake_clock
+        if not self.real_waits or clock is None:
+            self.advance(seconds)
+            return
+        started, base = time.monotonic(), clock.time
+        while (left := started + seconds - time.monotonic()) > 0:
+            time.sleep(min(left, REAL_WAIT_STEP_S))
+            # The box's clock follows the real one: it is where the real one is now.
+            now = base + min(seconds, time.monotonic() - started)
+            self.advance(max(0.0, now - clock.time))
+        self.advance(max(0.0, base + seconds - clock.time))
+
     def _trim_pin_states(self) -> None:
         for pin in list(self.fakes.factory.pins.values()):
             states = getattr(pin, "states", None)
@@ -223,7 +246,7 @@ class Simulator:
         elif match.group(2):
             self.turn(int(match.group(2)))
         elif match.group(3):
-            self.advance(int(match.group(3)) / 1000)
+            self.wait(int(match.group(3)) / 1000)
         elif match.group(4) == "unplug":
             self.unplug(match.group(5))
         else:

@@ -126,10 +126,7 @@ class Publisher:
     def publish(self, view: StatusView, *, rolling: bool) -> TableSnapshot:
         title = view.title
         latest = self.latest
-        if latest is not None and (
-            latest.title != title.key
-            or (view.round is not None and latest.round is not None and view.round < latest.round)
-        ):
+        if _new_game(latest, title.key, view.round):
             # A new game: its rolls start afresh.
             self._recent.clear()
             self._last_options = None
@@ -162,6 +159,16 @@ class Publisher:
         for watcher in list(self.watchers):
             _tell(watcher, snapshot)
         return snapshot
+
+
+def _new_game(latest: TableSnapshot | None, title: str, round_now: int | None) -> bool:
+    """Whether the view is of another game than ``latest``: another title, or the rounds
+    counted afresh (a game starts at round 0, which a table game shows as no round)."""
+    if latest is None:
+        return False
+    if latest.title != title:
+        return True
+    return latest.round is not None and (round_now is None or round_now < latest.round)
 
 
 def _tell(watcher: Watcher, snapshot: TableSnapshot) -> None:

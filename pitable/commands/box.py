@@ -35,6 +35,65 @@ def script_text(text: str) -> str:
     return text
 
 
+# --- the table's web page -----------------------------------------------------------------
+
+
+def web_address(text: str) -> tuple[str, int]:
+    """An argparse type: ``HOST:PORT`` to serve the page on, HOST an IP address (IPv6 in
+    brackets) or localhost, PORT 0 (a free one) to 65535."""
+    import ipaddress
+
+    expected = "expected HOST:PORT such as 127.0.0.1:8080 or 0.0.0.0:8080"
+    host, colon, port = text.rpartition(":")
+    if not colon or not host:
+        raise argparse.ArgumentTypeError(f"{text!r}: {expected}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if host != "localhost":
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: {host!r} is not an IP address; {expected}"
+            ) from None
+    if not (port.isascii() and port.isdigit() and int(port) <= 65535):
+        raise argparse.ArgumentTypeError(f"{text!r}: the port must be 0 to 65535; {expected}")
+    return (host, int(port))
+
+
+def web_pin(text: str) -> str:
+    """An argparse type: the PIN of the page's actions, 4 to 6 digits."""
+    if not (text.isascii() and text.isdigit() and 4 <= len(text) <= 6):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected 4 to 6 digits")
+    return text
+
+
+def add_web_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--web", type=web_address, metavar="HOST:PORT",
+                   help="serve the table's page there while the box runs (port 0: a free"
+                   " one); with --script, the script's waits pass in real time")
+    p.add_argument("--pin", type=web_pin, metavar="PIN",
+                   help="the PIN of the page's ROLL and New game (default: a random one)")
+
+
+def web_config(config: Any, args: argparse.Namespace) -> Any:
+    """``config`` with its [web] table as --web and --pin say: off without --web."""
+    import dataclasses
+
+    if args.pin is not None and args.web is None:
+        raise UsageError("--pin: only with --web HOST:PORT")
+    if args.web is None:
+        web = dataclasses.replace(config.web, enabled=False)
+    else:
+        host, port = args.web
+        web = dataclasses.replace(config.web, enabled=True, bind=host, port=port,
+                                  pin=args.pin or config.web.pin)
+    return dataclasses.replace(config, web=web)
+
+
+# --- the commands --------------------------------------------------------------------------
+
+
 def setup_run(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Run the dice box: the parts named in the config (--config, default"
@@ -73,6 +132,7 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tv-png", type=output_file(".png"), metavar="FILE.png",
                    help="turn the TV on and write its last picture when the simulator ends"
                    " (its size: the config's [tv] width and height)")
+    add_web_arguments(p)
     add_lang_argument(p)
     p.set_defaults(run=run_sim)
 
@@ -102,7 +162,7 @@ def run_box(args: argparse.Namespace) -> int:
     config = _config(args)
     # The store is opened last, once every part has been found: a box that cannot start
     # leaves nothing behind in the state directory.
-    built = build_box(config, store=lambda: _store(args.state_dir, config))
+    built = build_box(config, store=lambda: _store(args.state_dir, config), web_optional=True)
     stop = built.box.stop
     signal.signal(signal.SIGTERM, lambda *_: stop())
     log.warning("pitable is running: %s", built.box.game.state.title.key)
@@ -144,6 +204,7 @@ def run_sim(args: argparse.Namespace) -> int:
     config = dataclasses.replace(config, box=box_settings)
     if args.tv_png:
         config = dataclasses.replace(config, tv=dataclasses.replace(config.tv, enabled=True))
+    config = web_config(config, args)
     entropy = SeededSource(args.seed) if args.seed is not None else None
     # With --seed the maps, and so the sheets the menu prints, are reproducible too.
     seeds = None
@@ -168,7 +229,8 @@ def run_sim(args: argparse.Namespace) -> int:
             sim.close()
         return 0
     sim = Simulator(config, entropy=entropy, store=store, scale=args.scale, map_seeds=seeds,
-                    printer=box_printer(config.printer, simulated=True))
+                    printer=box_printer(config.printer, simulated=True),
+                    real_waits=args.web is not None)
     if args.record:
         sim.start_recording()
     try:

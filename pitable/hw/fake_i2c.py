@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import errno
 import threading
-import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from typing import NamedTuple, overload
 
 from PIL import Image
 
@@ -62,7 +61,7 @@ class FakeOled:
 
     # --- the two kinds of transfer ----------------------------------------------
 
-    def commands(self, data: list[int]) -> None:
+    def commands(self, data: Sequence[int]) -> None:
         params = _SH1106_PARAMS if self.kind == "sh1106" else _SSD1306_PARAMS
         for byte in data:
             if self._pending:
@@ -77,7 +76,7 @@ class FakeOled:
                 self._with_params(opcode, self._pending[1:])
                 self._pending = []
 
-    def write(self, data: list[int]) -> None:
+    def write(self, data: Sequence[int]) -> None:
         pages = len(self.ram)
         i, n = 0, len(data)
         horizontal = self.kind == "ssd1306" and self._mode == 0
@@ -153,16 +152,16 @@ class FakeOled:
         return image
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     """One raw I2C write message: the address and the bytes after it."""
 
     addr: int
     buf: bytes
 
 
-@dataclass
-class Transfer:
+class Transfer(NamedTuple):
+    """One transaction on the bus: the address, the control byte and the payload's length."""
+
     address: int
     control: int
     length: int
@@ -228,9 +227,8 @@ class FakeBus:
         self.devices: dict[int, FakeOled] = {}
         self.unplugged: set[int] = set()
         self.transfers = TransferLog()
-        #: Seconds spent decoding the bytes into the panels' RAM: the fake's own cost,
-        #: which a benchmark of the box leaves out.
-        self.decode_seconds = 0.0
+        #: Transfers kept to decode later (see :meth:`defer`); None: decoded as they come.
+        self._pending: list[Sequence[Message]] | None = None
         self._lock = threading.Lock()
 
     def attach(self, address: int, oled: FakeOled) -> FakeOled:
@@ -250,7 +248,7 @@ class FakeBus:
         """An SMBus block write (at most 32 bytes): one transaction, register then data."""
         if len(data) > 32:
             raise OSError(errno.EINVAL, "Invalid argument")
-        self._transfer(address, register, data)
+        self.i2c_rdwr(Message(address, bytes([register, *data])))
 
     @staticmethod
     def message(address: int, data: list[int]) -> Message:
@@ -258,23 +256,40 @@ class FakeBus:
         return Message(address, bytes(data))
 
     def i2c_rdwr(self, *messages: Message) -> None:
-        """Raw I2C messages (luma's data on the Pi: up to 4 KiB in one transaction)."""
-        for message in messages:
-            self._transfer(message.addr, message.buf[0], list(message.buf[1:]))
-
-    def _transfer(self, address: int, register: int, data: list[int]) -> None:
+        """Raw I2C messages (luma's data on the Pi: up to 4 KiB in one transaction), each a
+        transaction of its own on the wire."""
         with self._lock:
-            if address in self.unplugged or address not in self.devices:
-                raise OSError(errno.EREMOTEIO, "Remote I/O error")
-            self.transfers.append(Transfer(address, register, len(data)))
+            for message in messages:
+                if message.addr in self.unplugged or message.addr not in self.devices:
+                    raise OSError(errno.EREMOTEIO, "Remote I/O error")
+            if self._pending is not None:
+                self._pending.append(messages)
+            else:
+                self._record(messages)
+
+    def _record(self, messages: Sequence[Message]) -> None:
+        """Count the transfers and decode them into the panels' RAM."""
+        for address, buf in messages:
+            self.transfers.append(Transfer(address, buf[0], len(buf) - 1))
             device = self.devices[address]
-            # perf_counter: process_time costs microseconds a call here, more than a decode.
-            start = time.perf_counter()
-            if register == 0x00:
-                device.commands(data)
-            elif register == 0x40:
-                device.write(data)
-            self.decode_seconds += time.perf_counter() - start
+            if buf[0] == 0x00:
+                device.commands(buf[1:])
+            elif buf[0] == 0x40:
+                device.write(buf[1:])
+
+    def defer(self) -> None:
+        """From now on only keep each transfer, and count and decode it in :meth:`flush`: a
+        benchmark then times the box without the fake's own work, and that work apart."""
+        self._pending = []
+
+    def flush(self) -> None:
+        """Count and decode every transfer kept since :meth:`defer` (or the last flush)."""
+        with self._lock:
+            pending = self._pending or []
+            if self._pending is not None:
+                self._pending = []
+            for messages in pending:
+                self._record(messages)
 
     def close(self) -> None:
         pass

@@ -4,12 +4,13 @@ luma.oled's SSD1306, SSD1309 and SH1106 drivers write the whole 1 KiB frame on e
 ``display()`` (luma's ``diff_to_previous`` framebuffer serves only its colour drivers).
 On a 400 kHz I2C bus a frame costs about 23 ms, and a roll redraws three panels a few
 times, so these subclasses keep what the panel's RAM holds and send only the changed
-columns of the changed pages: one window per run of pages, or one over all of them,
-whichever costs fewer bytes on the wire. A picture that is (mostly) the inverse of the one
-shown, like the hazard's blink, is sent as the panel's invert command instead. The pixels
-are packed with one Pillow transpose a frame (the frame turned on its side gives a byte per
-column and page, top row in bit 0, as the controllers want) rather than luma's per-pixel
-Python loop.
+columns of the changed pages, in page addressing mode: a window costs only the commands
+that move the RAM pointer (page, column low and high nibble), and changes a few columns
+apart go in one window when the gap costs less than another. A picture that is (mostly)
+the inverse of the one shown, like the hazard's blink, is sent as the panel's invert
+command instead. The pixels are packed with one Pillow transpose a frame (the frame turned
+on its side gives a byte per column and page, top row in bit 0, as the controllers want)
+rather than luma's per-pixel Python loop.
 
 luma itself is imported only when a panel is built, so that the rules and the fast commands
 never import it.
@@ -20,11 +21,12 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from PIL import Image, ImageChops
 
@@ -46,12 +48,13 @@ _INVERSE = bytes(255 - b for b in range(256))
 #: Wire bytes of one I2C transaction besides its payload: the address and the control byte
 #: (start and stop are a clock cycle each, counted apart by the fake bus).
 I2C_OVERHEAD = 2
-#: The SSD1306's window (column start and end, page start and end) in one command transfer.
-SSD1306_WINDOW = I2C_OVERHEAD + 6 + I2C_OVERHEAD
-#: The SH1106's page and column (three commands) in one command transfer, then the data.
-SH1106_WINDOW = I2C_OVERHEAD + 3 + I2C_OVERHEAD
+#: The least framing of an update: the data's transaction alone (in page addressing the
+#: RAM pointer may already stand on the first byte to change).
+LEAST_FRAMING = I2C_OVERHEAD
 #: Turning the panel's inversion on or off: one command byte in its own transfer.
 INVERT_COST = I2C_OVERHEAD + 1
+#: How many messages Linux takes in one I2C_RDWR ioctl (I2C_RDWR_IOCTL_MAX_MSGS).
+RDWR_MAX_MESSAGES = 42
 
 
 def pack_pages(frame: Image.Image) -> list[bytes]:
@@ -78,7 +81,7 @@ def changed_columns(old: bytes, new: bytes) -> tuple[int, int] | None:
     return first, last + 1
 
 
-def _mostly_inverse(old: list[bytes], new: list[bytes]) -> bool:
+def _mostly_inverse(old: Sequence[bytes], new: Sequence[bytes]) -> bool:
     """Whether more than half of the pixels differ: only then can inverting the panel pay."""
     differ = sum(
         (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).bit_count()
@@ -87,12 +90,9 @@ def _mostly_inverse(old: list[bytes], new: list[bytes]) -> bool:
     return differ * 2 > sum(len(a) for a in old) * 8
 
 
-Window = tuple[int, int, int, int]  # first column, end column, first page, end page
-
-
 def column_runs(old: bytes, new: bytes, gap: int) -> list[tuple[int, int]]:
     """The runs of changed columns, split where more than ``gap`` unchanged columns lie
-    between two changes (a second window costs ``gap`` bytes, sending the gap costs more)."""
+    between two changes."""
     if old == new:
         return []
     x = (int.from_bytes(old, "big") ^ int.from_bytes(new, "big")).to_bytes(len(old), "big")
@@ -112,64 +112,66 @@ def _quiet(gap: int) -> re.Pattern[bytes]:
     return re.compile(b"\\x00{%d,}" % (gap + 1))
 
 
-def plan_windows(spans: list[tuple[int, int] | None], overhead: int,
-                 runs: list[list[tuple[int, int]]] | None = None) -> tuple[int, list[Window]]:
-    """The cheapest way to cover the changed pages with windows, and its cost in wire bytes.
+class Pointer(NamedTuple):
+    """What the driver knows of the controller's RAM pointer in page addressing mode: the
+    page, the column (None past the last column, where controllers do not all wrap alike)
+    and the column's high nibble last sent (None: nothing is known)."""
 
-    ``spans`` gives each page's changed columns; a window covers a run of pages and the
-    columns of all of them, for ``overhead`` bytes of commands and framing and a byte per
-    page and column. Runs of pages are chosen by dynamic programming over the (at most
-    eight) pages: one window over everything, one per page, or anything between. With
-    ``runs`` (each page's changed columns split at long unchanged gaps), a page alone may
-    also get a window per run.
+    page: int | None = None
+    column: int | None = None
+    high: int | None = None
+
+
+#: One window of an update: the commands that move the RAM pointer (none when it is
+#: already there), then the bytes written from there.
+Window = tuple[tuple[int, ...], bytes]
+
+
+def plan_pages(old: Sequence[bytes], new: Sequence[bytes], pointer: Pointer, *,
+               offset: int = 0, end: int = 128) -> tuple[int, list[Window], Pointer]:
+    """The windows that turn RAM ``old`` into ``new`` in page addressing mode, their cost in
+    wire bytes, and the pointer after them.
+
+    A window is a command transaction (page 0xB0|p, column low nibble, high nibble: only
+    those that move the pointer) and a data transaction. Each page's changed runs are
+    joined across a gap of unchanged bytes when sending the gap costs less than the next
+    window's framing. The high nibble is left out only when both what was last sent and
+    the pointer itself already hold it, so that the column is right whichever of the two a
+    controller combines the low nibble with. ``offset`` is the RAM column of the picture's
+    column 0; ``end`` is one past the RAM's last column.
     """
-    changed = [(p, span) for p, span in enumerate(spans) if span is not None]
-    count = len(changed)
-    if count == 0:
-        return 0, []
-    # best[i]: the cost of covering changed[:i]; start[i]: where its last window starts.
-    best = [0] * (count + 1)
-    start = [0] * (count + 1)
-    split = [False] * (count + 1)
-    for i in range(1, count + 1):
-        last = changed[i - 1][0]
-        lo, hi = changed[i - 1][1]
-        cheapest, where, apart = best[i - 1] + overhead + hi - lo, i - 1, False
-        if runs is not None and len(runs[last]) > 1:
-            alone = best[i - 1] + sum(overhead + b - a for a, b in runs[last])
-            if alone < cheapest:
-                cheapest, apart = alone, True
-        for j in range(i - 2, -1, -1):
-            page, (a, b) = changed[j]
-            if a < lo:  # noqa: PLR1730 - plain comparisons: min() and max() cost more here
-                lo = a
-            if b > hi:  # noqa: PLR1730
-                hi = b
-            cost = best[j] + overhead + (hi - lo) * (last - page + 1)
-            if cost < cheapest:
-                cheapest, where, apart = cost, j, False
-        best[i], start[i], split[i] = cheapest, where, apart
     windows: list[Window] = []
-    i = count
-    while i > 0:
-        j = start[i]
-        if split[i]:
-            assert runs is not None
-            page = changed[i - 1][0]
-            windows.extend((a, b, page, page + 1) for a, b in reversed(runs[page]))
-        else:
-            lo = min(span[0] for _, span in changed[j:i])
-            hi = max(span[1] for _, span in changed[j:i])
-            windows.append((lo, hi, changed[j][0], changed[i - 1][0] + 1))
-        i = j
-    windows.reverse()
-    return best[count], windows
-
-
-def page_windows(spans: list[tuple[int, int] | None], overhead: int) -> tuple[int, list[Window]]:
-    """One window per changed page, each with its own columns (page addressing)."""
-    windows = [(s[0], s[1], p, p + 1) for p, s in enumerate(spans) if s is not None]
-    return sum(overhead + w[1] - w[0] for w in windows), windows
+    cost = 0
+    page, column, high = pointer.page, pointer.column, pointer.high
+    for p, (a, b) in enumerate(zip(old, new, strict=True)):
+        runs = column_runs(a, b, 0)
+        if not runs:
+            continue
+        joined = []
+        x0, x1 = runs[0]
+        for c, d in runs[1:]:
+            same_high = (x0 + offset) >> 4 == (c + offset) >> 4
+            if c - x1 > 2 * I2C_OVERHEAD + (1 if same_high else 2):
+                joined.append((x0, x1))
+                x0 = c
+            x1 = d
+        joined.append((x0, x1))
+        for x0, x1 in joined:
+            at = x0 + offset
+            commands: tuple[int, ...] = ()
+            if page != p:
+                commands = (0xB0 | p, at & 0x0F, 0x10 | at >> 4)
+                high = at >> 4
+            elif column != at:
+                known = high == at >> 4 and column is not None and column >> 4 == at >> 4
+                commands = (at & 0x0F,) if known else (at & 0x0F, 0x10 | at >> 4)
+                high = at >> 4
+            data = b[x0:x1]
+            windows.append((commands, data))
+            cost += (I2C_OVERHEAD + len(commands) if commands else 0) + I2C_OVERHEAD + len(data)
+            page = p
+            column = at + len(data) if at + len(data) < end else None
+    return cost, windows, Pointer(page, column, high)
 
 
 def changed_box(
@@ -185,6 +187,65 @@ def changed_box(
     return (x0, y0 // 8 * 8, x1, (y1 + 7) // 8 * 8)
 
 
+Pages = tuple[bytes, ...]
+
+#: Pictures whose packed pages a panel keeps, and updates between RAM contents: enough for
+#: every tumble frame and face of a title, and the moves between them.
+PICTURES_KEPT = 64
+UPDATES_KEPT = 128
+
+
+class _Picture:
+    """One picture packed for the panel, and (made when first needed) its inverse."""
+
+    __slots__ = ("_inverse", "pages")
+
+    def __init__(self, pages: list[bytes]) -> None:
+        self.pages: Pages = tuple(pages)
+        self._inverse: Pages | None = None
+
+    @property
+    def inverse(self) -> Pages:
+        if self._inverse is None:
+            self._inverse = tuple(page.translate(_INVERSE) for page in self.pages)
+        return self._inverse
+
+
+@dataclass(frozen=True)
+class _Update:
+    """What turns one RAM content into a picture: the transfers as the interface sends them,
+    whether the panel's inversion toggles, and the RAM and pointer they leave."""
+
+    wire: tuple[Any, ...]
+    invert: bool
+    ram: Pages
+    pointer: Pointer
+
+
+T = TypeVar("T")
+
+
+class _Recent(Generic[T]):
+    """The latest ``keep`` values by key, each kept with the objects whose ids its key
+    holds, so that an id is not reused while it is kept."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self._kept: OrderedDict[Hashable, tuple[object, T]] = OrderedDict()
+
+    def get(self, key: Hashable) -> T | None:
+        found = self._kept.get(key)
+        if found is None:
+            return None
+        self._kept.move_to_end(key)
+        return found[1]
+
+    def put(self, key: Hashable, holding: object, value: T) -> None:
+        self._kept[key] = (holding, value)
+        if len(self._kept) > self.keep:
+            self._kept.popitem(last=False)
+
+
 def _partial_classes() -> dict[str, type]:
     """Build the driver classes on first use, so luma is imported only by the real panels."""
     from luma.oled.device import sh1106, ssd1306, ssd1309, ssd1322
@@ -192,74 +253,146 @@ def _partial_classes() -> dict[str, type]:
     class _Partial:
         """Remembers what the panel's RAM holds and sends only what must change.
 
-        A new picture is sent either into the RAM as it is, or, when that costs fewer
-        bytes, as its inverse with the panel's invert command (0xA7; 0xA6 undoes it): the
-        hazard's blink, a whole screen inverted, is then one command byte.
+        The panel works in page addressing mode: a window is a page's changed columns, and
+        moving the RAM pointer there costs one to three command bytes. A new picture is
+        sent either into the RAM as it is, or, when that costs fewer bytes, as its inverse
+        with the panel's invert command (0xA7; 0xA6 undoes it): the hazard's blink, a whole
+        screen inverted, is then one command byte.
+
+        A box shows the same few pictures all evening (the tumble's frames, the faces, the
+        blink's two status screens), so both the packed pages of a picture and the
+        transfers from one RAM content to another are kept, keyed by the objects
+        themselves: a picture handed to :meth:`display` must not be drawn on afterwards.
         """
 
-        _ram: list[bytes] | None = None
+        _ram: Pages | None = None
         _inverted = False  # luma's initialisation sends 0xA6, normal display
-        _overhead = SSD1306_WINDOW
+        _pointer = Pointer()
+        #: The RAM column of the picture's column 0, and one past the RAM's last column.
+        _offset = 0
+        _ram_end = 128
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            # Before luma's own initialisation, which clears the panel through display().
+            self._pictures: _Recent[_Picture] = _Recent(PICTURES_KEPT)
+            self._updates: _Recent[_Update] = _Recent(UPDATES_KEPT)
+            super().__init__(*args, **kwargs)
 
         def display(self, image: Image.Image) -> None:
             assert image.mode == self.mode and image.size == self.size  # type: ignore[attr-defined]
-            pages = pack_pages(self.preprocess(image))  # type: ignore[attr-defined]
+            picture = self._pictures.get(id(image))
+            if picture is None:
+                picture = _Picture(pack_pages(self.preprocess(image)))  # type: ignore[attr-defined]
+                self._pictures.put(id(image), image, picture)
             ram = self._ram
             if ram is None:
-                self._write(pages, [(0, len(pages[0]), 0, len(pages))])
-                self._ram = pages
+                self._first(picture.pages)
                 return
-            same = [p.translate(_INVERSE) for p in pages] if self._inverted else pages
-            cost, windows = self._plan(ram, same)
+            key = (id(ram), id(picture), self._inverted, self._pointer)
+            update = self._updates.get(key)
+            if update is None:
+                update = self._update(ram, picture)
+                self._updates.put(key, (ram, picture), update)
+            self._send(update.wire)
+            if update.invert:
+                self._inverted = not self._inverted
+                self.command(0xA7 if self._inverted else 0xA6)  # type: ignore[attr-defined]
+            self._ram = update.ram
+            self._pointer = update.pointer
+
+        def _first(self, pages: Pages) -> None:
+            """The first picture, whole, with no RAM content known."""
+            _, windows, self._pointer = self._plan(tuple(page.translate(_INVERSE)
+                                                         for page in pages), pages, Pointer())
+            self._send(self._wire(windows))
+            self._ram = pages
+
+        def _update(self, ram: Pages, picture: _Picture) -> _Update:
+            """The cheapest way from ``ram`` to showing ``picture``."""
+            same = picture.inverse if self._inverted else picture.pages
+            cost, windows, pointer = self._plan(ram, same, self._pointer)
             if cost > INVERT_COST and _mostly_inverse(ram, same):
-                flipped = pages if self._inverted else [p.translate(_INVERSE) for p in pages]
-                flip_cost, flip_windows = self._plan(ram, flipped)
+                flipped = picture.pages if self._inverted else picture.inverse
+                flip_cost, flip_windows, flip_pointer = self._plan(ram, flipped, self._pointer)
                 if flip_cost + INVERT_COST < cost:
-                    self._write(flipped, flip_windows)
-                    self._inverted = not self._inverted
-                    self.command(0xA7 if self._inverted else 0xA6)  # type: ignore[attr-defined]
-                    self._ram = flipped
-                    return
-            if windows:
-                self._write(same, windows)
-                self._ram = same
+                    return _Update(self._wire(flip_windows), True, flipped, flip_pointer)
+            return _Update(self._wire(windows), False, same, pointer)
 
-        def _plan(self, ram: list[bytes], new: list[bytes]) -> tuple[int, list[Window]]:
-            runs = [column_runs(a, b, self._overhead) for a, b in zip(ram, new, strict=True)]
-            spans = [(r[0][0], r[-1][1]) if r else None for r in runs]
-            return plan_windows(spans, self._overhead, runs)
+        def _plan(self, ram: Pages, new: Pages,
+                  pointer: Pointer) -> tuple[int, list[Window], Pointer]:
+            return plan_pages(ram, new, pointer, offset=self._offset, end=self._ram_end)
 
-        def _write(self, pages: list[bytes], windows: list[Window]) -> None:
-            raise NotImplementedError
+        def _wire(self, windows: list[Window]) -> tuple[Any, ...]:
+            """The windows as :meth:`_send` sends them.
+
+            Through luma's I2C interface on a bus it drives with i2c_rdwr (as on the Pi):
+            every command and data transaction of the update as one message each, built
+            once and sent in as few ioctls as Linux takes, since luma's ``data()`` copies
+            the bytes twice and builds a new message on every call and the box sends the
+            same updates all evening. Each message is still its own transaction on the
+            wire. Through any other interface: the commands and bytes for its ``command()``
+            and ``data()``.
+            """
+            serial = self._serial_interface  # type: ignore[attr-defined]
+            message = getattr(serial, "_i2c_msg_write", None)
+            if not getattr(serial, "_managed", False) or message is None:
+                return tuple((commands, list(data)) for commands, data in windows)
+            address = serial._addr
+            messages = []
+            for commands, data in windows:
+                if commands:
+                    messages.append(message(address, [serial._cmd_mode, *commands]))
+                messages.append(message(address, [serial._data_mode, *data]))
+            return tuple(("rdwr", tuple(messages[i : i + RDWR_MAX_MESSAGES]))
+                         for i in range(0, len(messages), RDWR_MAX_MESSAGES))
+
+        def _send(self, wire: tuple[Any, ...]) -> None:
+            serial = self._serial_interface  # type: ignore[attr-defined]
+            for first, second in wire:
+                if first == "rdwr":
+                    try:
+                        serial._bus.i2c_rdwr(*second)
+                    except OSError as exc:
+                        # As luma's own command() says it, with the address.
+                        raise DisplayError(f"I2C device not found on address:"
+                                           f" 0x{serial._addr:02X} ({exc.strerror})") from exc
+                else:
+                    if first:
+                        serial.command(*first)
+                    serial.data(second)
 
     class PartialSSD1306(_Partial, ssd1306):
-        """SSD1306 in horizontal addressing mode: a window per run of pages, then its bytes."""
+        """SSD1306, switched to page addressing once luma has set it up."""
 
-        def _write(self, pages: list[bytes], windows: list[Window]) -> None:
-            for x0, x1, p0, p1 in windows:
-                self.command(
-                    self._const.COLUMNADDR, self._colstart + x0, self._colstart + x1 - 1,
-                    self._const.PAGEADDR, p0, p1 - 1,
-                )
-                self.data(list(b"".join(pages[p][x0:x1] for p in range(p0, p1))))
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._offset = self._colstart
+            # luma leaves it in horizontal addressing (0x20 0x00), in which the page and
+            # column commands that move the pointer cheaply do nothing.
+            self.command(self._const.MEMORYMODE, 0x02)
+            self._pointer = Pointer()
+
+        def _first(self, pages: Pages) -> None:
+            # luma's initialisation clears the panel before page addressing is chosen: the
+            # whole RAM in horizontal addressing, in one window.
+            self.command(self._const.COLUMNADDR, self._colstart, self._colstart + len(pages[0]) - 1,
+                         self._const.PAGEADDR, 0, len(pages) - 1)
+            self._send(self._wire([((), b"".join(pages))]))
+            self._ram = pages
 
     class PartialSSD1309(PartialSSD1306, ssd1309):
         """The SSD1309 (2.42" panels) takes the SSD1306's commands."""
 
     class PartialSH1106(_Partial, sh1106):
-        """SH1106: page addressing only, so each page gets its own start column."""
+        """SH1106: always in page addressing; luma shows a 128-column picture from RAM column
+        2 of its 132."""
 
-        _overhead = SH1106_WINDOW
+        _ram_end = 132
 
-        def _plan(self, ram: list[bytes], new: list[bytes]) -> tuple[int, list[Window]]:
-            spans = [changed_columns(a, b) for a, b in zip(ram, new, strict=True)]
-            return page_windows(spans, self._overhead)
-
-        def _write(self, pages: list[bytes], windows: list[Window]) -> None:
-            for x0, x1, page, _ in windows:
-                column = x0 + self._page_address_offset
-                self.command(0xB0 | page, column & 0x0F, 0x10 | (column >> 4))
-                self.data(list(pages[page][x0:x1]))
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self._offset = 2
+            super().__init__(*args, **kwargs)
+            self._offset = self._page_address_offset
 
     class InvertingSSD1322(ssd1322):
         """SSD1322 (256x64): luma's own diffing, and the blink by its inverse display command.

@@ -1,0 +1,268 @@
+"""The page's routes, as a Starlette application.
+
+``GET /`` the page; ``GET /static/...`` its assets, from the package's static folder only;
+``GET /fonts/...`` the box's two fonts; ``GET /api/state`` the latest snapshot as JSON;
+``GET /api/events`` a Server-Sent Events stream, one JSON ``data:`` line per change and a
+comment every ``keepalive_s`` so that proxies and phones keep it open; ``POST /api/roll``
+and ``POST /api/new-game`` the actions, each only with the header ``X-Pitable-Pin``.
+
+Anyone who can reach the page may read it; the PIN guards what changes the game. The
+actions need a header that a form on another site cannot send without asking first (CORS
+is not answered), so a page elsewhere cannot act through a player's browser either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from pitable.config import MODES
+from pitable.errors import RulesError, TooManyListeners
+from pitable.hw.events import Event, NewGameCommand, RollCommand
+from pitable.rules import all_titles, find_title
+from pitable.web.guard import PinGuard, Verdict
+from pitable.web.hub import Hub
+
+STATIC = Path(__file__).parent / "static"
+FONTS = Path(__file__).parent.parent / "fonts"
+#: The fonts the page may ask for, by the name in its URL: nothing else of that folder.
+FONT_FILES = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf")
+#: The largest request body taken; larger ones get 413 before any route sees them.
+MAX_BODY = 4096
+#: A comment on the event stream this often, so that an idle stream is not cut.
+KEEPALIVE_S = 15.0
+#: The header that carries the PIN.
+PIN_HEADER = "x-pitable-pin"
+
+#: Sent with every answer: the page uses only its own scripts, styles, fonts and data.
+SECURITY_HEADERS = [
+    (b"content-security-policy",
+     b"default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none';"
+     b" form-action 'none'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+
+
+class Guarded:
+    """ASGI middleware: a body over ``limit`` bytes is refused with 413 (read no further),
+    and every answer carries :data:`SECURITY_HEADERS`."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_guarded(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  *SECURITY_HEADERS]}
+            await send(message)
+
+        declared = dict(scope.get("headers", [])).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await _too_large(send_guarded, self.limit)
+            return
+        if scope["method"] in ("GET", "HEAD"):
+            await self.app(scope, receive, send_guarded)
+            return
+        # Read the (small) body here, counting, so that a chunked one is bounded too; the
+        # application is handed it whole.
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                await _too_large(send_guarded, self.limit)
+                return
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send_guarded)
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    await JSONResponse({"error": f"the body is over {limit} bytes"}, status_code=413)(
+        {"type": "http"}, _nothing, send
+    )
+
+
+async def _nothing() -> Message:
+    return {"type": "http.disconnect"}
+
+
+class EventStream:
+    """``GET /api/events``: the hub's events for one client, as Server-Sent Events.
+
+    A plain ASGI application rather than Starlette's StreamingResponse: one event goes to
+    every client of a full room at once, and this path does the least work per client (the
+    event is encoded once by the hub; no task per chunk, no timeout task per wait).
+    """
+
+    def __init__(self, hub: Hub, keepalive_s: float) -> None:
+        self.hub = hub
+        self.keepalive_s = keepalive_s
+        self._ticking: asyncio.TimerHandle | None = None
+
+    def _start_ticking(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Wake the room every ``keepalive_s``, from the first client on, while it serves."""
+        if self._ticking is not None or self.hub.closed:
+            return
+
+        def tick() -> None:
+            self.hub.tick()
+            self._ticking = None if self.hub.closed else loop.call_later(self.keepalive_s, tick)
+
+        self._ticking = loop.call_later(self.keepalive_s, tick)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            client = self.hub.join()
+        except TooManyListeners as exc:
+            await error(503, str(exc))(scope, receive, send)
+            return
+        loop = asyncio.get_running_loop()
+
+        async def until_gone() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            client.close()
+
+        watcher = loop.create_task(until_gone())
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", b"text/event-stream; charset=utf-8"),
+                (b"cache-control", b"no-store"),
+                (b"x-accel-buffering", b"no"),
+            ]})
+            # A browser that loses the stream tries again after this many ms.
+            await send({"type": "http.response.body", "body": b"retry: 2000\n\n",
+                        "more_body": True})
+            self._start_ticking(loop)
+            while True:
+                keepalive = client.keepalive
+                events = client.take()
+                for event in events:
+                    await send({"type": "http.response.body", "body": event,
+                                "more_body": True})
+                if client.closed:
+                    break
+                if keepalive and not events:
+                    await send({"type": "http.response.body", "body": b": keep-alive\n\n",
+                                "more_body": True})
+                await client.wake.wait()
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            watcher.cancel()
+            self.hub.leave(client)
+
+
+def error(status: int, text: str) -> JSONResponse:
+    return JSONResponse({"error": text}, status_code=status)
+
+
+def build_app(
+    hub: Hub,
+    guard: PinGuard,
+    post: Callable[[Event], None],
+    *,
+    keepalive_s: float = KEEPALIVE_S,
+) -> ASGIApp:
+    """The page's application: ``hub`` holds what it shows, ``guard`` checks the PIN of
+    the actions, and ``post`` hands them to the box."""
+    titles = [{"key": t.key, "name": t.name} for t in all_titles()]
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"cache-control": "no-cache"})
+
+    async def font(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in FONT_FILES:
+            return error(404, "no such font")
+        return FileResponse(FONTS / name, media_type="font/ttf",
+                            headers={"cache-control": "max-age=86400"})
+
+    async def state(request: Request) -> Response:
+        if hub.latest is None:
+            return error(503, "the box has not started yet")
+        return JSONResponse({**hub.latest, "titles": titles, "modes": list(MODES)},
+                            headers={"cache-control": "no-store"})
+
+
+    def guarded(action: Callable[[Request], Awaitable[Response]]) -> Callable[
+        [Request], Awaitable[Response]
+    ]:
+        async def checked(request: Request) -> Response:
+            address = request.client.host if request.client is not None else ""
+            verdict = guard.check(address, request.headers.get(PIN_HEADER))
+            if verdict is Verdict.LOCKED:
+                return error(429, f"too many wrong PINs: wait {guard.lockout_s:g} s")
+            if verdict is Verdict.FORBIDDEN:
+                return error(403, "a wrong or missing PIN (the X-Pitable-Pin header)")
+            return await action(request)
+
+        return checked
+
+    async def roll(request: Request) -> Response:
+        post(RollCommand())
+        return JSONResponse({"queued": "roll"}, status_code=202)
+
+    async def new_game(request: Request) -> Response:
+        example = json.dumps({"title": titles[0]["key"], "mode": "table"})
+        expected = f"expected a JSON object such as {example}"
+        try:
+            body: Any = json.loads(await request.body() or b"{}")
+        except (ValueError, UnicodeDecodeError):
+            return error(400, expected)
+        if not isinstance(body, dict):
+            return error(400, expected)
+        name, mode = body.get("title"), body.get("mode", "table")
+        if not isinstance(name, str):
+            return error(400, f"title: expected one of {', '.join(t['key'] for t in titles)}")
+        try:
+            title = find_title(name)
+        except RulesError as exc:
+            return error(400, f"title: {exc}")
+        if mode not in MODES:
+            return error(400, f"mode: expected {' or '.join(MODES)}")
+        post(NewGameCommand(title.key, mode))
+        return JSONResponse({"queued": "new-game", "title": title.key, "mode": mode},
+                            status_code=202)
+
+    routes = [
+        Route("/", page, methods=["GET", "HEAD"]),
+        Route("/api/state", state, methods=["GET", "HEAD"]),
+        Route("/api/events", EventStream(hub, keepalive_s), methods=["GET"]),
+        Route("/api/roll", guarded(roll), methods=["POST"]),
+        Route("/api/new-game", guarded(new_game), methods=["POST"]),
+        Route("/fonts/{name}", font, methods=["GET", "HEAD"]),
+        # Starlette's StaticFiles resolves each path and serves it only if it stays inside
+        # this folder (no "..", no absolute path, no symlink out of it).
+        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Guarded(Starlette(routes=routes))
+

@@ -1,0 +1,189 @@
+"""The page's server: uvicorn in a thread of its own, with an event loop of its own.
+
+The box's loop calls :meth:`WebServer.publish` with each snapshot; it returns at once,
+having handed the snapshot to the server's loop with ``call_soon_threadsafe``. The page's
+actions come back as events that ``post`` puts on the box's queue. The two threads share
+no state: a snapshot is frozen, and the queue is the box's own way in.
+
+uvicorn runs plain (its h11 protocol and asyncio's loop), without the C extras of
+``uvicorn[standard]``, so that a Pi Zero 2 W installs it from pure-Python wheels.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import ipaddress
+import logging
+import os
+import socket
+import struct
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pitable.errors import WebError
+from pitable.hw.clock import Clock, MonotonicClock
+from pitable.hw.events import Event
+from pitable.web.app import KEEPALIVE_S, build_app
+from pitable.web.guard import PinGuard
+from pitable.web.hub import Hub, Snapshot
+
+if TYPE_CHECKING:
+    import uvicorn
+
+log = logging.getLogger("pitable.web")
+
+#: How long closing waits for the server's thread.
+CLOSE_S = 5.0
+#: Linux's ioctl that gives an interface's IPv4 address.
+SIOCGIFADDR = 0x8915
+
+
+class WebServer:
+    """The table's page on ``host``:``port`` (port 0: a free one); actions need ``pin``.
+
+    :meth:`start` binds the port (a :class:`~pitable.errors.WebError` when it cannot) and
+    starts serving; :meth:`close` ends every event stream and stops the thread. ``clock``
+    times the lock-out of wrong PINs (a test passes a fake one).
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        pin: str,
+        post: Callable[[Event], None],
+        *,
+        clock: Clock | None = None,
+        keepalive_s: float = KEEPALIVE_S,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.pin = pin
+        self.hub = Hub()
+        self.guard = PinGuard(pin, clock or MonotonicClock())
+        self.app = build_app(self.hub, self.guard, post, keepalive_s=keepalive_s)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: uvicorn.Server | None = None
+        self._open = False
+
+    @property
+    def url(self) -> str:
+        """Where a player on the network finds the page."""
+        return page_url(self.host, self.port)
+
+    def start(self) -> None:
+        import uvicorn
+
+        sock = bind(self.host, self.port)
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.app,
+            lifespan="off",
+            loop="none",
+            http="h11",
+            ws="none",
+            log_config=None,
+            access_log=False,
+            server_header=False,
+            # The event stream's clients, and a few more for the page and its actions.
+            limit_concurrency=self.hub.max_clients + 50,
+            timeout_graceful_shutdown=2,
+        )
+        server = uvicorn.Server(config)
+        loop = asyncio.new_event_loop()
+
+        def serve() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(server.serve(sockets=[sock]))
+            except Exception:  # the page's thread must not take the box down with it
+                log.exception("the table's page stopped")
+            finally:
+                sock.close()
+                loop.close()
+
+        self._loop, self._server = loop, server
+        self._open = True
+        self._thread = threading.Thread(target=serve, name="pitable-web", daemon=True)
+        self._thread.start()
+        log.warning("the table's page: %s (PIN %s)", self.url, self.pin)
+
+    def publish(self, snapshot: Snapshot) -> None:
+        """Hand ``snapshot`` to the page's clients; any thread; returns at once."""
+        loop = self._loop
+        if loop is None:
+            self.hub.publish(snapshot)  # not serving yet: nothing else reads the hub
+            return
+        if not self._open:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed under us: stopping
+            loop.call_soon_threadsafe(self.hub.publish, snapshot)
+
+    def close(self) -> None:
+        if not self._open:
+            return
+        self._open = False
+        loop, server, thread = self._loop, self._server, self._thread
+        assert loop is not None and server is not None and thread is not None
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self.hub.close)
+        server.should_exit = True
+        thread.join(CLOSE_S)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(CLOSE_S)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host``:``port``, or a :class:`WebError` naming why not."""
+    try:
+        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:
+        family = socket.AF_INET
+    try:
+        sock = socket.create_server((host, port), family=family, backlog=128)
+    except OSError as exc:
+        # create_server words it "... (while attempting to bind on address ...)": the
+        # address is in this message already.
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise WebError(f"cannot serve the page on {host}:{port}: {reason}") from None
+    sock.setblocking(False)
+    return sock
+
+
+def page_url(host: str, port: int) -> str:
+    """The page's URL for ``host`` as bound: an address that listens everywhere is shown
+    as the machine's own address on its network."""
+    shown = host
+    with contextlib.suppress(ValueError):
+        if ipaddress.ip_address(host).is_unspecified:
+            shown = lan_address()
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+def lan_address() -> str:
+    """This machine's IPv4 address on the interface of its default route; its mDNS name
+    (``HOST.local``, which Raspberry Pi OS answers) when it has none.
+
+    Read from /proc/net/route and the interface itself, so that finding it sends nothing
+    on the network.
+    """
+    try:
+        with open("/proc/net/route") as routes:
+            next(routes)
+            for line in routes:
+                fields = line.split()
+                if len(fields) > 2 and fields[1] == "00000000":
+                    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                        packed = struct.pack("256s", fields[0].encode()[:15])
+                        answer = fcntl.ioctl(s.fileno(), SIOCGIFADDR, packed)
+                    return socket.inet_ntoa(answer[20:24])
+    except (OSError, StopIteration):
+        pass
+    return f"{socket.gethostname()}.local"

@@ -1,0 +1,205 @@
+"""The table's page in a real browser: Debian's headless Chromium, driven by selenium
+through Debian's chromedriver (nothing is downloaded when the tests run).
+
+The page is served by a simulated box on 127.0.0.1; ROLL is pressed through the page's API
+with the PIN, and the browser must show the new faces and numbers. One screenshot per
+title is compared with its golden by the share of pixels that differ, so that a font's
+antialiasing on another build of Chromium does not fail it while a change of the page does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import http.client
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image, ImageChops
+
+from pitable.box.sim import Simulator
+from pitable.web.server import WebServer
+from tests.conftest import GOLDEN, REGEN, _missing, _regenerated
+from tests.test_box import make
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver") or (
+    "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None
+)
+PIN = "8642"
+#: A phone held upright.
+WINDOW = (412, 915)
+#: A pixel differs when a channel differs by more than this; a screenshot matches its
+#: golden when at most this share of its pixels differ.
+PIXEL_TOLERANCE = 48
+SHARE_TOLERANCE = 0.01
+WAIT_S = 15.0
+
+if CHROMIUM is None or CHROMEDRIVER is None:
+    if os.environ.get("CI"):
+        pytest.fail(".ci/run installs chromium and chromium-driver: they are missing",
+                    pytrace=False)
+    pytest.skip("needs Debian's chromium and chromium-driver"
+                " (apt-get install chromium chromium-driver)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    assert CHROMIUM is not None and CHROMEDRIVER is not None
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--hide-scrollbars",
+                     "--force-device-scale-factor=1", "--font-render-hinting=none",
+                     f"--window-size={WINDOW[0]},{WINDOW[1]}"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    # Headless Chromium keeps a desktop's least window width: the phone's viewport is set
+    # through the DevTools protocol instead.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": WINDOW[0], "height": WINDOW[1], "deviceScaleFactor": 1, "mobile": True,
+    })
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@dataclasses.dataclass
+class Table:
+    sim: Simulator
+    server: WebServer
+
+    def roll_through_the_api(self) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=WAIT_S)
+        conn.request("POST", "/api/roll", headers={"X-Pitable-Pin": PIN})
+        assert conn.getresponse().status == 202
+        conn.close()
+        # The server's thread has queued the press; the box's loop (this thread) takes it.
+        self.sim.settle()
+
+
+def table(title: str, *rolls: str) -> Table:
+    sim = make(*rolls, tumble_ms=300, title=title)
+    server = WebServer("127.0.0.1", 0, PIN, sim.box.post)
+    server.start()
+    sim.box.publisher.subscribe(server.publish)
+    return Table(sim, server)
+
+
+def wait_for(browser: Any, test: Any, what: str) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, WAIT_S).until(lambda _: test(), message=what)
+
+
+def faces(browser: Any) -> list[str]:
+    return [browser.find_element("id", f"die-{die}").get_attribute("data-face")
+            for die in ("green", "purple", "red")]
+
+
+def text_of(browser: Any, element_id: str) -> str:
+    return str(browser.find_element("id", element_id).text)
+
+
+def test_a_roll_pressed_through_the_api_appears_on_the_page(browser: Any) -> None:
+    served = table("valley", "2,4,5", "1,3,3")
+    try:
+        browser.get(served.server.url)
+        wait_for(browser, lambda: text_of(browser, "title") == "The Valley of Wiraqocha",
+                 "the page drew the box's first snapshot")
+        assert faces(browser) == ["", "", ""]
+        served.roll_through_the_api()
+        wait_for(browser, lambda: faces(browser) == ["2", "4", "5"], "the faces 2 4 5")
+        latest = served.sim.box.publisher.latest
+        assert latest is not None
+        assert text_of(browser, "numbers") == " ".join(str(n) for n in latest.to_json()["numbers"])
+        assert text_of(browser, "words").splitlines()[0] == latest.words[0]
+        served.roll_through_the_api()
+        wait_for(browser, lambda: faces(browser) == ["1", "3", "3"], "the second roll")
+        recent = browser.find_elements("css selector", "#recent li")
+        assert [li.text.split() for li in recent] == [["1", "3", "3"], ["2", "4", "5"]]
+        assert "live" in text_of(browser, "link")
+    finally:
+        served.server.close()
+        served.sim.close()
+
+
+def test_the_page_s_own_roll_button_needs_the_pin(browser: Any) -> None:
+    served = table("island", "3,3,1")
+    try:
+        browser.get(served.server.url)
+        wait_for(browser, lambda: text_of(browser, "title") == "Skull Island", "the page")
+        browser.find_element("css selector", "#actions summary").click()
+        browser.find_element("id", "pin").send_keys("0000")
+        browser.find_element("id", "roll").click()
+        wait_for(browser, lambda: "PIN" in text_of(browser, "answer"), "the refusal")
+        assert served.sim.box.events.qsize() == 0
+        pin = browser.find_element("id", "pin")
+        pin.clear()
+        pin.send_keys(PIN)
+        browser.find_element("id", "roll").click()
+        wait_for(browser, lambda: served.sim.box.events.qsize() > 0, "the roll queued")
+        served.sim.settle()
+        wait_for(browser, lambda: faces(browser) == ["3", "3", "1"], "the faces 3 3 1")
+        assert text_of(browser, "answer") == ""
+    finally:
+        served.server.close()
+        served.sim.close()
+
+
+#: A roll per title that shows one of its special faces.
+SHOWN_ROLLS = {"valley": "*,3,5", "island": "2,*,4", "temple": "1,5,*"}
+
+
+@pytest.mark.parametrize("title", list(SHOWN_ROLLS))
+def test_the_page_after_a_roll_looks_as_it_did(browser: Any, title: str) -> None:
+    roll = SHOWN_ROLLS[title]
+    served = table(title, roll)
+    try:
+        browser.get(served.server.url)
+        wait_for(browser, lambda: browser.find_element("id", "table").get_attribute("data-seq")
+                 != "0", "the first snapshot")
+        served.roll_through_the_api()
+        wait_for(browser, lambda: faces(browser) == roll.split(","), f"the faces {roll}")
+        # The fonts are the box's own, loaded from it: wait for them before the picture.
+        wait_for(browser, lambda: browser.execute_script(
+            "return document.fonts.status") == "loaded", "the fonts")
+        png = browser.get_screenshot_as_png()
+        path = Path(tempfile.gettempdir()) / f"pitable-web-{title}.png"
+        path.write_bytes(png)
+        with Image.open(path) as shot:
+            assert_looks_like_golden(shot.convert("RGB"), GOLDEN / "web" / f"{title}.png")
+    finally:
+        served.server.close()
+        served.sim.close()
+
+
+def assert_looks_like_golden(image: Image.Image, path: Path) -> None:
+    if REGEN:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        image.save(path)
+        _regenerated(path)
+    if not path.exists():
+        _missing(path)
+    with Image.open(path) as stored:
+        expected = stored.convert("RGB")
+    assert expected.size == image.size
+    diff = ImageChops.difference(expected, image).convert("L")
+    differing = sum(diff.point(lambda v: 255 if v > PIXEL_TOLERANCE else 0).histogram()[255:])
+    share = differing / (image.width * image.height)
+    if share > SHARE_TOLERANCE:
+        failed = Path(tempfile.gettempdir()) / "pitable-golden-failures" / path.name
+        failed.parent.mkdir(parents=True, exist_ok=True)
+        image.save(failed)
+        pytest.fail(f"{path.name}: {share:.1%} of the pixels differ from its golden"
+                    f" (at most {SHARE_TOLERANCE:.0%}); this run's: {failed}")

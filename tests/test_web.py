@@ -1,0 +1,502 @@
+"""The table's web page: what it serves, what its actions need, what it refuses.
+
+Every server here listens on 127.0.0.1 on a port the system picks, and is driven with the
+standard library's HTTP client, which sends a path exactly as written (a browser or httpx
+would tidy ``..`` away before the server saw it).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import socket
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from pitable.box.sim import Simulator
+from pitable.errors import TooManyListeners, WebError
+from pitable.hw.clock import FakeClock
+from pitable.hw.events import Event, NewGameCommand, RollCommand
+from pitable.rules import find_title
+from pitable.web.app import MAX_BODY
+from pitable.web.guard import LOCKOUT_S, TRIES, PinGuard, Verdict, random_pin
+from pitable.web.hub import QUEUE_SIZE, Hub
+from pitable.web.server import WebServer, bind, page_url
+from tests.test_box import make
+
+PIN = "4321"
+#: How long a test waits on a socket before it fails rather than hangs.
+TIMEOUT_S = 10.0
+
+
+@dataclass
+class Page:
+    """A server on 127.0.0.1 and what it posted to the box."""
+
+    server: WebServer
+    clock: FakeClock
+    posted: list[Event] = field(default_factory=list)
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    def request(self, method: str, path: str, body: bytes | None = None,
+                headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT_S)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            response = conn.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            conn.close()
+
+    def act(self, path: str, pin: str | None = PIN, body: Any = None) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"}
+        if pin is not None:
+            headers["X-Pitable-Pin"] = pin
+        data = json.dumps(body).encode() if body is not None else None
+        status, _, answer = self.request("POST", path, data, headers)
+        return status, json.loads(answer) if answer else None
+
+
+def serve(post: Callable[[Event], None] | None = None, *, keepalive_s: float = 15.0) -> Page:
+    """A page on 127.0.0.1 with a fake clock for its lock-outs; its actions go to ``post``,
+    else to the returned page's ``posted``."""
+    clock = FakeClock()
+    posted: list[Event] = []
+    server = WebServer("127.0.0.1", 0, PIN, post or posted.append, clock=clock,
+                       keepalive_s=keepalive_s)
+    server.start()
+    return Page(server, clock, posted)
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    served = serve()
+    yield served
+    served.server.close()
+
+
+@pytest.fixture
+def table() -> Iterator[tuple[Simulator, Page]]:
+    """A simulated box whose snapshots the page serves, and whose queue takes its actions."""
+    sim = make("2,4,5", "1,3,*", "5,5,5", tumble_ms=300)
+    served = serve(sim.box.post)
+    sim.box.publisher.subscribe(served.server.publish)
+    yield sim, served
+    served.server.close()
+    sim.close()
+
+
+class Events:
+    """A client of ``/api/events``: reads one event at a time, with a deadline."""
+
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
+        self.conn.request("GET", "/api/events")
+        self.response = self.conn.getresponse()
+        assert self.response.status == 200
+        assert self.response.getheader("content-type", "").startswith("text/event-stream")
+        self.comments: list[str] = []
+
+    def next(self) -> dict[str, Any] | None:
+        """The next event's JSON; None when the stream ends."""
+        data: list[str] = []
+        while True:
+            raw = self.response.fp.readline()
+            if not raw:
+                return None
+            line = raw.decode().rstrip("\n")
+            if line.startswith(":"):
+                self.comments.append(line)
+            elif line.startswith("data: "):
+                data.append(line[len("data: "):])
+            elif line == "" and data:
+                assert len(data) == 1, "one data line per event"
+                return json.loads(data[0])
+
+    def until(self, test: Any) -> dict[str, Any]:
+        while True:
+            event = self.next()
+            assert event is not None, "the stream ended"
+            if test(event):
+                return event
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def shown(event: dict[str, Any]) -> bool:
+    return not event["rolling"] and event["roll"] is not None
+
+
+# --- what the page shows -----------------------------------------------------------------
+
+
+def test_the_events_carry_each_roll_after_its_tumble_and_the_state_matches(
+    table: tuple[Simulator, Page],
+) -> None:
+    sim, page = table
+    events = Events(page.port)
+    first = events.next()
+    assert first is not None and first["roll"] is None and first["title"] == "valley"
+    sim.press()
+    rolling = events.next()
+    assert rolling is not None and rolling["rolling"] and rolling["roll"] is None
+    assert rolling["numbers"] == [] and rolling["words"] == [], "no spoiler during the tumble"
+    final = events.until(shown)
+    expected = find_title("valley").options(sim.box.game.state.last_roll).to_json()
+    assert final["roll"] == [2, 4, 5]
+    assert final["options"] == expected
+    assert final["numbers"] == expected["numbers"]
+    status, _, body = page.request("GET", "/api/state")
+    assert status == 200
+    state = json.loads(body)
+    assert {k: state[k] for k in final} == final
+    assert [t["key"] for t in state["titles"]] == ["valley", "island", "temple"]
+    events.close()
+
+
+def test_a_new_listener_gets_the_latest_roll_at_once(table: tuple[Simulator, Page]) -> None:
+    sim, page = table
+    sim.press()
+    events = Events(page.port)
+    assert events.until(lambda e: True)["roll"] == [2, 4, 5]
+    events.close()
+
+
+def test_an_idle_stream_gets_a_keep_alive_comment() -> None:
+    page = serve(keepalive_s=0.05)
+    try:
+        events = Events(page.port)
+        while not events.comments:
+            line = events.response.fp.readline().decode()
+            assert line, "the stream ended"
+            if line.startswith(":"):
+                events.comments.append(line.strip())
+        assert events.comments[0] == ": keep-alive"
+        events.close()
+    finally:
+        page.server.close()
+
+
+def test_closing_the_server_ends_every_stream() -> None:
+    page = serve()
+    events = Events(page.port)
+    page.server.close()
+    assert events.next() is None
+    assert page.server._thread is not None and not page.server._thread.is_alive()
+    events.close()
+
+
+def test_the_page_and_every_asset_it_names_are_served_from_the_box() -> None:
+    page = serve()
+    try:
+        status, headers, html = page.request("GET", "/")
+        assert status == 200 and headers["content-type"].startswith("text/html")
+        assert "default-src 'self'" in headers["content-security-policy"]
+        assert headers["x-content-type-options"] == "nosniff"
+        text = html.decode()
+        assets = re.findall(r'(?:src|href)="([^"]+)"', text)
+        assert assets, "the page names its script and style"
+        _, _, css = page.request("GET", "/static/style.css")
+        assets += re.findall(r'url\("([^"]+)"\)', css.decode())
+        assert any(a.startswith("/fonts/") for a in assets)
+        for asset in assets:
+            assert asset.startswith("/"), f"{asset}: an asset from elsewhere"
+            status, _, body = page.request("GET", asset)
+            assert status == 200 and body, asset
+        assert "EventSource" in page.request("GET", "/static/app.js")[2].decode()
+    finally:
+        page.server.close()
+
+
+# --- the PIN -------------------------------------------------------------------------------
+
+
+def test_an_action_needs_the_right_pin(page: Page) -> None:
+    assert page.act("/api/roll", pin=None)[0] == 403
+    assert page.act("/api/roll", pin="1111")[0] == 403
+    assert page.act("/api/roll", pin="")[0] == 403
+    assert page.posted == []
+    status, answer = page.act("/api/roll")
+    assert status == 202 and answer == {"queued": "roll"}
+    assert page.posted == [RollCommand()]
+
+
+def test_five_wrong_pins_lock_the_address_out_for_a_minute(page: Page) -> None:
+    for _ in range(TRIES):
+        assert page.act("/api/roll", pin="0000")[0] == 403
+    status, answer = page.act("/api/roll")
+    assert status == 429 and "wait" in answer["error"]
+    assert page.act("/api/new-game", body={"title": "island"})[0] == 429
+    page.clock.advance(LOCKOUT_S - 1)
+    assert page.act("/api/roll")[0] == 429
+    page.clock.advance(1.5)
+    assert page.act("/api/roll")[0] == 202
+    assert page.posted == [RollCommand()]
+
+
+def test_a_right_pin_forgets_the_wrong_ones_before_it() -> None:
+    guard = PinGuard(PIN, FakeClock())
+    for _ in range(TRIES - 1):
+        assert guard.check("10.0.0.5", "0000") is Verdict.FORBIDDEN
+    assert guard.check("10.0.0.5", PIN) is Verdict.ALLOWED
+    for _ in range(TRIES - 1):
+        assert guard.check("10.0.0.5", "0000") is Verdict.FORBIDDEN
+    assert guard.check("10.0.0.5", PIN) is Verdict.ALLOWED
+
+
+def test_a_lockout_is_for_one_address_only() -> None:
+    guard = PinGuard(PIN, FakeClock())
+    for _ in range(TRIES):
+        guard.check("10.0.0.5", "0000")
+    assert guard.check("10.0.0.5", PIN) is Verdict.LOCKED
+    assert guard.check("10.0.0.6", PIN) is Verdict.ALLOWED
+
+
+def test_a_flood_of_addresses_is_remembered_within_bounds() -> None:
+    guard = PinGuard(PIN, FakeClock(), max_addresses=100)
+    for i in range(1000):
+        guard.check(f"10.0.{i // 256}.{i % 256}", "0000")
+    assert len(guard._records) <= 100
+
+
+def test_a_pin_chosen_at_start_is_six_digits() -> None:
+    pins = {random_pin() for _ in range(50)}
+    assert all(re.fullmatch(r"\d{6}", p) for p in pins)
+    assert len(pins) > 1
+
+
+# --- new games -------------------------------------------------------------------------------
+
+
+def test_a_new_game_is_posted_by_the_title_s_key(page: Page) -> None:
+    status, answer = page.act("/api/new-game", body={"title": "skull-island", "mode": "solo"})
+    assert status == 202 and answer["title"] == "island"
+    assert page.posted == [NewGameCommand("island", "solo")]
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ({"title": "chess"}, "title"),
+    ({"title": 7}, "title"),
+    ({"mode": "table"}, "title"),
+    ({"title": "valley", "mode": "duo"}, "mode"),
+    ([1, 2], "JSON object"),
+])
+def test_a_wrong_new_game_is_one_line_and_posts_nothing(page: Page, body: Any,
+                                                        said: str) -> None:
+    status, answer = page.act("/api/new-game", body=body)
+    assert status == 400
+    assert said in answer["error"] and "\n" not in answer["error"]
+    assert page.posted == []
+
+
+def test_a_body_that_is_not_json_is_400(page: Page) -> None:
+    status, _, answer = page.request("POST", "/api/new-game", b"{title",
+                                     {"X-Pitable-Pin": PIN})
+    assert status == 400 and "JSON" in json.loads(answer)["error"]
+
+
+# --- what the page refuses -------------------------------------------------------------------
+
+
+def test_a_body_over_4_kb_is_413(page: Page) -> None:
+    big = json.dumps({"title": "valley", "pad": "x" * MAX_BODY}).encode()
+    status, _, answer = page.request("POST", "/api/new-game", big, {"X-Pitable-Pin": PIN})
+    assert status == 413 and "4096" in json.loads(answer)["error"]
+    assert page.posted == []
+
+
+def test_a_chunked_body_over_4_kb_is_413_too(page: Page) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", page.port, timeout=TIMEOUT_S)
+    chunks = [b"{" + b" " * 1000] * 5
+    conn.request("POST", "/api/new-game", body=iter(chunks), encode_chunked=True,
+                 headers={"X-Pitable-Pin": PIN, "Transfer-Encoding": "chunked"})
+    assert conn.getresponse().status == 413
+    conn.close()
+    assert page.posted == []
+
+
+def test_a_body_of_4_kb_is_taken(page: Page) -> None:
+    body = json.dumps({"title": "temple", "mode": "table"}).encode()
+    body += b" " * (MAX_BODY - len(body))
+    status, _, _ = page.request("POST", "/api/new-game", body, {"X-Pitable-Pin": PIN})
+    assert status == 202
+    assert page.posted == [NewGameCommand("temple", "table")]
+
+
+@pytest.mark.parametrize("path", ["/nothing", "/api/nothing", "/static/nothing.js", "/api",
+                                  "/fonts/nothing.ttf", "/index.html/x"])
+def test_an_unknown_path_is_404(page: Page, path: str) -> None:
+    assert page.request("GET", path)[0] == 404
+
+
+@pytest.mark.parametrize("path", [
+    "/static/../web/app.py",
+    "/static/../../pitable/config.py",
+    "/static/../../../../../../etc/passwd",
+    "/static/%2e%2e/app.py",
+    "/static/%2e%2e/%2e%2e/config.py",
+    "/static/..%2fapp.py",
+    "/static/..%2f..%2fconfig.py",
+    "/static/%2fetc%2fpasswd",
+    "/static//etc/passwd",
+    "/static/%2F%2Fetc/passwd",
+    "/static/..\\app.py",
+    "/fonts/..%2fweb%2fapp.py",
+    "/fonts/LICENSE-DejaVu.txt",
+    "/fonts/%2e%2e/config.py",
+    "//etc/passwd",
+    "/..%2fpitable/config.py",
+])
+def test_no_path_leaves_the_static_folder(page: Page, path: str) -> None:
+    status, _, body = page.request("GET", path)
+    assert status in (400, 404), f"{path}: {status}"
+    for secret in (b"root:", b"import ", b"DejaVu"):
+        assert secret not in body
+
+
+def test_actions_are_posts_only(page: Page) -> None:
+    assert page.request("GET", "/api/roll")[0] == 405
+    assert page.posted == []
+
+
+def test_a_port_in_use_is_one_clear_error() -> None:
+    taken = bind("127.0.0.1", 0)
+    try:
+        port = taken.getsockname()[1]
+        with pytest.raises(WebError, match=rf"127\.0\.0\.1:{port}: .*in use"):
+            bind("127.0.0.1", port)
+    finally:
+        taken.close()
+
+
+def test_a_page_on_every_address_is_shown_at_the_machine_s_own() -> None:
+    assert page_url("127.0.0.1", 8080) == "http://127.0.0.1:8080/"
+    assert page_url("::1", 8080) == "http://[::1]:8080/"
+    shown = page_url("0.0.0.0", 8080)
+    assert "0.0.0.0" not in shown and shown.endswith(":8080/")
+
+
+# --- the fan-out -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Snap:
+    seq: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq}
+
+
+def test_a_slow_listener_loses_its_oldest_events_not_its_newest() -> None:
+    hub = Hub()
+    client = hub.join()
+    for seq in range(1, 101):
+        hub.publish(_Snap(seq))
+    waiting = client.take()
+    assert len(waiting) == QUEUE_SIZE
+    assert b'"seq":100' in waiting[-1] and b'"seq":85' in waiting[0]
+    assert client.dropped == 100 - QUEUE_SIZE
+
+
+def test_the_hub_takes_a_bounded_number_of_listeners() -> None:
+    hub = Hub(max_clients=3)
+    for _ in range(3):
+        hub.join()
+    with pytest.raises(TooManyListeners):
+        hub.join()
+
+
+def test_too_many_listeners_get_503() -> None:
+    page = serve()
+    page.server.hub.max_clients = 1
+    try:
+        first = Events(page.port)
+        status, _, _ = page.request("GET", "/api/events")
+        assert status == 503
+        first.close()
+    finally:
+        page.server.close()
+
+
+# --- the box takes the page's actions ----------------------------------------------------------
+
+
+def test_the_page_s_roll_rolls_the_box(table: tuple[Simulator, Page]) -> None:
+    sim, page = table
+    events = Events(page.port)
+    assert page.act("/api/roll")[0] == 202
+    # The server's thread has put the command on the box's queue; the box's loop takes it.
+    sim.settle()
+    assert sim.box.game.state.rounds == 1
+    assert events.until(shown)["roll"] == [2, 4, 5]
+    events.close()
+
+
+def test_a_roll_command_does_not_move_the_box_s_menu() -> None:
+    sim = make("2,4,5")
+    sim.hold()
+    assert sim.box.menu
+    selected = sim.box.menu[-1].selected
+    sim.box.post(RollCommand())
+    sim.settle()
+    assert sim.box.menu and sim.box.menu[-1].selected == selected
+    assert sim.box.game.state.rounds == 0
+    sim.close()
+
+
+def test_a_new_game_command_closes_the_menu_and_starts_the_game() -> None:
+    sim = make("2,4,5", tumble_ms=300)
+    sim.press()
+    sim.hold()
+    sim.box.post(NewGameCommand("island", "solo"))
+    sim.settle()
+    assert not sim.box.menu
+    assert sim.box.game.title.key == "island" and sim.box.game.state.mode.value == "solo"
+    assert sim.box.game.state.rounds == 0
+    snapshot = sim.box.publisher.latest
+    assert snapshot is not None and snapshot.title == "island" and snapshot.mode == "solo"
+    sim.close()
+
+
+def test_a_box_with_the_web_enabled_serves_it_and_closes_it_with_itself() -> None:
+    import dataclasses
+
+    from pitable.config import DEFAULTS
+
+    web = dataclasses.replace(DEFAULTS.web, enabled=True, bind="127.0.0.1", port=0, pin="")
+    sim = make("3,3,3", config=dataclasses.replace(DEFAULTS, web=web))
+    server = sim.built.web
+    assert server is not None
+    assert sim.box.web_url == f"http://127.0.0.1:{server.port}/"
+    assert sim.box.web_pin is not None and re.fullmatch(r"\d{6}", sim.box.web_pin)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=TIMEOUT_S)
+    conn.request("POST", "/api/roll", headers={"X-Pitable-Pin": sim.box.web_pin})
+    assert conn.getresponse().status == 202
+    conn.close()
+    sim.settle()
+    assert sim.box.game.state.rounds == 1
+    sim.close()
+    with pytest.raises(OSError), socket.create_connection(("127.0.0.1", server.port), 1):
+        pass
+
+
+def test_a_script_s_wait_with_the_web_on_lets_the_page_act_meanwhile() -> None:
+    sim = make("2,4,5", tumble_ms=300, real_waits=True)
+    clock = sim.fake_clock
+    assert clock is not None
+    before = clock.now()
+    sim.box.post(RollCommand())  # as the page's thread does while the script waits
+    sim.do("wait400")
+    assert clock.now() - before == pytest.approx(0.4)
+    assert sim.box.game.state.rounds == 1
+    latest = sim.box.publisher.latest
+    assert latest is not None and not latest.rolling and latest.roll == [2, 4, 5]
+    sim.close()
