@@ -35,6 +35,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("history", "the rolls of a saved game", "session"),
     ("level", "the adventurer level of a solo score", "session"),
     ("score", "score a finished adventure sheet typed as text", "score"),
+    ("bot", "let a bot play full solo games on one map, and say how they scored", "bot"),
     ("sheet", "write a fresh adventure sheet as a PDF, PNG, PBM or text map", "sheet"),
     ("print", "print a fresh adventure sheet on the thermal printer", "sheet"),
     ("doctor", "check every configured part on the Pi and say what is wired wrong", "doctor"),

@@ -225,6 +225,16 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
             st.one_of(inputs, st.sampled_from(EXAMPLE_SHEETS)).map(lambda f: ["--sheet", f]),
             switch("--json"), switch("--solo"), optional("--snakes", numbers),
         ),
+        "bot": joined(
+            st.just(["bot"]), words.map(lambda w: [w]), optional("--seed", numbers),
+            optional("--side", st.sampled_from(["a", "b", "c", ""])),
+            # Always a few games: the default 100 is slow by design, not a hang.
+            st.one_of(
+                st.integers(1, 3).map(str), st.integers(-3, 0).map(str),
+                st.integers(10**4 + 1, 10**30).map(str), st.sampled_from(WEIRD_NUMBERS),
+            ).map(lambda n: ["--games", n]),
+            optional("--dice-seed", numbers), switch("--json"), switch("--show"),
+        ),
         "wiring": joined(
             optional("--config", inputs), st.just(["wiring"]),
             optional("--svg", st.sampled_from(p.outputs((".svg",)))),
@@ -272,7 +282,8 @@ def run_bounded(argv: list[str]) -> tuple[int, str, str]:
 
 
 COMMANDS = ("options", "screen", "roll", "fairness", "sim", "config", "history", "level", "sheet",
-            "score", "doctor", "wiring")
+            "score", "doctor", "wiring",
+            "bot")
 
 
 def fuzz(command: str, paths: Paths, examples: int, *, derandomize: bool) -> None:
