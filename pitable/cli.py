@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 #: and the module of :mod:`pitable.commands` that holds its ``setup_<name>`` function.
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("options", "what one or more rolls allow in a title", "dice"),
+    ("screen", "what the status screen shows for a roll, as text or a picture", "screen"),
     ("roll", "roll the three dice", "dice"),
     ("fairness", "roll many times and test each die for fairness", "dice"),
     ("run", "run the box on its real parts, from the config", "box"),
@@ -43,7 +44,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
 
 #: The commands that use no part of the box and log nothing. They skip setting up logging:
 #: importing it costs about a quarter of what ``pitable options`` takes to start.
-QUIET_COMMANDS = frozenset({"options", "level", "config", "wiring", "sheet"})
+QUIET_COMMANDS = frozenset({"options", "level", "config", "wiring", "sheet", "screen"})
 
 EPILOG = (
     "Exit status: 0 when the command did its job; 2 for a wrong argument, config or input"

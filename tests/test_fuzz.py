@@ -179,6 +179,15 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
             optional("--web", st.sampled_from(["", "8080", "127.0.0.1", ":0", "127.0.0.1:x",
                                                "127.0.0.1:65536", "pi.local:80", "[::1:0"])),
             optional("--pin", st.sampled_from(["", "12", "1234", "1234567", "12a4"])),
+            optional("--lang", st.sampled_from(["en", "fr", "es", "xx"])),
+        ),
+        "screen": joined(
+            st.just(["screen"]), words.map(lambda w: [w]), faces.map(lambda f: [f]),
+            switch("--solo"), optional("--dangers", numbers), optional("--round", numbers),
+            optional("--lang", st.sampled_from(["en", "fr", "es", "de", "FR", ""])),
+            optional("--size", st.sampled_from(["128x64", "256x64", "64x32", "x", ""])),
+            optional("--png", st.sampled_from(p.outputs((".png",)))), switch("--text"),
+            optional("--dice", st.sampled_from(["1-5", "2-6", "1-6", ""])),
         ),
         "config": st.one_of(
             inputs.map(lambda path: ["config", "check", path]),
@@ -272,7 +281,7 @@ def run_bounded(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), stderr
 
 
-COMMANDS = ("options", "roll", "fairness", "sim", "config", "history", "level", "sheet",
+COMMANDS = ("options", "screen", "roll", "fairness", "sim", "config", "history", "level", "sheet",
             "score", "doctor", "wiring",
             "bot")
 

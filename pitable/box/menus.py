@@ -19,6 +19,7 @@ from PIL import Image
 from pitable.box.games import PLAYERS_RANGE, score_components
 from pitable.box.join import join_code, serves_page
 from pitable.box.table_map import TableMap
+from pitable.i18n import LANGUAGES, translator
 from pitable.render.join import JoinCode, join_screen
 from pitable.render.status import MenuView
 from pitable.rules import Title, all_titles
@@ -167,8 +168,29 @@ class Menus:
         items.append(("Show join code", self._show_join))
         if box.printer is not None and serves_page(box):
             items.append(("Print join code", self._print_join))
+        items.append((translator(box.language).gettext("Language"), self._language_menu))
         items.append(("Back", box.close_menu))
         return MenuLevel("Menu", items)
+
+    # --- the language ---------------------------------------------------------------------
+
+    def _language_menu(self) -> None:
+        """Every language by its own name; choosing one changes the words at once."""
+        items: list[tuple[str, Callable[[], None]]] = [
+            (name, self._language_setter(code)) for code, name in LANGUAGES.items()
+        ]
+        items.append(("Back", self._back))
+        selected = list(LANGUAGES).index(self.box.language)
+        heading = translator(self.box.language).gettext("Language")
+        self.levels.append(MenuLevel(heading, items, selected))
+        self.box.draw_status()
+
+    def _language_setter(self, code: str) -> Callable[[], None]:
+        def choose() -> None:
+            self.box.close_menu()
+            self.box.set_language(code)
+
+        return choose
 
     def _new_game_menu(self) -> None:
         items: list[tuple[str, Callable[[], None]]] = []

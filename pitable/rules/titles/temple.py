@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title
+from pitable.rules.base import ENGLISH, N_, PENNY, GreenEffect, Options, Title, Translator
 from pitable.rules.sheets import (
     MAX_COLUMNS,
     Cell,
@@ -57,48 +57,63 @@ class Temple(Title):
     """The Temple of Apikhabou: one space a turn, Door spaces, mummies."""
 
     key = "temple"
-    name = "The Temple of Apikhabou"
-    short_name = "Temple"
+    name = N_("The Temple of Apikhabou")
+    short_name = N_("Temple")
     aliases = ("apikhabou", "temple-of-apikhabou")
-    hazard_name = "mummy"
+    hazard_name = N_("mummy")
     hazard_symbol = "mummy"
     green_effect = GreenEffect.DOOR
 
     # The rulebook's solo levels are 15/25/30, whatever the mummies. The game ends when the
     # sheet is full or five treasures are found, so there is no round limit.
     level_thresholds = (15, 25, 30)
-    solo_placement = (
-        "Draw the mummy in an empty doorless space next to the space you filled last turn;"
-        " if there is none, in any empty doorless space."
+    # The rulebook's solo rule and its fallback, word for word (002:47).
+    solo_placement = N_(
+        "Draw the mummy on a doorless space next to the space you filled last turn;"
+        " if this is not possible, in an empty, doorless space of your choice."
+    )
+    brief_table = N_("Mummy on another's sheet")
+    brief_solo = N_("Mummy by last turn's space")
+    table_placement = N_(
+        "Swap sheets: draw a mummy in an empty doorless space of your choice on another"
+        " player's sheet, then give it back."
     )
 
     # --- words ------------------------------------------------------------------
 
-    def hazard_lines(self, solo: bool) -> tuple[str, ...]:
-        if solo:
-            return (
-                "Ignore the other dice.",
-                "Draw a mummy in an empty doorless space next to the space you filled"
-                " last turn " + SOLO_FALLBACK + ".",
-            )
+    def hazard_lines(self, options: Options, solo: bool, *,
+                     tr: Translator = ENGLISH) -> tuple[str, ...]:
+        _ = tr.gettext
         return (
-            "Ignore the other dice.",
-            "Swap sheets: draw a mummy in an empty doorless space of another player's sheet.",
+            _("Ignore the other dice."),
+            self.placement(solo, tr),
+            _("A mummy left standing costs 2 stars."),
+            _("A 9 written next to it vanquishes it: cross it out for +2 stars."),
         )
 
-    def play_headline(self, options: Options) -> str:
-        if options.green is GreenEffect.DOOR:
-            return "Lockpick: fill 1 Door space"
-        return "Fill 1 doorless space"
+    def hazards_text(self, count: int, tr: Translator = ENGLISH) -> str:
+        return tr.ngettext("{count} mummy", "{count} mummies", count).format(count=count)
 
-    def play_lines(self, options: Options) -> tuple[str, ...]:
-        lines = [self.numbers_line(options)]
-        if options.penny:
-            lines.append(f"Penny Papers: any number {PENNY}.")
+    def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
+        _ = tr.gettext
         if options.green is GreenEffect.DOOR:
-            lines.append("The number goes in a Door space; if every Door is filled,"
-                         " ignore the Lockpick.")
-        return tuple(lines)
+            return _("Lockpick: fill 1 Door space")
+        return _("Fill 1 doorless space")
+
+    def play_lines(self, options: Options, *, tr: Translator = ENGLISH) -> tuple[str, ...]:
+        _ = tr.gettext
+        lines = [self.numbers_line(options, tr)]
+        if options.penny and options.green is GreenEffect.DOOR:
+            lines.append(_("Penny Papers: any number {penny}.").format(penny=PENNY))
+        elif options.penny:
+            lines.append(_("Penny Papers: any number {penny}, in a doorless space.").format(
+                penny=PENNY))
+        if options.green is GreenEffect.DOOR:
+            lines.append(_("The number goes in a Door space; if every Door is filled,"
+                           " ignore the Lockpick."))
+        if 9 in options.numbers:
+            lines.append(_("A 9 written next to a mummy vanquishes it."))
+        return tuple(line for line in lines if line)
 
     # --- the sheet ----------------------------------------------------------------
 
