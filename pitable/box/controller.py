@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import enum
 import logging
-import os
 import queue
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Protocol
 
 from PIL import Image
@@ -55,6 +53,7 @@ from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status, page_count
 from pitable.rules import Die, Face, Title, draw_roll, find_title
+from pitable.rules.base import N_, Translator
 from pitable.rules.session import Mode
 
 log = logging.getLogger("pitable.box")
@@ -68,8 +67,10 @@ MIN_SHOW_S = 1.5
 #: How long each page of the status screen stays before the next (the encoder turns them
 #: at once): long enough to read four short lines aloud to a table.
 PAGE_S = 5.0
-#: The file beside the session database that keeps the language chosen in the menu.
-LANGUAGE_FILE = "language"
+#: The status screen's notice when the hardware generator failed and the OS's took over.
+HWRNG_FAILED = N_("hwrng failed: OS generator")
+#: The store's setting that keeps the language chosen in the menu.
+LANGUAGE_SETTING = "language"
 
 # The pictures the box shows again and again, each drawn once and then handed to the panel
 # as the same object: the panels keep the packed pages of a picture and the transfers from
@@ -95,15 +96,16 @@ class Printer(Protocol):
     post: Callable[[Event], None] | None
 
     def print_sheet(self, table_map: TableMap, copies: int = 1, *,
-                    join: JoinCode | None = None, solo: bool = False) -> str: ...
+                    join: JoinCode | None = None, solo: bool = False,
+                    tr: Translator = ...) -> str: ...
 
-    def retry(self) -> str: ...
+    def retry(self, tr: Translator = ...) -> str: ...
 
     def can_retry(self) -> bool: ...
 
-    def message(self) -> str | None: ...
+    def message(self, tr: Translator = ...) -> str | None: ...
 
-    def notice(self) -> str | None: ...
+    def notice(self, tr: Translator = ...) -> str | None: ...
 
     def close(self) -> None: ...
 
@@ -164,9 +166,9 @@ class Box:
         #: The status screen's page, and when it turns to the next (None: one page only).
         self.page = 0
         self.next_page: float | None = None
-        #: The language of the status screen's words: the one last chosen in the menu, else
-        #: the config's.
-        self.language = self._remembered_language() or check_language(self.settings.language)
+        #: The language of every word the box shows: the one last chosen in the menu (kept
+        #: in the store's settings), else the config's.
+        self.language = self._chosen_language() or check_language(self.settings.language)
         self.stopped = threading.Event()
         #: Hands each change the table can see to the watchers (web page, TV).
         self.publisher = Publisher()
@@ -186,6 +188,11 @@ class Box:
     @property
     def game(self) -> Game:
         return self.games.current
+
+    @property
+    def tr(self) -> Translator:
+        """The box's words in its language."""
+        return translator(self.language)
 
     @property
     def menu(self) -> list[MenuLevel]:
@@ -353,9 +360,9 @@ class Box:
     def _printer_changed(self) -> None:
         if self.printer is None:
             return
-        message = self.printer.message()
+        message = self.printer.message(self.tr)
         if message != self.message:
-            log.info("%s", message)
+            log.info("%s", self.printer.message())  # the log stays English
             self.message = message
             self.draw_status()
 
@@ -380,7 +387,7 @@ class Box:
 
     def end_game(self, score: int | None = None,
                  parts: tuple[tuple[str, int], ...] | None = None) -> None:
-        ending = self.games.end(score, parts)
+        ending = self.games.end(score, parts, self.tr)
         if ending.result is not None:
             self.result = ending.result
         self.message = ending.message
@@ -389,7 +396,7 @@ class Box:
 
     def _roll(self) -> None:
         game = self.games.next_game()
-        _ = translator(self.language).gettext
+        _ = self.tr.gettext
         if game.state.over:
             self.message = _("Game over after {rounds} rounds: hold ROLL, then End game").format(
                 rounds=game.state.round_limit)
@@ -434,8 +441,7 @@ class Box:
         self.phase = Phase.SHOWING
         state = self.game.state
         if state.over:
-            self.message = translator(self.language).gettext(
-                "Last round played: hold ROLL, then End game")
+            self.message = self.tr.gettext("Last round played: hold ROLL, then End game")
         self._show_current()
         self.pending_at = self.clock.now() + MIN_SHOW_S
 
@@ -487,33 +493,18 @@ class Box:
         self.draw_status()
 
     def set_language(self, lang: str) -> None:
-        """The status screen's words from now on in ``lang`` (checked), remembered beside
-        the games so that the box starts in it after a restart."""
+        """Every word the box shows from now on in ``lang`` (checked), kept in the store's
+        settings so that the box starts in it after a restart."""
         self.language = check_language(lang)
         log.info("language: %s", self.language)
-        path = self._language_file()
-        if path is not None:
-            try:
-                partial = path.with_name(path.name + ".part")
-                partial.write_text(self.language + "\n", encoding="ascii")
-                os.replace(partial, path)
-            except OSError as exc:
-                log.warning("language not remembered: %s", exc)
+        self.games.remember(LANGUAGE_SETTING, self.language)
         self.draw_status()
 
-    def _language_file(self) -> Path | None:
-        """Where the menu's language is kept: beside the store's database, if it has one."""
-        database = getattr(self.store, "path", None)
-        return Path(database).with_name(LANGUAGE_FILE) if database is not None else None
-
-    def _remembered_language(self) -> str | None:
-        path = self._language_file()
-        try:
-            text = path.read_text(encoding="ascii").strip() if path is not None else ""
-        except (OSError, UnicodeDecodeError):
-            return None
-        # A file edited by hand into something else is not worth refusing to start over.
-        return text if text in LANGUAGES else None
+    def _chosen_language(self) -> str | None:
+        """The language last chosen in the menu, if the store has one."""
+        chosen = self.games.setting(LANGUAGE_SETTING)
+        # A value written by another version, or by hand, is not worth refusing to start over.
+        return chosen if chosen in LANGUAGES else None
 
     # --- the status screen ----------------------------------------------------------
 
@@ -525,7 +516,7 @@ class Box:
         showing_roll = self.phase is not Phase.ROLLING and self.result is None
         options = game.last_options if showing_roll else None
         solo = state.mode is Mode.SOLO
-        tr = translator(self.language)
+        tr = self.tr
         reading = (game.title.reading(options, solo=solo, tr=tr) if options is not None
                    else None)
         menu = self.menus.view() if self.phase is Phase.MENU else None
@@ -556,14 +547,17 @@ class Box:
         )
 
     def notices(self) -> tuple[str, ...]:
-        found = [n for slot in self._slots() if (n := slot.notice())]
+        """The parts that are not working, in the box's language."""
+        tr = self.tr
+        found = [n for slot in self._slots() if (n := slot.notice(tr))]
         # Only the fallback source degrades (to the OS generator); the others have no flag.
         if getattr(self.entropy, "degraded", False):
-            found.append("hwrng failed: OS generator")
-        found.extend(self.games.notices())
+            found.append(tr.gettext(HWRNG_FAILED))
+        found.extend(self.games.notices(tr))
         if self.web_notice is not None:
-            found.append(self.web_notice)
-        if self.printer is not None and (n := self.printer.notice()):
+            # Set in English where the part failed (marked there), said in the language now.
+            found.append(tr.gettext(self.web_notice))
+        if self.printer is not None and (n := self.printer.notice(tr)):
             found.append(n)
         return tuple(found)
 

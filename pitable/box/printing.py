@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pitable.config import PrinterConfig
 from pitable.errors import PaperOut, PitableError, PrinterError, PrinterOffline, PrinterTimeout
 from pitable.hw.events import Event, PrinterChanged
+from pitable.rules.base import ENGLISH, N_, Translator
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -78,14 +79,14 @@ class JobStatus:
 
 def failure_reason(exc: BaseException) -> str:
     if isinstance(exc, PaperOut):
-        return "paper out"
+        return N_("paper out")
     if isinstance(exc, PrinterTimeout):
-        return "timed out"
+        return N_("timed out")
     if isinstance(exc, PrinterOffline):
-        return "offline"
+        return N_("offline")
     if isinstance(exc, PitableError):
-        return "printer error"
-    return "failed"
+        return N_("printer error")
+    return N_("failed")
 
 
 @dataclass
@@ -267,8 +268,10 @@ class BoxPrinter:
             self.post(PrinterChanged())
 
     def print_sheet(self, table_map: TableMap, copies: int = 1, *,
-                    join: JoinCode | None = None, solo: bool = False) -> str:
-        """Queue ``copies`` sheets of ``table_map``; returns the screen's line for it. With
+                    join: JoinCode | None = None, solo: bool = False,
+                    tr: Translator = ENGLISH) -> str:
+        """Queue ``copies`` sheets of ``table_map``; returns the screen's line for it, in
+        ``tr``'s language. With
         ``join``, the code to join the table's page is printed at the top of each; ``solo``
         prints the adventurer levels and the stars to beat (the bot's median on the map).
         The sheet is drawn on the printer's thread."""
@@ -290,41 +293,53 @@ class BoxPrinter:
             return image
 
         self.latest_id = self.spooler.submit(draw, table_map.label, copies=copies).id
-        return f"Printing: {_sheets(table_map.label, copies)}"
+        return tr.gettext("Printing: {sheets}").format(
+            sheets=_sheets(table_map.label, copies, tr))
 
-    def message(self) -> str | None:
-        """The status screen's line for the latest job."""
+    def message(self, tr: Translator = ENGLISH) -> str | None:
+        """The status screen's line for the latest job, in ``tr``'s language."""
         job = self.latest
         if job is None:
             return None
-        what = _sheets(job.name, job.copies)
+        _ = tr.gettext
+        what = _sheets(job.name, job.copies, tr)
         if job.state is JobState.DONE:
-            return f"Printed: {what}"
+            return _("Printed: {sheets}").format(sheets=what)
         if job.state is JobState.FAILED:
-            return f"Print failed ({job.reason}): hold ROLL to retry"
-        return f"Printing: {what}"
+            return _("Print failed ({reason}): hold ROLL to retry").format(
+                reason=_(job.reason or "failed"))
+        return _("Printing: {sheets}").format(sheets=what)
 
-    def notice(self) -> str | None:
+    def notice(self, tr: Translator = ENGLISH) -> str | None:
+        """The status screen's notice while a print has failed, in ``tr``'s language."""
         failed = self.spooler.failed()
-        return f"printer: {failed[-1].reason}" if failed else None
+        if not failed:
+            return None
+        return tr.gettext("printer: {reason}").format(
+            reason=tr.gettext(failed[-1].reason or "failed"))
 
     def can_retry(self) -> bool:
         return bool(self.spooler.failed())
 
-    def retry(self) -> str:
+    def retry(self, tr: Translator = ENGLISH) -> str:
+        """Queue the last failed job again; the screen's line for it."""
         failed = self.spooler.failed()
         if not failed:
-            return "Nothing to print again"
+            return tr.gettext("Nothing to print again")
         self.latest_id = self.spooler.retry(failed[-1].id).id
-        return f"Printing again: {_sheets(failed[-1].name, failed[-1].copies)}"
+        return tr.gettext("Printing again: {sheets}").format(
+            sheets=_sheets(failed[-1].name, failed[-1].copies, tr))
 
     def close(self) -> None:
         self.spooler.close(timeout=1.0)
 
 
-def _sheets(name: str, copies: int) -> str:
+def _sheets(name: str, copies: int, tr: Translator = ENGLISH) -> str:
     """``Valley A·1234``, or ``6 sheets of Valley A·1234``."""
-    return name if copies == 1 else f"{copies} sheets of {name}"
+    if copies == 1:
+        return name
+    return tr.ngettext("{copies} sheet of {name}", "{copies} sheets of {name}", copies).format(
+        copies=copies, name=name)
 
 
 def box_printer(config: PrinterConfig, *, simulated: bool = False) -> BoxPrinter | None:

@@ -208,7 +208,7 @@ class Island(Title):
                 dangers += smallest
             elif space.token is Token.HAZARD:
                 dangers -= smallest
-        return Score(self.key, (("Treasures", treasures), ("Dangers", dangers)), hazards)
+        return Score(self.key, ((N_("Treasures"), treasures), (N_("Dangers"), dangers)), hazards)
 
     def check_sheet(self, sheet: Sheet) -> str | None:
         if (sheet.grid_width, sheet.grid_height) != (SIZE, SIZE):

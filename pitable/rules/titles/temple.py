@@ -195,9 +195,9 @@ class Temple(Title):
         return Score(
             self.key,
             (
-                ("Sequence", max(longest.values(), default=0)),
-                ("Groups", GROUP_STARS * len(grouped)),
-                ("Mummies", mummies),
+                (N_("Sequence"), max(longest.values(), default=0)),
+                (N_("Groups"), GROUP_STARS * len(grouped)),
+                (N_("Mummies"), mummies),
             ),
             hazards,
         )

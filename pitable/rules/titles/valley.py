@@ -215,13 +215,13 @@ class Valley(Title):
         return Score(
             self.key,
             (
-                ("Full grid", FULL_GRID if full else 0),
-                ("Jungles", stars["j"]),
-                ("Towns", stars["t"]),
-                ("Ranges", stars["r"]),
-                ("Pyramids", stars["p"]),
-                ("Structures", structures),
-                ("Snakes", snakes),
+                (N_("Full grid"), FULL_GRID if full else 0),
+                (N_("Jungles"), stars["j"]),
+                (N_("Towns"), stars["t"]),
+                (N_("Ranges"), stars["r"]),
+                (N_("Pyramids"), stars["p"]),
+                (N_("Structures"), structures),
+                (N_("Snakes"), snakes),
             ),
             hazards,
         )
