@@ -284,8 +284,8 @@ class Menus:
 
         _ = self.tr.gettext
         # The components' names are marked where each title scores its sheet.
-        heading = _("{part} {number}/{count}: turn, push").format(
-            part=_(name), number=len(parts) + 1, count=len(names))
+        heading = _("{part} {number}/{parts}: turn, push").format(
+            part=_(name), number=len(parts) + 1, parts=len(names))
         total = sum(stars for _name, stars in parts)
         self.entry = Entry(heading, 0, SCORE_RANGE, self._stars, done,
                            note=_("total so far {total}").format(total=total))
