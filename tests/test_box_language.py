@@ -1,6 +1,7 @@
 """The language chosen in the box's menu is kept in the store's settings: it outlives a
 restart, it wins over ``[box] language``, and a box whose store is read-only or absent
-still changes its language (for as long as it runs)."""
+still changes its language (for as long as it runs). The join screen and the TV follow
+it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from pitable.box.controller import LANGUAGE_SETTING
 from pitable.box.store import SessionStore
 from pitable.config import DEFAULTS, Config
 from pitable.i18n import LANGUAGES, translator
-from tests.test_box import make
+from pitable.render.join import join_screen
+from pitable.render.tv import _status_line, draw_tv
+from tests.test_box import make, same
 
 FRENCH, SPANISH = 1, 2  # their places in the Language menu
 
@@ -93,3 +96,24 @@ def test_a_read_only_store_changes_the_language_until_the_box_stops(tmp_path: Pa
     sim.close()
     with SessionStore.open(tmp_path) as again:
         assert again.setting(LANGUAGE_SETTING) is None
+
+
+def test_the_join_screen_and_the_tv_follow_the_language() -> None:
+    sim = make("2,3,*", config=configured("fr"))
+    _ = translator("fr").gettext
+    sim.hold()
+    labels = [label for label, _action in sim.box.menu[-1].items]
+    sim.turn(labels.index(_("Show join code")))
+    sim.push()
+    french = join_screen(None, (128, 64), translator("fr"))
+    assert same(sim.panel("status"), french)
+    assert not same(french, join_screen(None, (128, 64)))
+    sim.turn(1)  # closes the code
+    sim.press()
+    snapshot = sim.box.publisher.latest
+    assert snapshot is not None and snapshot.lang == "fr"
+    assert _status_line(snapshot, translator("fr")).startswith(_("map {map}").format(
+        map=snapshot.map) + "  ·  table  ·  tour 1")
+    assert draw_tv(snapshot, (640, 360)) != draw_tv(dataclasses.replace(snapshot, lang="en"),
+                                                    (640, 360))
+    sim.close()

@@ -56,6 +56,8 @@ class TableSnapshot:
     message: str | None
     #: The last few shown rolls, newest first, each as ``options``.
     recent: tuple[dict[str, Any], ...] = ()
+    #: The language of the words ("en", "fr", "es"), which a watcher's own labels follow.
+    lang: str = "en"
 
     @property
     def roll(self) -> list[object] | None:
@@ -84,6 +86,7 @@ class TableSnapshot:
             "result": self.result,
             "message": self.message,
             "recent": list(self.recent),
+            "lang": self.lang,
         }
 
     def same_as(self, other: TableSnapshot | None) -> bool:
@@ -154,6 +157,7 @@ class Publisher:
             result=view.result,
             message=view.message,
             recent=tuple(self._recent),
+            lang=view.lang,
         )
         if snapshot.same_as(self.latest):
             assert self.latest is not None
