@@ -1,12 +1,14 @@
 """The language chosen in the box's menu is kept in the store's settings: it outlives a
 restart, it wins over ``[box] language``, and a box whose store is read-only or absent
-still changes its language (for as long as it runs). The join screen and the TV follow
-it."""
+still changes its language (for as long as it runs). The join screen, the TV and the
+printer's lines follow it."""
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+
+import pytest
 
 from pitable.box.controller import LANGUAGE_SETTING
 from pitable.box.store import SessionStore
@@ -15,6 +17,7 @@ from pitable.i18n import LANGUAGES, translator
 from pitable.render.join import join_screen
 from pitable.render.tv import _status_line, draw_tv
 from tests.test_box import make, same
+from tests.test_box_printer import fake_printer, print_from_menu
 
 FRENCH, SPANISH = 1, 2  # their places in the Language menu
 
@@ -116,4 +119,22 @@ def test_the_join_screen_and_the_tv_follow_the_language() -> None:
         map=snapshot.map) + "  ·  table  ·  tour 1")
     assert draw_tv(snapshot, (640, 360)) != draw_tv(dataclasses.replace(snapshot, lang="en"),
                                                     (640, 360))
+    sim.close()
+
+
+@pytest.mark.parametrize(("lang", "printed", "failed"), [
+    ("fr", "Imprimé : Île A·1234", "imprimante : plus de papier"),
+    ("es", "Impreso: Isla A·1234", "impresora: sin papel"),
+])
+def test_the_printers_lines_are_in_the_language(lang: str, printed: str, failed: str) -> None:
+    printer, _paper = fake_printer()
+    sim = make("1,2,3", title="island", printer=printer, config=configured(lang))
+    sim.press()
+    print_from_menu(sim)
+    assert sim.box.view().message == printed
+    sim.close()
+    printer, _paper = fake_printer(paper=False)
+    sim = make("1,2,3", title="island", printer=printer, config=configured(lang))
+    print_from_menu(sim)
+    assert failed in sim.box.notices()
     sim.close()

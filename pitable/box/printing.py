@@ -257,6 +257,8 @@ class BoxPrinter:
         #: The job the screen reports on; its state is always read from the spooler, which
         #: alone knows it (its thread changes it while the controller runs).
         self.latest_id: int | None = None
+        #: The map of each job queued here, which the screen names in its language.
+        self._maps: dict[int, TableMap] = {}
 
     @property
     def latest(self) -> JobStatus | None:
@@ -293,8 +295,9 @@ class BoxPrinter:
             return image
 
         self.latest_id = self.spooler.submit(draw, table_map.label, copies=copies).id
+        self._maps[self.latest_id] = table_map
         return tr.gettext("Printing: {sheets}").format(
-            sheets=_sheets(table_map.label, copies, tr))
+            sheets=_sheets(_named(table_map, tr), copies, tr))
 
     def message(self, tr: Translator = ENGLISH) -> str | None:
         """The status screen's line for the latest job, in ``tr``'s language."""
@@ -302,7 +305,7 @@ class BoxPrinter:
         if job is None:
             return None
         _ = tr.gettext
-        what = _sheets(job.name, job.copies, tr)
+        what = self._what(job, tr)
         if job.state is JobState.DONE:
             return _("Printed: {sheets}").format(sheets=what)
         if job.state is JobState.FAILED:
@@ -327,11 +330,21 @@ class BoxPrinter:
         if not failed:
             return tr.gettext("Nothing to print again")
         self.latest_id = self.spooler.retry(failed[-1].id).id
-        return tr.gettext("Printing again: {sheets}").format(
-            sheets=_sheets(failed[-1].name, failed[-1].copies, tr))
+        return tr.gettext("Printing again: {sheets}").format(sheets=self._what(failed[-1], tr))
+
+    def _what(self, job: JobStatus, tr: Translator) -> str:
+        """The job's sheets as the screen names them: ``Vallée A·1234``, ``6 feuilles de...``."""
+        table_map = self._maps.get(job.id)
+        name = _named(table_map, tr) if table_map is not None else job.name
+        return _sheets(name, job.copies, tr)
 
     def close(self) -> None:
         self.spooler.close(timeout=1.0)
+
+
+def _named(table_map: TableMap, tr: Translator) -> str:
+    """The map as :attr:`TableMap.label` names it, the title's name in ``tr``'s language."""
+    return f"{tr.gettext(table_map.title.short_name)} {table_map.tag}"
 
 
 def _sheets(name: str, copies: int, tr: Translator = ENGLISH) -> str:
