@@ -291,7 +291,7 @@ class BoxPrinter:
             if join is not None:
                 from pitable.render.join import join_strip, on_top_of
 
-                image = on_top_of(join_strip(join, dots), image)
+                image = on_top_of(join_strip(join, dots, tr), image)
             return image
 
         self.latest_id = self.spooler.submit(draw, table_map.label, copies=copies).id

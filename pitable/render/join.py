@@ -161,9 +161,10 @@ def join_screen(code: JoinCode | None, size: tuple[int, int] = (128, 64),
 # --- the printed strip and the TV's tile -------------------------------------------------
 
 
-def join_strip(code: JoinCode, width: int) -> Image.Image:
+def join_strip(code: JoinCode, width: int, tr: Translator = ENGLISH) -> Image.Image:
     """A strip for the top of a printed sheet, ``width`` dots wide, black on white: the QR
-    code at the left, then "Scan to join the table", the address and the PIN."""
+    code at the left, then "Scan to join the table" (in ``tr``'s language), the address and
+    the PIN."""
     module = max(2, min(6, (width // 2) // qr_side(code.url, PAPER_BORDER)))
     qr = qr_image(code.url, module, PAPER_BORDER)
     height = qr.height + 8
@@ -172,7 +173,7 @@ def join_strip(code: JoinCode, width: int) -> Image.Image:
     draw = ImageDraw.Draw(strip)
     left = qr.width + 6
     box_w = width - left - 4
-    lines = [("Scan to join the table", BOLD, 18), (code.url, REGULAR, 14)]
+    lines = [(tr.gettext("Scan to join the table"), BOLD, 18), (code.url, REGULAR, 14)]
     if code.pin is not None:
         lines.append((f"PIN {pin_text(code.pin)}", CONDENSED_BOLD, 44))
     y = 8
