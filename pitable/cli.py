@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 #: and the module of :mod:`pitable.commands` that holds its ``setup_<name>`` function.
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("options", "what one or more rolls allow in a title", "dice"),
+    ("screen", "what the status screen shows for a roll, as text or a picture", "screen"),
     ("roll", "roll the three dice", "dice"),
     ("fairness", "roll many times and test each die for fairness", "dice"),
     ("run", "run the box on its real parts, from the config", "box"),
@@ -34,6 +35,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("history", "the rolls of a saved game", "session"),
     ("level", "the adventurer level of a solo score", "session"),
     ("score", "score a finished adventure sheet typed as text", "score"),
+    ("bot", "let a bot play full solo games on one map, and say how they scored", "bot"),
     ("sheet", "write a fresh adventure sheet as a PDF, PNG, PBM or text map", "sheet"),
     ("print", "print a fresh adventure sheet on the thermal printer", "sheet"),
     ("doctor", "check every configured part on the Pi and say what is wired wrong", "doctor"),
@@ -42,7 +44,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
 
 #: The commands that use no part of the box and log nothing. They skip setting up logging:
 #: importing it costs about a quarter of what ``pitable options`` takes to start.
-QUIET_COMMANDS = frozenset({"options", "level", "config", "wiring", "sheet"})
+QUIET_COMMANDS = frozenset({"options", "level", "config", "wiring", "sheet", "screen"})
 
 EPILOG = (
     "Exit status: 0 when the command did its job; 2 for a wrong argument, config or input"

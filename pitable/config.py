@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from pitable.errors import ConfigError
+from pitable.i18n import LANGUAGES
 from pitable.pins import (
     HEADER_GPIOS,
     I2C_PINS,
@@ -202,6 +203,10 @@ class BoxConfig:
     )
     state_dir: str = setting(
         "", 'Where the game in progress is saved ("": the default directory).'
+    )
+    language: str = setting(
+        "en", "The language of the status screen's words; the box's menu changes it.",
+        choices=LANGUAGES,
     )
 
 

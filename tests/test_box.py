@@ -142,10 +142,12 @@ def test_a_hazard_shows_its_warning_and_blinks(title: str, word: str) -> None:
     sim.press()
     t = find_title(title)
     options = t.options(Roll.from_str("2,3,*"))
+    # The Island's danger bubbles are counted in the header at a table too.
+    hazards = 1 if t.hazard_limit is not None else None
     on = draw_status(StatusView(title=t, map_tag=TAG, round=1, options=options,
-                                reading=t.reading(options), blink_on=True))
+                                reading=t.reading(options), blink_on=True, hazards=hazards))
     off = draw_status(StatusView(title=t, map_tag=TAG, round=1, options=options,
-                                 reading=t.reading(options), blink_on=False))
+                                 reading=t.reading(options), blink_on=False, hazards=hazards))
     phases = []
     for _ in range(4):
         phases.append(sim.panel("status"))
@@ -163,11 +165,11 @@ def test_a_hold_opens_the_menu_and_the_encoder_moves_in_it() -> None:
     sim.press()
     sim.hold()
     valley = find_title("valley")
-    items = ("New game", "End game", "Show join code", "Back")
+    items = ("New game", "End game", "Show join code", "Language", "Back")
     menu = StatusView(title=valley, map_tag=TAG, round=1, menu=MenuView("Menu", items, 0))
     assert same(sim.panel("status"), draw_status(menu))
-    sim.turn(+3)
-    moved = dataclasses.replace(menu, menu=MenuView("Menu", items, 3))
+    sim.turn(+4)
+    moved = dataclasses.replace(menu, menu=MenuView("Menu", items, 4))
     assert same(sim.panel("status"), draw_status(moved))
     sim.push()  # Back: the roll is shown again
     options = valley.options(Roll.from_str("1,2,3"))
@@ -199,6 +201,7 @@ def test_menu_without_an_encoder_is_worked_by_the_roll_button() -> None:
     sim.hold()   # open
     sim.press()  # move to End game
     sim.press()  # move to Show join code
+    sim.press()  # move to Language
     sim.press()  # move to Back
     sim.hold()   # choose Back
     assert sim.box.phase.value == "idle"

@@ -66,16 +66,16 @@ class Printer:
     def print_sheet(self, title: str) -> str:
         return "Printing"
 
-    def retry(self) -> str:
+    def retry(self, tr: object = None) -> str:
         return "Nothing to print again"
 
     def can_retry(self) -> bool:
         return False
 
-    def message(self) -> str | None:
+    def message(self, tr: object = None) -> str | None:
         return None
 
-    def notice(self) -> str | None:
+    def notice(self, tr: object = None) -> str | None:
         return None
 
     def close(self) -> None:

@@ -179,6 +179,15 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
             optional("--web", st.sampled_from(["", "8080", "127.0.0.1", ":0", "127.0.0.1:x",
                                                "127.0.0.1:65536", "pi.local:80", "[::1:0"])),
             optional("--pin", st.sampled_from(["", "12", "1234", "1234567", "12a4"])),
+            optional("--lang", st.sampled_from(["en", "fr", "es", "xx"])),
+        ),
+        "screen": joined(
+            st.just(["screen"]), words.map(lambda w: [w]), faces.map(lambda f: [f]),
+            switch("--solo"), optional("--dangers", numbers), optional("--round", numbers),
+            optional("--lang", st.sampled_from(["en", "fr", "es", "de", "FR", ""])),
+            optional("--size", st.sampled_from(["128x64", "256x64", "64x32", "x", ""])),
+            optional("--png", st.sampled_from(p.outputs((".png",)))), switch("--text"),
+            optional("--dice", st.sampled_from(["1-5", "2-6", "1-6", ""])),
         ),
         "config": st.one_of(
             inputs.map(lambda path: ["config", "check", path]),
@@ -215,6 +224,16 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
             st.just(["score"]), words.map(lambda w: [w]),
             st.one_of(inputs, st.sampled_from(EXAMPLE_SHEETS)).map(lambda f: ["--sheet", f]),
             switch("--json"), switch("--solo"), optional("--snakes", numbers),
+        ),
+        "bot": joined(
+            st.just(["bot"]), words.map(lambda w: [w]), optional("--seed", numbers),
+            optional("--side", st.sampled_from(["a", "b", "c", ""])),
+            # Always a few games: the default 100 is slow by design, not a hang.
+            st.one_of(
+                st.integers(1, 3).map(str), st.integers(-3, 0).map(str),
+                st.integers(10**4 + 1, 10**30).map(str), st.sampled_from(WEIRD_NUMBERS),
+            ).map(lambda n: ["--games", n]),
+            optional("--dice-seed", numbers), switch("--json"), switch("--show"),
         ),
         "wiring": joined(
             optional("--config", inputs), st.just(["wiring"]),
@@ -262,8 +281,9 @@ def run_bounded(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), stderr
 
 
-COMMANDS = ("options", "roll", "fairness", "sim", "config", "history", "level", "sheet",
-            "score", "doctor", "wiring")
+COMMANDS = ("options", "screen", "roll", "fairness", "sim", "config", "history", "level", "sheet",
+            "score", "doctor", "wiring",
+            "bot")
 
 
 def fuzz(command: str, paths: Paths, examples: int, *, derandomize: bool) -> None:

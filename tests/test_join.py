@@ -213,3 +213,14 @@ def test_the_lan_address_is_the_one_the_kernel_would_send_from() -> None:
     if found is not None:
         socket.inet_aton(found)  # an IPv4 address
     assert join_code(object()) is None
+
+
+def test_the_printed_strip_speaks_the_boxs_language() -> None:
+    from pitable.i18n import translator
+
+    english = join_strip(JoinCode(URL, "4821"), 384)
+    for lang in ("fr", "es"):
+        tr = translator(lang)
+        assert tr.gettext("Scan to join the table") != "Scan to join the table"
+        strip = join_strip(JoinCode(URL, "4821"), 384, tr)
+        assert strip.tobytes() != english.tobytes(), lang

@@ -34,7 +34,7 @@ from pitable.rules.sheets import (
 )
 from pitable.rules.titles import Temple
 from pitable.rules.titles.island import COAST, island_spaces_problem
-from pitable.rules.titles.temple import OUTLINES, outline_problem
+from pitable.rules.titles.temple import DOORLESS, OUTLINES, SPACES, outline_problem
 from pitable.rules.titles.valley import open_valley_problem, pass_problem
 
 TITLES = ("valley", "island", "temple")
@@ -95,7 +95,8 @@ def assert_island(sheet: Sheet) -> None:
 
 def assert_temple(sheet: Sheet) -> None:
     widths = tuple(sum(k.fillable for k in row) for row in sheet.grid)
-    assert 40 <= sum(widths) <= 56 and widths[-1] == 9 and len(widths) <= 8
+    assert sum(widths) in SPACES and widths[-1] == 9 and len(widths) <= 8
+    assert sum(widths) - len(sheet.cells(Kind.DOOR)) in DOORLESS
     assert list(widths) == sorted(widths) and set(widths) >= {5, 7, 9}
     doors = sheet.cells(Kind.DOOR)
     assert 6 <= len(doors) <= 9
@@ -133,8 +134,8 @@ def test_five_hundred_maps_of_each_title_and_side_keep_the_invariants(
     if title == "temple":
         outlines = Counter(tuple(sum(k.fillable for k in row) for row in m.grid) for m in maps)
         assert len(outlines) >= 12
-        # Every size the rulebook's range allows turns up.
-        assert {sum(o) for o in outlines} == set(range(40, 57))
+        # Every size the title's range allows turns up.
+        assert {sum(o) for o in outlines} == set(SPACES)
 
 
 @settings(max_examples=60, deadline=None)
@@ -162,8 +163,8 @@ def test_the_temple_has_at_least_twelve_outlines_in_fifty_seeds() -> None:
         for side in SIDES
     }
     assert len(outlines) >= 12
-    assert min(map(sum, outlines)) <= 42 and max(map(sum, outlines)) >= 54
-    assert outlines <= set(OUTLINES) and {sum(o) for o in OUTLINES} == set(range(40, 57))
+    assert min(map(sum, outlines)) <= SPACES.start + 1 and max(map(sum, outlines)) >= SPACES[-2]
+    assert outlines <= set(OUTLINES) and {sum(o) for o in OUTLINES} == set(SPACES)
 
 
 def test_the_back_of_the_valley_is_a_different_valley() -> None:
@@ -368,22 +369,29 @@ def temple_from_widths(widths: list[int], doors: set[tuple[int, int]]) -> list[s
 
 
 BASE_DOORS = {(7, 0), (7, 2), (7, 4), (7, 6), (7, 8), (5, 4)}
+#: Six Doors for a temple of seven rows, the base being row 7.
+SEVEN_ROW_DOORS = {(6, 0), (6, 2), (6, 4), (6, 6), (6, 8), (4, 4)}
 
 
 @pytest.mark.parametrize(
     ("widths", "doors", "why"),
     [
-        ([3, 5, 5, 7, 7, 9, 9, 9], BASE_DOORS, None),
+        ([3, 5, 7, 7, 9, 9, 9], SEVEN_ROW_DOORS, None),
         # A tower: the top step 4 rows high.
         ([3, 3, 3, 3, 5, 7, 9, 9], BASE_DOORS, "a step 3 spaces wide is 4 rows high"),
         # No step of 5: the top is 7 wide.
         ([7, 7, 9, 9, 9], {(4, 0), (4, 2), (4, 4), (4, 6), (4, 8), (2, 4)},
          "a step 5 spaces wide is 0 rows high"),
-        # 39 spaces, fewer than the rulebook's range.
+        # 39 spaces, fewer than the title's range.
         ([3, 3, 5, 5, 7, 7, 9], {(6, 0), (6, 2), (6, 4), (6, 6), (6, 8), (4, 4)},
          "39 temple spaces"),
         # Two Doors side by side.
-        ([3, 5, 5, 7, 7, 9, 9, 9], BASE_DOORS | {(7, 1)}, "two Door spaces next to each other"),
+        ([3, 5, 7, 7, 9, 9, 9], SEVEN_ROW_DOORS | {(6, 1)}, "two Door spaces next to each other"),
+        # 45 doorless spaces: a temple worth more than the others.
+        ([5, 5, 7, 7, 9, 9, 9], SEVEN_ROW_DOORS, "45 doorless spaces"),
+        # 10 Doors.
+        ([3, 5, 7, 7, 9, 9, 9], SEVEN_ROW_DOORS | {(6, 1)} | {(2, 2), (2, 4), (2, 6)},
+         "10 Door spaces"),
     ],
 )
 def test_a_temple_built_to_break_a_check_is_refused(

@@ -14,6 +14,7 @@ from pitable.rules import (
     title_keys,
     title_or_default,
 )
+from pitable.rules.session import GameState, Mode
 
 
 @pytest.mark.parametrize(
@@ -93,3 +94,80 @@ def test_the_default_title_is_the_first_registered_the_valley() -> None:
     assert title_or_default(None) is default_title()
     assert title_or_default("skull") is find_title("island")
     assert as_title(find_title("temple")) is as_title("apikhabou")
+
+
+# --- every turn's words, from the rulebooks -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("title", "fallback"),
+    [
+        # The rulebooks' own solo fallbacks (000:74, 001:59, 002:47).
+        ("valley", "if this is not possible, in an empty space of your choice"),
+        ("island", "if this is not possible, on an empty island space of your choice"),
+        ("temple", "if this is not possible, in an empty, doorless space of your choice"),
+    ],
+)
+def test_a_solo_hazard_says_where_it_goes_in_the_rulebooks_words(title: str,
+                                                                   fallback: str) -> None:
+    t = find_title(title)
+    state = GameState(t, Mode.SOLO, rounds=3)
+    turn = state.play(Roll.from_str("1,2,*"))
+    lines = t.reading(turn.options, solo=True).lines
+    # The reminder a solo turn carries is what the screen says.
+    assert turn.reminder in lines
+    assert fallback in turn.reminder
+
+
+@pytest.mark.parametrize(
+    ("title", "cost", "nine"),
+    [
+        ("valley", "loses you the largest number next to it", "make a 9"),
+        ("island", "loses you the smallest number next to it",
+         "A 9 written next to it overcomes it"),
+        ("temple", "costs 2 stars", "A 9 written next to it vanquishes it"),
+    ],
+)
+@pytest.mark.parametrize("solo", [False, True])
+def test_a_hazard_says_what_it_costs_and_how_a_nine_beats_it(
+    title: str, cost: str, nine: str, solo: bool
+) -> None:
+    t = find_title(title)
+    words = " ".join(t.reading(t.options(Roll.from_str("3,3,*")), solo=solo).lines)
+    assert cost in words
+    assert nine in words
+
+
+def test_the_island_names_the_danger_bubble_to_mark() -> None:
+    island = find_title("island")
+    for marked in range(5):
+        words = " ".join(island.reading(island.options(Roll.from_str("2,4,*"), marked)).lines)
+        assert f"bubble to mark: {marked + 1} of 5" in words
+        assert ("later dangers are ignored" in words) == (marked == 4)
+
+
+def test_the_valley_keeps_its_reading_of_two_three_five() -> None:
+    # "The sum of any two of the dice" (000:14): 2+3 and 5 is a play, though the rulebook's
+    # own example (000:17) leaves it out. The README's rulings say so.
+    valley = find_title("valley")
+    plays = valley.options(Roll.from_str("2,3,5")).plays
+    assert (5, 5) in plays
+
+
+def test_the_words_translate_without_touching_the_rules() -> None:
+    class Marked:
+        """A language whose every message begins with a mark."""
+
+        def gettext(self, message: str) -> str:
+            return "» " + message
+
+        def ngettext(self, singular: str, plural: str, n: int) -> str:
+            return "» " + (singular if n == 1 else plural)
+
+    temple = find_title("temple")
+    options = temple.options(Roll.from_str("*,2,3"))
+    marked = temple.reading(options, tr=Marked())
+    assert marked.headline == "» Lockpick: fill 1 Door space"
+    assert marked.lines[0] == "» Numbers: 2 3 5"
+    assert all(line.startswith("» ") for line in marked.lines)
+    assert temple.reading(options).lines[0] == "Numbers: 2 3 5"

@@ -4,6 +4,7 @@ sheets, the page as a picture, and widths too narrow to read refused."""
 from __future__ import annotations
 
 import re
+import statistics
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from PIL import Image, ImageChops
 
 from pitable.render.sheet import render_sheet
 from pitable.render.sheet_pdf import page_image
+from pitable.rules.bot import TARGET_GAMES, play_games, target
 from pitable.rules.sheets import MAP_FORMAT, generate
 from tests.conftest import run_cli as run
 
@@ -57,10 +59,15 @@ def test_a_pad_of_different_maps_only_when_asked(
     assert pdf_page_count(out) == 2
 
 
-def test_a_solo_strip_prints_the_levels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_solo_strip_prints_the_levels_and_the_bots_median_to_beat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "solo.png"
     assert run(capsys, "sheet", "valley", "--seed", "3", "--solo", "--out", str(out))[0] == 0
-    expected = render_sheet(generate("valley", 3), solo=True)
+    stars = target("valley", "a", 3)
+    assert stars == int(statistics.median_low(
+        g.total for g in play_games(generate("valley", 3), TARGET_GAMES, 0)))
+    expected = render_sheet(generate("valley", 3), solo=True, target=stars)
     with Image.open(out) as picture:
         assert ImageChops.difference(picture.convert("L"), expected.convert("L")).getbbox() is None
         # Longer than the table's sheet by the levels' lines.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import pytest
 
@@ -96,4 +97,26 @@ def test_a_failing_watcher_does_not_stop_the_box() -> None:
     seen = watch(sim)
     sim.press()
     assert seen[-1].roll == [1, 2, 3]
+    sim.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "es"])
+def test_the_words_are_the_status_screens_in_its_language(lang: str) -> None:
+    from pitable.render.status import status_lines
+
+    sim = make("2,4,*", title="island", tumble_ms=0)
+    seen = watch(sim)
+    sim.box.set_language(lang)
+    sim.press()
+    words = seen[-1].words
+    assert words
+    view = sim.box.view()
+    screen = " ".join(line for page in status_lines(view, sim.box.status.size) for line in page)
+    # The screen wraps, pages and abridges the same sentences: each word is on it.
+    on_screen = set(re.findall(r"\w+", screen))
+    for line in words:
+        assert set(re.findall(r"\w+", line)) <= on_screen, line
+    if lang != "en":
+        english = find_title("island").reading(sim.box.game.last_options, solo=False)
+        assert words[0] != english.headline
     sim.close()

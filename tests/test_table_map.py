@@ -26,6 +26,7 @@ from pitable.hw.printer import PrintReport, ThermalPrinter
 from pitable.render.sheet import render_sheet
 from pitable.render.status import StatusView, draw_status
 from pitable.rules import Roll, find_title
+from pitable.rules.bot import target
 from pitable.rules.sheets import MAP_FORMAT, Side, generate
 from tests.conftest import run_cli
 from tests.test_box import ScriptedBytes, make, same
@@ -165,7 +166,10 @@ def test_a_solo_game_prints_one_sheet_of_its_map() -> None:
     sim.wait_for_prints()
     assert counting.calls == [1]
     assert sim.box.view().message == "Printed: Temple A·1234"
-    expected = render_sheet(generate("temple", 1234), printer.settings.dots)
+    # A solo sheet: the adventurer levels, and the bot's median on this map to beat.
+    sheet = generate("temple", 1234)
+    expected = render_sheet(sheet, printer.settings.dots, solo=True,
+                            target=target("temple", "a", 1234))
     assert copies_on(paper, expected) == 1
     sim.close()
 

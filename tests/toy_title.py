@@ -9,7 +9,7 @@ tests do so that the three real titles are alone again after them) is all it tak
 
 from __future__ import annotations
 
-from pitable.rules.base import PENNY, GreenEffect, Options, Title
+from pitable.rules.base import ENGLISH, PENNY, GreenEffect, Options, Title, Translator
 from pitable.rules.sheets import (
     Kind,
     Mark,
@@ -42,14 +42,15 @@ class ToyCupboard(Title):
     discount_per_hazard = 1
     solo_placement = "Put the spider on the top shelf, next to last turn's toy."
 
-    def hazard_lines(self, solo: bool) -> tuple[str, ...]:
+    def hazard_lines(self, options: Options, solo: bool, *,
+                     tr: Translator = ENGLISH) -> tuple[str, ...]:
         where = "on the top shelf" if solo else "on your neighbour's sheet"
         return ("Ignore the other dice.", f"Draw a spider {where}.")
 
-    def play_headline(self, options: Options) -> str:
+    def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
         return "Open a Door" if options.green is GreenEffect.DOOR else "Fill 1 shelf space"
 
-    def play_lines(self, options: Options) -> tuple[str, ...]:
+    def play_lines(self, options: Options, *, tr: Translator = ENGLISH) -> tuple[str, ...]:
         lines = [self.numbers_line(options)]
         if options.penny:
             lines.append(f"Penny Papers: any number {PENNY}.")

@@ -33,6 +33,7 @@ from pitable.hw.events import Event
 from pitable.hw.gpio import Controls, RoundLeds
 from pitable.hw.oled import I2CPanelSpec, open_panel
 from pitable.rules import Die
+from pitable.rules.base import N_
 
 if TYPE_CHECKING:
     from pitable.web.server import WebServer
@@ -160,7 +161,7 @@ def build_box(
                     raise
                 # The box at the table rolls without its page rather than not at all.
                 log.error("the table's web page is off: %s", exc)
-                box.web_notice = "web page off (see the log)"
+                box.web_notice = N_("web page off (see the log)")  # said in the box's language
                 box.draw_status()
         return BuiltBox(box, controls, leds, backends, stack.pop_all(), tv, web)
 

@@ -48,10 +48,12 @@ from pitable.hw.events import (
     Turned,
 )
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
+from pitable.i18n import LANGUAGES, check_language, translator
 from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.join import JoinCode
-from pitable.render.status import StatusView, draw_status
+from pitable.render.status import StatusView, draw_status, page_count
 from pitable.rules import Die, Face, Roll, Title, draw_roll, find_title
+from pitable.rules.base import N_, Translator
 from pitable.rules.session import Mode
 
 log = logging.getLogger("pitable.box")
@@ -64,6 +66,13 @@ FRAME_MS = 50
 #: The least time a result stays on the screens before the press that waited during its
 #: tumble rolls again, so that no roll goes by unseen.
 MIN_SHOW_S = 1.5
+#: How long each page of the status screen stays before the next (the encoder turns them
+#: at once): long enough to read four short lines aloud to a table.
+PAGE_S = 5.0
+#: The status screen's notice when the hardware generator failed and the OS's took over.
+HWRNG_FAILED = N_("hwrng failed: OS generator")
+#: The store's setting that keeps the language chosen in the menu.
+LANGUAGE_SETTING = "language"
 
 # The pictures the box shows again and again, each drawn once and then handed to the panel
 # as the same object: the panels keep the packed pages of a picture and the transfers from
@@ -90,15 +99,16 @@ class Printer(Protocol):
     post: Callable[[Event], None] | None
 
     def print_sheet(self, table_map: TableMap, copies: int = 1, *,
-                    join: JoinCode | None = None) -> str: ...
+                    join: JoinCode | None = None, solo: bool = False,
+                    tr: Translator = ...) -> str: ...
 
-    def retry(self) -> str: ...
+    def retry(self, tr: Translator = ...) -> str: ...
 
     def can_retry(self) -> bool: ...
 
-    def message(self) -> str | None: ...
+    def message(self, tr: Translator = ...) -> str | None: ...
 
-    def notice(self) -> str | None: ...
+    def notice(self, tr: Translator = ...) -> str | None: ...
 
     def close(self) -> None: ...
 
@@ -158,6 +168,12 @@ class Box:
         self.blink_on = True
         self.next_blink: float | None = None
         self.message: str | None = None
+        #: The status screen's page, and when it turns to the next (None: one page only).
+        self.page = 0
+        self.next_page: float | None = None
+        #: The language of every word the box shows: the one last chosen in the menu (kept
+        #: in the store's settings), else the config's.
+        self.language = self._chosen_language() or check_language(self.settings.language)
         self.stopped = threading.Event()
         #: Hands each change the table can see to the watchers (web page, TV).
         self.publisher = Publisher()
@@ -177,6 +193,11 @@ class Box:
     @property
     def game(self) -> Game:
         return self.games.current
+
+    @property
+    def tr(self) -> Translator:
+        """The box's words in its language."""
+        return translator(self.language)
 
     @property
     def menu(self) -> list[MenuLevel]:
@@ -226,6 +247,8 @@ class Box:
             deadlines.append(min(self.next_frame, self.tumble_until))
         if self.next_blink is not None:
             deadlines.append(self.next_blink)
+        if self.next_page is not None:
+            deadlines.append(self.next_page)
         if self.phase is Phase.MENU and (closes := self.menus.deadline()) is not None:
             deadlines.append(closes)
         if self.press_waiting and self.phase is Phase.SHOWING:
@@ -257,6 +280,8 @@ class Box:
             self.blink_on = not self.blink_on
             self.next_blink = now + self.settings.blink_ms / 2000
             self.draw_status()
+        if self.next_page is not None and now >= self.next_page:
+            self.turn_page(+1)
         if self.phase is Phase.MENU:
             self.menus.expire(now)
         for slot in self._slots():
@@ -274,6 +299,8 @@ class Box:
             case Turned(steps=steps):
                 if self.phase is Phase.MENU:
                     self.menus.move(steps)
+                elif self.phase is not Phase.ROLLING:
+                    self.turn_page(steps)
             case PrinterChanged():
                 self._printer_changed()
             case RollCommand():
@@ -338,9 +365,9 @@ class Box:
     def _printer_changed(self) -> None:
         if self.printer is None:
             return
-        message = self.printer.message()
+        message = self.printer.message(self.tr)
         if message != self.message:
-            log.info("%s", message)
+            log.info("%s", self.printer.message())  # the log stays English
             self.message = message
             self.draw_status()
 
@@ -365,7 +392,7 @@ class Box:
 
     def end_game(self, score: int | None = None,
                  parts: tuple[tuple[str, int], ...] | None = None) -> None:
-        ending = self.games.end(score, parts)
+        ending = self.games.end(score, parts, self.tr)
         if ending.result is not None:
             self.result = ending.result
         self.message = ending.message
@@ -376,18 +403,17 @@ class Box:
         shown = self.game
         self.tumble_from = shown.state.last_roll if shown.last_options is not None else None
         game = self.games.next_game()
+        _ = self.tr.gettext
         if game.state.over:
-            self.message = (
-                f"Game over after {game.state.round_limit} rounds: hold ROLL, End game,"
-                " and enter your score"
-            )
+            self.message = _("Game over after {rounds} rounds: hold ROLL, then End game").format(
+                rounds=game.state.round_limit)
             self.draw_status()
             return
         try:
-            roll, _ = draw_roll(self.entropy)
+            roll, _face = draw_roll(self.entropy)
         except EntropyError as exc:
             log.error("roll refused: %s", exc)
-            self.message = "No trusted randomness: roll refused"
+            self.message = _("No trusted randomness: roll refused")
             self.draw_status()
             return
         turn = game.state.play(roll)
@@ -427,7 +453,7 @@ class Box:
         self.phase = Phase.SHOWING
         state = self.game.state
         if state.over:
-            self.message = "Last round played: hold ROLL, then End game: score"
+            self.message = self.tr.gettext("Last round played: hold ROLL, then End game")
         self._show_current()
         self.pending_at = self.clock.now() + MIN_SHOW_S
 
@@ -444,43 +470,76 @@ class Box:
         if alarm and self.phase is Phase.SHOWING:
             self.blink_on = True
             self.next_blink = self.clock.now() + self.settings.blink_ms / 2000
+        self.page = 0
+        self.next_page = None
         self.draw_status()
         self._show_leds()
 
     def _show_leds(self) -> None:
+        """The LEDs say what the paper counts: a solo game's rounds against its limit (the
+        Valley's 25), else the danger bubbles of a title that has them (the Island's five,
+        at a table too). The Temple has neither a round limit nor a mummy limit, so any
+        count there would overflow the bar and mean nothing: its LEDs stay off."""
         if self.leds is None:
             return
         state = self.game.state
-        if state.mode is not Mode.SOLO:
-            self.leds.off()
-        elif state.round_limit is not None:
+        hazard_limit = self.game.title.hazard_limit
+        if state.round_limit is not None:
             self.leds.show(state.rounds, state.round_limit)
+        elif hazard_limit is not None:
+            self.leds.show(state.hazards, hazard_limit)
         else:
-            # No round limit in this title's solo rules: the LEDs count its hazards instead
-            # (the Island's five danger bubbles, one LED each).
-            limit = self.game.title.hazard_limit or self.leds.count
-            self.leds.show(state.hazards, limit)
+            self.leds.off()
 
     def _stop_blink(self) -> None:
         self.next_blink = None
         self.blink_on = True
 
+    # --- pages and language -------------------------------------------------------------
+
+    def turn_page(self, steps: int) -> None:
+        """Show the status screen's next page (or an earlier one), and time the one after."""
+        pages = page_count(self.view(), self.status.size)
+        self.page = (self.page + steps) % pages if pages > 1 else 0
+        self.next_page = None  # the next page's time counts from this turn
+        self.draw_status()
+
+    def set_language(self, lang: str) -> None:
+        """Every word the box shows from now on in ``lang`` (checked), kept in the store's
+        settings so that the box starts in it after a restart."""
+        self.language = check_language(lang)
+        log.info("language: %s", self.language)
+        self.games.remember(LANGUAGE_SETTING, self.language)
+        self.draw_status()
+
+    def _chosen_language(self) -> str | None:
+        """The language last chosen in the menu, if the store has one."""
+        chosen = self.games.setting(LANGUAGE_SETTING)
+        # A value written by another version, or by hand, is not worth refusing to start over.
+        return chosen if chosen in LANGUAGES else None
+
     # --- the status screen ----------------------------------------------------------
 
     def view(self) -> StatusView:
+        """What the status screen shows now."""
         game = self.game
         state = game.state
         # A finished game's level takes the place of the last roll (and of its alarm).
         showing_roll = self.phase is not Phase.ROLLING and self.result is None
         options = game.last_options if showing_roll else None
         solo = state.mode is Mode.SOLO
-        reading = game.title.reading(options, solo=solo) if options is not None else None
+        tr = self.tr
+        reading = (game.title.reading(options, solo=solo, tr=tr) if options is not None
+                   else None)
         menu = self.menus.view() if self.phase is Phase.MENU else None
         message = self.message
         if self.phase is Phase.ROLLING:
-            message = "Rolling..."
+            message = tr.gettext("Rolling...")
         elif options is None and message is None and self.phase is not Phase.MENU:
-            message = "Press ROLL to roll"
+            # Said once, in the footer: the idle screen leaves out its own hint then.
+            message = tr.gettext("Press ROLL to roll")
+        # The Island's danger bubbles are on every sheet: shown at a table too.
+        counted = solo or game.title.hazard_limit is not None
         return StatusView(
             title=game.title,
             solo=solo,
@@ -491,26 +550,40 @@ class Box:
             menu=menu,
             notices=self.notices(),
             blink_on=self.blink_on,
-            hazards=state.hazards if solo else None,
+            hazards=state.hazards if counted else None,
             message=message,
             result=self.result if self.phase is not Phase.MENU else None,
             map_tag=game.map.tag,
+            lang=self.language,
+            page=self.page,
         )
 
     def notices(self) -> tuple[str, ...]:
-        found = [n for slot in self._slots() if (n := slot.notice())]
+        """The parts that are not working, in the box's language."""
+        tr = self.tr
+        found = [n for slot in self._slots() if (n := slot.notice(tr))]
         # Only the fallback source degrades (to the OS generator); the others have no flag.
         if getattr(self.entropy, "degraded", False):
-            found.append("hwrng failed: OS generator")
-        found.extend(self.games.notices())
+            found.append(tr.gettext(HWRNG_FAILED))
+        found.extend(self.games.notices(tr))
         if self.web_notice is not None:
-            found.append(self.web_notice)
-        if self.printer is not None and (n := self.printer.notice()):
+            # Set in English where the part failed (marked there), said in the language now.
+            found.append(tr.gettext(self.web_notice))
+        if self.printer is not None and (n := self.printer.notice(tr)):
             found.append(n)
         return tuple(found)
 
     def draw_status(self) -> None:
         view = self.view()
+        pages = page_count(view, self.status.size)
+        if pages > 1 and self.phase is Phase.SHOWING:
+            if self.next_page is None:
+                self.next_page = self.clock.now() + PAGE_S
+        else:
+            self.next_page = None
+            if self.page:
+                self.page = 0
+                view = self.view()
         screen = self.menus.screen() if self.phase is Phase.MENU else None
         self.status.show(screen if screen is not None else _status_picture(view, self.status.size))
         self.publisher.publish(view, rolling=self.phase is Phase.ROLLING)

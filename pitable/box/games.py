@@ -20,6 +20,7 @@ from pitable.box.table_map import TableMap, stored_map
 from pitable.config import BoxConfig
 from pitable.errors import BadSheet, StoreError
 from pitable.rules import Options, Roll, Title, find_title
+from pitable.rules.base import ENGLISH, Translator
 from pitable.rules.session import GameState, Mode, Turn, level
 from pitable.rules.sheets import Side
 
@@ -222,9 +223,11 @@ class Games:
             game = self.new_game(game.state.title, game.state.mode)
         return game
 
-    def end(self, score: int | None = None, parts: ScoreParts | None = None) -> Ending:
+    def end(self, score: int | None = None, parts: ScoreParts | None = None,
+            tr: Translator = ENGLISH) -> Ending:
         """End the current game, with its final score when one was entered, and the
-        components it was entered by, if it was."""
+        components it was entered by, if it was; the line for the screen in ``tr``'s
+        language (the level stays English: the screen translates it)."""
         game = self.current
         game.ended = True
         if self.store is not None and game.store_id is not None:
@@ -237,14 +240,18 @@ class Games:
             log.info("score by parts: %s", ", ".join(f"{n} {s}" for n, s in parts))
         if score is not None and game.state.mode is Mode.SOLO:
             result = level(game.state.title, score, game.state.hazards)
-            more = (
-                f"{result.stars_needed} more for {result.next_level}"
-                if result.next_level else "the highest level"
-            )
-            log.info("game ended: %s stars: %s; %s", score, result.name, more)
-            return Ending(result.name, f"{score} stars; {more}")
+            log.info("game ended: %s stars: %s; %s", score, result.name,
+                     f"{result.stars_needed} more for {result.next_level}"
+                     if result.next_level else "the highest level")
+            _ = tr.gettext
+            if result.next_level:
+                line = _("{score} stars; {needed} more for {level}").format(
+                    score=score, needed=result.stars_needed, level=_(result.next_level))
+            else:
+                line = _("{score} stars; the highest level").format(score=score)
+            return Ending(result.name, line)
         log.info("game ended")
-        return Ending(None, "Game ended. Press ROLL for a new one.")
+        return Ending(None, tr.gettext("Game ended. Press ROLL for a new one."))
 
     def record(self, turn: Turn, source: str) -> None:
         """Save ``turn`` of the current game, then make it the game's state."""
@@ -314,12 +321,13 @@ class Games:
             log.error("%s: %s", what, exc)
             self.failure = str(exc)
 
-    def notices(self) -> list[str]:
+    def notices(self, tr: Translator = ENGLISH) -> list[str]:
+        """What the status screen says of the store, in ``tr``'s language."""
         found = []
         if self.store is not None and self.store.recovered:
-            found.append("state was damaged: fresh start")
+            found.append(tr.gettext("state was damaged: fresh start"))
         if self.failure is not None or (self.store is not None and self.store.read_only):
             # A database the box may not write says so from the start, not from the first
             # roll it fails to keep.
-            found.append("rolls are not being saved")
+            found.append(tr.gettext("rolls are not being saved"))
         return found

@@ -4,7 +4,8 @@ The menu opens on a hold of ROLL (or a push of the encoder). ROLL's press or the
 moves through it, a hold or a push chooses. Each item is a label and what choosing it does
 to the box; the box draws whatever :meth:`Menus.view` returns. A number (a score, a part of
 one, how many players) is set in an :class:`Entry`: the encoder (or ROLL's press) changes
-it, a push (or a hold) confirms it.
+it, a push (or a hold) confirms it. Every heading and label is in the box's language,
+chosen when the level opens (choosing a language closes the menu).
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from PIL import Image
 from pitable.box.games import PLAYERS_RANGE, score_components
 from pitable.box.join import join_code, serves_page
 from pitable.box.table_map import TableMap
+from pitable.i18n import LANGUAGES
 from pitable.render.join import JoinCode, join_screen
 from pitable.render.status import MenuView
 from pitable.rules import Title, all_titles
+from pitable.rules.base import Translator
 from pitable.rules.session import Mode
 
 if TYPE_CHECKING:
@@ -49,8 +52,8 @@ class Entry:
     value: int
     #: The least and the most it may be.
     bounds: tuple[int, int]
-    #: What the number counts, after it on the screen: "stars", "players".
-    unit: str
+    #: The number as the screen says it, with what it counts: "4 players", "1 star".
+    unit: Callable[[int], str]
     done: Callable[[int], None]
     #: Past either bound the number goes round to the other: with ROLL's presses alone,
     #: which only count up, every value can still be reached.
@@ -66,8 +69,7 @@ class Entry:
             self.value = max(low, min(high, self.value + steps))
 
     def view(self) -> MenuView:
-        unit = self.unit[:-1] if self.value == 1 and self.unit.endswith("s") else self.unit
-        lines = (f"{self.value} {unit}",) + ((self.note,) if self.note else ())
+        lines = (self.unit(self.value),) + ((self.note,) if self.note else ())
         return MenuView(self.heading, lines, 0)
 
 
@@ -155,31 +157,60 @@ class Menus:
 
     # --- the items ----------------------------------------------------------------------
 
+    @property
+    def tr(self) -> Translator:
+        return self.box.tr
+
     def _top(self) -> MenuLevel:
         box = self.box
-        items: list[tuple[str, Callable[[], None]]] = [("New game", self._new_game_menu)]
+        _ = self.tr.gettext
+        items: list[tuple[str, Callable[[], None]]] = [(_("New game"), self._new_game_menu)]
         items.extend(self._sheet_items())
         if box.game.state.mode is Mode.SOLO and not box.game.ended:
-            items.append(("End game: score", self._enter_score))
+            items.append((_("End game: score"), self._enter_score))
         elif not box.game.ended:
-            items.append(("End game", self._end_table_game))
+            items.append((_("End game"), self._end_table_game))
         # The code to join the table's page, on the screen and on paper.
-        items.append(("Show join code", self._show_join))
+        items.append((_("Show join code"), self._show_join))
         if box.printer is not None and serves_page(box):
-            items.append(("Print join code", self._print_join))
-        items.append(("Back", box.close_menu))
-        return MenuLevel("Menu", items)
+            items.append((_("Print join code"), self._print_join))
+        items.append((_("Language"), self._language_menu))
+        items.append((_("Back"), box.close_menu))
+        return MenuLevel(_("Menu"), items)
+
+    # --- the language ---------------------------------------------------------------------
+
+    def _language_menu(self) -> None:
+        """Every language by its own name; choosing one changes the words at once."""
+        items: list[tuple[str, Callable[[], None]]] = [
+            (name, self._language_setter(code)) for code, name in LANGUAGES.items()
+        ]
+        items.append((self.tr.gettext("Back"), self._back))
+        selected = list(LANGUAGES).index(self.box.language)
+        heading = self.tr.gettext("Language")
+        self.levels.append(MenuLevel(heading, items, selected))
+        self.box.draw_status()
+
+    def _language_setter(self, code: str) -> Callable[[], None]:
+        def choose() -> None:
+            self.box.close_menu()
+            self.box.set_language(code)
+
+        return choose
 
     def _new_game_menu(self) -> None:
+        _ = self.tr.gettext
         items: list[tuple[str, Callable[[], None]]] = []
-        for title in all_titles():
-            for mode in ("table", "solo"):
-                items.append((f"{title.short_name}: {mode}", self._starter(title, mode)))
-        items.append(("Back", self._back))
         game = self.box.game
-        current = f"{game.title.short_name}: {game.state.mode}"
-        selected = next((i for i, (label, _) in enumerate(items) if label == current), 0)
-        self.levels.append(MenuLevel("New game", items, selected))
+        selected = 0
+        for title in all_titles():
+            for mode, label in (("table", _("{title}: table")), ("solo", _("{title}: solo"))):
+                if title is game.title and mode == str(game.state.mode):
+                    selected = len(items)
+                items.append((label.format(title=_(title.short_name)),
+                              self._starter(title, mode)))
+        items.append((_("Back"), self._back))
+        self.levels.append(MenuLevel(_("New game"), items, selected))
         self.box.draw_status()
 
     def _starter(self, title: Title, mode: str) -> Callable[[], None]:
@@ -189,12 +220,14 @@ class Menus:
                 self._start(title, mode, None)
                 return
             # Sheets of this title were printed: the table may be holding them.
+            _ = self.tr.gettext
             items: list[tuple[str, Callable[[], None]]] = [
-                ("New map", lambda: self._start(title, mode, None)),
-                (f"Last sheet: {last.tag}", lambda: self._start(title, mode, last)),
-                ("Back", self._back),
+                (_("New map"), lambda: self._start(title, mode, None)),
+                (_("Last sheet: {tag}").format(tag=last.tag),
+                 lambda: self._start(title, mode, last)),
+                (_("Back"), self._back),
             ]
-            self.levels.append(MenuLevel("Map", items))
+            self.levels.append(MenuLevel(_("Map"), items))
             self.box.draw_status()
 
         return start
@@ -214,16 +247,24 @@ class Menus:
         if not names:
             self._score_total()
             return
+        _ = self.tr.gettext
         items: list[tuple[str, Callable[[], None]]] = [
-            ("By parts", lambda: self._score_part(names, ())),
-            ("Total", self._score_total),
-            ("Back", self._back),
+            (_("By parts"), lambda: self._score_part(names, ())),
+            (_("Total"), self._score_total),
+            (_("Back"), self._back),
         ]
-        self.levels.append(MenuLevel("Score", items))
+        self.levels.append(MenuLevel(_("Score"), items))
         self.box.draw_status()
 
+    def _stars(self, count: int) -> str:
+        return self.tr.ngettext("{count} star", "{count} stars", count).format(count=count)
+
+    def _players(self, count: int) -> str:
+        return self.tr.ngettext("{count} player", "{count} players", count).format(count=count)
+
     def _score_total(self) -> None:
-        self.entry = Entry("Score: turn, push", 0, SCORE_RANGE, "stars", self._end_with)
+        self.entry = Entry(self.tr.gettext("Score: turn, push"), 0, SCORE_RANGE, self._stars,
+                           self._end_with)
         self.box.draw_status()
 
     def _end_with(self, score: int) -> None:
@@ -241,9 +282,13 @@ class Menus:
         def done(stars: int) -> None:
             self._score_part(names, (*parts, (name, stars)))
 
-        heading = f"{name} {len(parts) + 1}/{len(names)}: turn, push"
-        total = sum(stars for _, stars in parts)
-        self.entry = Entry(heading, 0, SCORE_RANGE, "stars", done, note=f"total so far {total}")
+        _ = self.tr.gettext
+        # The components' names are marked where each title scores its sheet.
+        heading = _("{part} {number}/{parts}: turn, push").format(
+            part=_(name), number=len(parts) + 1, parts=len(names))
+        total = sum(stars for _name, stars in parts)
+        self.entry = Entry(heading, 0, SCORE_RANGE, self._stars, done,
+                           note=_("total so far {total}").format(total=total))
         self.box.draw_status()
 
     # --- the sheets of the game's map: for the table, one more, or the solo player's ----
@@ -252,21 +297,24 @@ class Menus:
         box = self.box
         if box.printer is None:
             return []
+        _ = self.tr.gettext
         items: list[tuple[str, Callable[[], None]]]
         if box.game.state.mode is Mode.SOLO:
-            items = [("Print a sheet", lambda: self._print_sheets(1))]
+            items = [(_("Print a sheet"), lambda: self._print_sheets(1))]
         else:
             players = box.games.players
-            label = f"Sheets for {players} player{'' if players == 1 else 's'}"
-            items = [(label, self._ask_players), ("One more sheet", lambda: self._print_sheets(1))]
+            label = self.tr.ngettext("Sheets for {count} player", "Sheets for {count} players",
+                                     players).format(count=players)
+            items = [(label, self._ask_players),
+                     (_("One more sheet"), lambda: self._print_sheets(1))]
         if box.printer.can_retry():
-            items.append(("Retry the print", self._retry_print))
+            items.append((_("Retry the print"), self._retry_print))
         return items
 
     def _ask_players(self) -> None:
         players = self.box.games.players
-        self.entry = Entry("Sheets: turn, push", players, PLAYERS_RANGE, "players",
-                           self._print_for, wraps=True)
+        self.entry = Entry(self.tr.gettext("Sheets: turn, push"), players, PLAYERS_RANGE,
+                           self._players, self._print_for, wraps=True)
         self.box.draw_status()
 
     def _print_for(self, players: int) -> None:
@@ -283,20 +331,23 @@ class Menus:
         if game.ended:
             box.start_game(game.title, game.state.mode)
         table_map = box.game.map
-        box.message = box.printer.print_sheet(table_map, copies, join=join)
+        box.message = box.printer.print_sheet(
+            table_map, copies, join=join, solo=box.game.state.mode is Mode.SOLO, tr=box.tr
+        )
         box.games.printed(table_map)
-        log.info("%s", box.message)
+        log.info("printing %d sheet%s of %s", copies, "" if copies == 1 else "s",
+                 table_map.label)
         box.close_menu()
 
     def _retry_print(self) -> None:
         box = self.box
         assert box.printer is not None
-        box.message = box.printer.retry()
+        box.message = box.printer.retry(box.tr)
         box.close_menu()
 
     def _show_join(self) -> None:
         box = self.box
-        image = join_screen(join_code(box), box.status.size)
+        image = join_screen(join_code(box), box.status.size, box.tr)
         self.join = JoinShown(image, box.clock.now() + JOIN_SHOW_S)
         box.draw_status()
 

@@ -16,11 +16,23 @@ from typing import Any
 from PIL import Image
 
 from pitable.hw.clock import Clock
+from pitable.rules.base import ENGLISH, N_, Translator
 
 log = logging.getLogger("pitable.box")
 
 #: Seconds between retries of a failed part: quick at first, then every half minute.
 BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
+
+#: The notice of each panel the box names (:func:`~pitable.box.assembly.build_box` names
+#: them), whole, so that each language words it its own way ("l'écran du dé rouge").
+NOT_ANSWERING = {
+    "green die": N_("green die display not answering"),
+    "purple die": N_("purple die display not answering"),
+    "red die": N_("red die display not answering"),
+    "status": N_("status display not answering"),
+}
+#: The notice of a panel named otherwise.
+OTHER_NOT_ANSWERING = N_("{part} display not answering")
 
 
 class DisplaySlot:
@@ -104,5 +116,10 @@ class DisplaySlot:
         if cleanup is not None:
             cleanup()
 
-    def notice(self) -> str | None:
-        return f"{self.name} display not answering" if self.degraded else None
+    def notice(self, tr: Translator = ENGLISH) -> str | None:
+        """The status screen's line while the panel is down, in ``tr``'s language."""
+        if not self.degraded:
+            return None
+        if self.name in NOT_ANSWERING:
+            return tr.gettext(NOT_ANSWERING[self.name])
+        return tr.gettext(OTHER_NOT_ANSWERING).format(part=self.name)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pitable.config import PrinterConfig
 from pitable.errors import PaperOut, PitableError, PrinterError, PrinterOffline, PrinterTimeout
 from pitable.hw.events import Event, PrinterChanged
+from pitable.rules.base import ENGLISH, N_, Translator
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -78,20 +79,27 @@ class JobStatus:
 
 def failure_reason(exc: BaseException) -> str:
     if isinstance(exc, PaperOut):
-        return "paper out"
+        return N_("paper out")
     if isinstance(exc, PrinterTimeout):
-        return "timed out"
+        return N_("timed out")
     if isinstance(exc, PrinterOffline):
-        return "offline"
+        return N_("offline")
     if isinstance(exc, PitableError):
-        return "printer error"
-    return "failed"
+        return N_("printer error")
+    return N_("failed")
 
 
 @dataclass
 class _Job:
     status: JobStatus
+    #: The picture, or what draws it: drawn on the spooler's thread when first printed.
     image: Any = field(repr=False)
+
+    def picture(self) -> Image.Image:
+        if callable(self.image):
+            # Kept once drawn: a retry prints the same picture.
+            self.image = self.image()
+        return self.image
 
 
 class PrintSpooler:
@@ -120,8 +128,13 @@ class PrintSpooler:
         self._closed = False
         self._thread.start()
 
-    def submit(self, image: Image.Image, name: str = "sheet", *, copies: int = 1) -> JobStatus:
-        """Queue ``copies`` of ``image`` as one job: printed back to back, retried whole."""
+    def submit(self, image: Image.Image | Callable[[], Image.Image], name: str = "sheet", *,
+               copies: int = 1) -> JobStatus:
+        """Queue ``copies`` of ``image`` as one job: printed back to back, retried whole.
+
+        ``image`` may be what draws the picture: it is then drawn on the spooler's thread,
+        so that a long strip (and a solo sheet's target, which the bot plays for) never
+        holds up the box's loop."""
         if copies < 1:
             raise PrinterError(f"{copies} copies: a print job prints at least one")
         with self._changed:
@@ -215,7 +228,7 @@ class PrintSpooler:
                 attempts = job.status.attempts + 1
             self._set(job_id, state=JobState.PRINTING, attempts=attempts)
             try:
-                report = self.printer.print_image(job.image, copies=job.status.copies)
+                report = self.printer.print_image(job.picture(), copies=job.status.copies)
             except Exception as exc:
                 # The thread must outlive any failure: the box keeps printing later jobs.
                 reason = failure_reason(exc)
@@ -244,6 +257,8 @@ class BoxPrinter:
         #: The job the screen reports on; its state is always read from the spooler, which
         #: alone knows it (its thread changes it while the controller runs).
         self.latest_id: int | None = None
+        #: The map of each job queued here, which the screen names in its language.
+        self._maps: dict[int, TableMap] = {}
 
     @property
     def latest(self) -> JobStatus | None:
@@ -255,54 +270,89 @@ class BoxPrinter:
             self.post(PrinterChanged())
 
     def print_sheet(self, table_map: TableMap, copies: int = 1, *,
-                    join: JoinCode | None = None) -> str:
-        """Queue ``copies`` sheets of ``table_map``; returns the screen's line for it. With
-        ``join``, the code to join the table's page is printed at the top of each."""
-        # Imported here: drawing a sheet needs Pillow, which the box has, but the rules
-        # and the fast commands import nothing of it.
-        from pitable.render.sheet import render_sheet
+                    join: JoinCode | None = None, solo: bool = False,
+                    tr: Translator = ENGLISH) -> str:
+        """Queue ``copies`` sheets of ``table_map``; returns the screen's line for it, in
+        ``tr``'s language. With
+        ``join``, the code to join the table's page is printed at the top of each; ``solo``
+        prints the adventurer levels and the stars to beat (the bot's median on the map).
+        The sheet is drawn on the printer's thread."""
+        dots = self.settings.dots
 
-        image = render_sheet(table_map.sheet(), self.settings.dots)
-        if join is not None:
-            from pitable.render.join import join_strip, on_top_of
+        def draw() -> Image.Image:
+            # Imported here: drawing a sheet needs Pillow, which the box has, but the rules
+            # and the fast commands import nothing of it.
+            from pitable.render.sheet import render_sheet
+            from pitable.rules.bot import target as bot_target
 
-            image = on_top_of(join_strip(join, self.settings.dots), image)
-        self.latest_id = self.spooler.submit(image, table_map.label, copies=copies).id
-        return f"Printing: {_sheets(table_map.label, copies)}"
+            sheet = table_map.sheet()
+            target = bot_target(sheet.title, sheet.side, sheet.seed) if solo else None
+            image = render_sheet(sheet, dots, solo=solo, target=target)
+            if join is not None:
+                from pitable.render.join import join_strip, on_top_of
 
-    def message(self) -> str | None:
-        """The status screen's line for the latest job."""
+                image = on_top_of(join_strip(join, dots, tr), image)
+            return image
+
+        self.latest_id = self.spooler.submit(draw, table_map.label, copies=copies).id
+        self._maps[self.latest_id] = table_map
+        return tr.gettext("Printing: {sheets}").format(
+            sheets=_sheets(_named(table_map, tr), copies, tr))
+
+    def message(self, tr: Translator = ENGLISH) -> str | None:
+        """The status screen's line for the latest job, in ``tr``'s language."""
         job = self.latest
         if job is None:
             return None
-        what = _sheets(job.name, job.copies)
+        _ = tr.gettext
+        what = self._what(job, tr)
         if job.state is JobState.DONE:
-            return f"Printed: {what}"
+            return _("Printed: {sheets}").format(sheets=what)
         if job.state is JobState.FAILED:
-            return f"Print failed ({job.reason}): hold ROLL to retry"
-        return f"Printing: {what}"
+            return _("Print failed ({reason}): hold ROLL to retry").format(
+                reason=_(job.reason or "failed"))
+        return _("Printing: {sheets}").format(sheets=what)
 
-    def notice(self) -> str | None:
+    def notice(self, tr: Translator = ENGLISH) -> str | None:
+        """The status screen's notice while a print has failed, in ``tr``'s language."""
         failed = self.spooler.failed()
-        return f"printer: {failed[-1].reason}" if failed else None
+        if not failed:
+            return None
+        return tr.gettext("printer: {reason}").format(
+            reason=tr.gettext(failed[-1].reason or "failed"))
 
     def can_retry(self) -> bool:
         return bool(self.spooler.failed())
 
-    def retry(self) -> str:
+    def retry(self, tr: Translator = ENGLISH) -> str:
+        """Queue the last failed job again; the screen's line for it."""
         failed = self.spooler.failed()
         if not failed:
-            return "Nothing to print again"
+            return tr.gettext("Nothing to print again")
         self.latest_id = self.spooler.retry(failed[-1].id).id
-        return f"Printing again: {_sheets(failed[-1].name, failed[-1].copies)}"
+        return tr.gettext("Printing again: {sheets}").format(sheets=self._what(failed[-1], tr))
+
+    def _what(self, job: JobStatus, tr: Translator) -> str:
+        """The job's sheets as the screen names them: ``Vallée A·1234``, ``6 feuilles de...``."""
+        table_map = self._maps.get(job.id)
+        name = _named(table_map, tr) if table_map is not None else job.name
+        return _sheets(name, job.copies, tr)
 
     def close(self) -> None:
         self.spooler.close(timeout=1.0)
 
 
-def _sheets(name: str, copies: int) -> str:
+def _named(table_map: TableMap, tr: Translator) -> str:
+    """The map as :attr:`TableMap.label` names it, the title's name in ``tr``'s language."""
+    return f"{tr.gettext(table_map.title.short_name)} {table_map.tag}"
+
+
+def _sheets(name: str, copies: int, tr: Translator = ENGLISH) -> str:
     """``Valley A·1234``, or ``6 sheets of Valley A·1234``."""
-    return name if copies == 1 else f"{copies} sheets of {name}"
+    if copies == 1:
+        return name
+    return tr.ngettext("{copies} sheet of {name}", "{copies} sheets of {name}", copies).format(
+        copies=copies, name=name)
 
 
 def box_printer(config: PrinterConfig, *, simulated: bool = False) -> BoxPrinter | None:

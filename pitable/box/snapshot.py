@@ -44,7 +44,7 @@ class TableSnapshot:
     #: What the last shown roll allows, as ``pitable options --json`` prints it; None
     #: before the first roll, during a tumble and once a game's result is shown.
     options: dict[str, Any] | None
-    #: The status screen's words: the headline first, then each line.
+    #: The status screen's words as whole sentences: the headline first, then each line.
     words: tuple[str, ...]
     round: int | None
     round_limit: int | None
@@ -56,6 +56,8 @@ class TableSnapshot:
     message: str | None
     #: The last few shown rolls, newest first, each as ``options``.
     recent: tuple[dict[str, Any], ...] = ()
+    #: The language of the words ("en", "fr", "es"), which a watcher's own labels follow.
+    lang: str = "en"
 
     @property
     def roll(self) -> list[object] | None:
@@ -84,6 +86,7 @@ class TableSnapshot:
             "result": self.result,
             "message": self.message,
             "recent": list(self.recent),
+            "lang": self.lang,
         }
 
     def same_as(self, other: TableSnapshot | None) -> bool:
@@ -92,7 +95,9 @@ class TableSnapshot:
 
 
 def words_of(view: StatusView) -> tuple[str, ...]:
-    """The status screen's words for ``view``: the title's reading, else the message."""
+    """The status screen's words for ``view``, in its language, as whole sentences: the
+    title's reading of the roll (its headline, then each line, which the screen wraps and
+    pages to its size), else the level reached or the message."""
     reading = reading_of(view)
     if reading is not None:
         return (reading.headline, *reading.lines)
@@ -124,6 +129,7 @@ class Publisher:
             _tell(watcher, self.latest)
 
     def publish(self, view: StatusView, *, rolling: bool) -> TableSnapshot:
+        """Publish ``view`` if the table sees a change."""
         title = view.title
         latest = self.latest
         if _new_game(latest, title.key, view.round):
@@ -151,6 +157,7 @@ class Publisher:
             result=view.result,
             message=view.message,
             recent=tuple(self._recent),
+            lang=view.lang,
         )
         if snapshot.same_as(self.latest):
             assert self.latest is not None

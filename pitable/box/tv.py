@@ -128,7 +128,7 @@ def start_tv(config: TvConfig, opener: Callable[[TvConfig], Any], box: Box) -> T
         device = opener(config)
     except (DisplayError, OSError) as exc:
         log.warning("%s", exc)
-        box.message = f"No TV on {config.device}"
+        box.message = box.tr.gettext("No TV on {device}").format(device=config.device)
         return None
     worker = TvWorker(device, lambda: join_code(box))
     box.publisher.subscribe(worker.offer)

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from pitable.commands.args import MAX_WHOLE, directory_path, output_file, whole_number
+from pitable.commands.screen import add_lang_argument
 from pitable.errors import UsageError
 
 log = logging.getLogger("pitable.box")
@@ -101,6 +102,7 @@ def setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--state-dir", type=directory_path, metavar="DIR", help="where the games are kept"
     )
+    add_lang_argument(p)
     p.set_defaults(run=run_box)
 
 
@@ -131,13 +133,20 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
                    help="turn the TV on and write its last picture when the simulator ends"
                    " (its size: the config's [tv] width and height)")
     add_web_arguments(p)
+    add_lang_argument(p)
     p.set_defaults(run=run_sim)
 
 
 def _config(args: argparse.Namespace) -> Any:
+    import dataclasses
+
     from pitable.box.config_title import load_checked
 
-    return load_checked(getattr(args, "config", None)).config
+    config = load_checked(getattr(args, "config", None)).config
+    lang = getattr(args, "lang", None)
+    if lang is not None:
+        config = dataclasses.replace(config, box=dataclasses.replace(config.box, language=lang))
+    return config
 
 
 def _store(state_dir: str | None, config: Any) -> Any:

@@ -82,7 +82,8 @@ def add_sheet_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--side", default="a", metavar="a|b", help="the side of the sheet (a)")
     p.add_argument("--solo", action="store_true",
-                   help="a sheet for a solo game: it prints the adventurer levels")
+                   help="a sheet for a solo game: it prints the adventurer levels and the"
+                   " stars to beat (the bot's median score on the map)")
 
 
 def setup_sheet(p: argparse.ArgumentParser) -> None:
@@ -212,20 +213,28 @@ def sheet_bytes(
     if suffix == ".pdf":
         from pitable.render.sheet_pdf import sheets_pdf
 
-        return sheets_pdf(sheets, paper, solo=solo)
+        return sheets_pdf(sheets, paper, solo=solo, target=target_of if solo else None)
     import io
 
     if page:
         from pitable.render.sheet_pdf import page_image
 
-        image = page_image(sheets[:2], paper, solo=solo)
+        image = page_image(sheets[:2], paper, solo=solo, target=target_of if solo else None)
     else:
         from pitable.render.sheet import render_sheet
 
-        image = render_sheet(sheets[0], width, solo=solo)
+        image = render_sheet(sheets[0], width, solo=solo,
+                             target=target_of(sheets[0]) if solo else None)
     buffer = io.BytesIO()
     image.save(buffer, format=FORMATS[suffix])
     return buffer.getvalue()
+
+
+def target_of(sheet: Sheet) -> int:
+    """The stars to beat on a solo sheet: the bot's median score on its map."""
+    from pitable.rules.bot import target
+
+    return target(sheet.title, sheet.side, sheet.seed)
 
 
 def printer_settings(args: argparse.Namespace) -> PrinterConfig:
@@ -252,7 +261,8 @@ def run_print(args: argparse.Namespace) -> int:
     from pitable.hw.printer import ThermalPrinter
     from pitable.render.sheet import render_sheet
 
-    image = render_sheet(sheet, settings.dots, solo=args.solo)
+    image = render_sheet(sheet, settings.dots, solo=args.solo,
+                         target=target_of(sheet) if args.solo else None)
     printer = ThermalPrinter(settings)
     spooler = PrintSpooler(printer)
     try:

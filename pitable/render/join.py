@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw
 
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR
 from pitable.render.text import draw_fitted, fit_text, fit_tokens, line_height
+from pitable.rules.base import ENGLISH, N_, Translator
 
 #: The QR code's error correction: M (15 %) stands a smudge or a glare on a screen.
 ERROR_LEVEL = "m"
@@ -25,7 +26,7 @@ SCREEN_BORDER = 2
 PAPER_BORDER = 4
 
 #: What the screen says when there is no page to join.
-WEB_OFF = "The table's web page is off: set [web] enabled = true in the config"
+WEB_OFF = N_("The table's web page is off: set [web] enabled = true in the config")
 
 _ALPHANUMERIC = re.compile(r"^[0-9A-Z $%*+\-./:]*$")
 _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<host>[^/]*)(?P<rest>.*)$")
@@ -93,16 +94,19 @@ def pin_text(pin: str) -> str:
 # --- the status screen ----------------------------------------------------------------
 
 
-def join_screen(code: JoinCode | None, size: tuple[int, int] = (128, 64)) -> Image.Image:
+def join_screen(code: JoinCode | None, size: tuple[int, int] = (128, 64),
+                tr: Translator = ENGLISH) -> Image.Image:
     """What the status screen shows for "Show join code": the QR code at the left, the PIN
-    in large digits beside it; without a page to join, says that the web is off."""
+    in large digits beside it; without a page to join, says that the web is off. The words
+    are in ``tr``'s language."""
+    _ = tr.gettext
     width, height = size
     image = Image.new("1", size, 0)
     draw = ImageDraw.Draw(image)
     if code is None:
-        heading = fit_text("Join code", width - 4, 14, BOLD, max_size=12, min_size=8)
+        heading = fit_text(_("Join code"), width - 4, 14, BOLD, max_size=12, min_size=8)
         top = draw_fitted(draw, (0, 1, width, 15), heading)[3] + 3
-        lines, text_size = fit_tokens(tuple(WEB_OFF.split()), " ", (width - 4, height - top),
+        lines, text_size = fit_tokens(tuple(_(WEB_OFF).split()), " ", (width - 4, height - top),
                                       REGULAR, max_size=11, min_size=8)
         step = line_height(text_size, REGULAR) + 1
         for i, line in enumerate(lines):
@@ -118,9 +122,9 @@ def join_screen(code: JoinCode | None, size: tuple[int, int] = (128, 64)) -> Ima
     left = qr.width + 4
     box_w = width - left - 2
     if code.pin is None:
-        label, digits = "Scan to join", ""
+        label, digits = _("Scan to join"), ""
     else:
-        label, digits = "PIN", pin_text(code.pin)
+        label, digits = _("PIN"), pin_text(code.pin)
     small = fit_text(label, box_w, 12, BOLD, max_size=10, min_size=7, line=True)
     bottom = height - 2
     if box_w >= 140:
@@ -157,9 +161,10 @@ def join_screen(code: JoinCode | None, size: tuple[int, int] = (128, 64)) -> Ima
 # --- the printed strip and the TV's tile -------------------------------------------------
 
 
-def join_strip(code: JoinCode, width: int) -> Image.Image:
+def join_strip(code: JoinCode, width: int, tr: Translator = ENGLISH) -> Image.Image:
     """A strip for the top of a printed sheet, ``width`` dots wide, black on white: the QR
-    code at the left, then "Scan to join the table", the address and the PIN."""
+    code at the left, then "Scan to join the table" (in ``tr``'s language), the address and
+    the PIN."""
     module = max(2, min(6, (width // 2) // qr_side(code.url, PAPER_BORDER)))
     qr = qr_image(code.url, module, PAPER_BORDER)
     height = qr.height + 8
@@ -168,7 +173,7 @@ def join_strip(code: JoinCode, width: int) -> Image.Image:
     draw = ImageDraw.Draw(strip)
     left = qr.width + 6
     box_w = width - left - 4
-    lines = [("Scan to join the table", BOLD, 18), (code.url, REGULAR, 14)]
+    lines = [(tr.gettext("Scan to join the table"), BOLD, 18), (code.url, REGULAR, 14)]
     if code.pin is not None:
         lines.append((f"PIN {pin_text(code.pin)}", CONDENSED_BOLD, 44))
     y = 8

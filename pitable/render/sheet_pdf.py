@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from itertools import combinations, pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from pitable.errors import MissingDependency, UsageError
 from pitable.render.fonts import FONT_DIR, REGULAR
@@ -208,10 +208,15 @@ def page_size(paper: str) -> tuple[float, float]:
         raise UsageError(f"paper {paper!r}: expected one of {', '.join(PAGES)}") from None
 
 
+#: The stars to beat on a sheet: one number for every sheet, or a number per sheet.
+Target: TypeAlias = "int | Callable[[Sheet], int | None] | None"
+
+
 def sheets_pdf(
-    sheets: Sequence[Sheet], paper: str = "a4", *, solo: bool = False, target: int | None = None
+    sheets: Sequence[Sheet], paper: str = "a4", *, solo: bool = False, target: Target = None
 ) -> bytes:
-    """A PDF of ``sheets`` (repeat one sheet for copies), two to a page."""
+    """A PDF of ``sheets`` (repeat one sheet for copies), two to a page. ``target`` is
+    the stars to beat, or what gives each map's (a pad of different maps)."""
     try:
         from fpdf import FPDF
     except ImportError:
@@ -247,7 +252,7 @@ def sheets_pdf(
 
 
 def _drawings(
-    sheets: Sequence[Sheet], paper: str, *, solo: bool, target: int | None
+    sheets: Sequence[Sheet], paper: str, *, solo: bool, target: Target
 ) -> list[Drawing]:
     # Copies of one sheet share its layout: a pad of 20 is laid out once.
     done: dict[int, Drawing] = {}
@@ -255,7 +260,8 @@ def _drawings(
     for sheet in sheets:
         key = id(sheet)
         if key not in done:
-            done[key] = page_layout(sheet, paper, solo=solo, target=target)
+            stars = target(sheet) if callable(target) else target
+            done[key] = page_layout(sheet, paper, solo=solo, target=stars)
         out.append(done[key])
     return out
 
@@ -266,7 +272,7 @@ def page_image(
     *,
     dots_per_mm: float = 8.0,
     solo: bool = False,
-    target: int | None = None,
+    target: Target = None,
 ) -> Image.Image:
     """The first page of ``sheets`` as a 1-bit picture at ``dots_per_mm``: what the PDF
     prints, drawn with the same shapes by the strip's painter."""

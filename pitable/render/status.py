@@ -2,29 +2,39 @@
 
 :func:`draw_status` is a pure function of a :class:`StatusView`, which holds everything the
 screen shows; the controller builds a new view on every change (a roll, a blink, a menu
-step) and the display layer sends the image. The layout, top to bottom:
+step, a page turn) and the display layer sends the image. The layout, top to bottom:
 
-- a small header: the title and the map's tag ("A·1234"), and in solo play the round and
-  the hazards so far;
+- a small header: the title and the map's tag ("A·1234"), the hazards marked (the Island's
+  bubbles, or in solo play) and the round;
 - the body: the legal numbers as big as they fit, then the Valley's plays or the title's
   headline, then small chips for Dakota Smith's face and Penny Papers; or the hazard word
   across the whole screen, inverted on every other blink; or the menu;
 - a small footer when there is something to say: a transient message, or the parts that
   are not working ("!" and the part).
 
-On the 256-wide SSD1322 the same body takes the left half and the title's own words (the
-Reading's headline and lines) fill the right half.
+That is the first page. The title's words (the Reading: what each special face does, where
+a hazard goes, what it costs and how a 9 beats it) are never cut: on the 128-wide screen
+they follow on further pages, and on the 256-wide SSD1322 the same body takes the left half
+and the words page through the right half. The controller turns the pages on a timer or
+on the encoder; :func:`page_count` says how many there are.
+
+:func:`status_lines` gives each page's text, laid out by the same code that draws it: the
+box, the simulator, ``pitable screen`` and the web page all say the same words. Every text
+is placed with :class:`Placed` records, so a test can check that each one fits its box.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from PIL import Image, ImageChops, ImageDraw
 
+from pitable.i18n import translator
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR
 from pitable.render.text import (
+    ELLIPSIS,
     Fitted,
     draw_fitted,
     fit_text,
@@ -33,7 +43,16 @@ from pitable.render.text import (
     measure,
     wrap_text,
 )
-from pitable.rules.base import GreenEffect, Options, Reading, Title, format_numbers, format_play
+from pitable.rules.base import (
+    N_,
+    GreenEffect,
+    Options,
+    Reading,
+    Title,
+    Translator,
+    format_numbers,
+    format_play,
+)
 
 ON, OFF = 1, 0
 #: The small text. Compared side by side in mode "1" (no anti-aliasing) at 7 to 10 px,
@@ -67,14 +86,14 @@ class StatusView:
     round_limit: int | None = None
     #: What the last roll allows; None before the first roll.
     options: Options | None = None
-    #: The title's words for ``options``; computed from it when None.
+    #: The title's words for ``options``; computed from it (in ``lang``) when None.
     reading: Reading | None = None
     menu: MenuView | None = None
     #: Parts that are not working, e.g. "red die display not answering".
     notices: tuple[str, ...] = ()
     #: The hazard alarm's phase: the controller toggles it; True draws the screen inverted.
     blink_on: bool = True
-    #: Hazards rolled so far (solo play).
+    #: Hazards marked so far (solo play, and the Island's danger bubbles at a table).
     hazards: int | None = None
     #: A transient line, e.g. "Printing sheet seed 1234"; wrapped onto two when it must.
     message: str | None = None
@@ -82,29 +101,43 @@ class StatusView:
     result: str | None = None
     #: The map the table plays on, in short (side and seed, "A·1234"), after the title.
     map_tag: str | None = None
+    #: The language of the words: "en", "fr" or "es".
+    lang: str = "en"
+    #: The page shown, counted from 0 and taken modulo :func:`page_count`.
+    page: int = 0
+
+
+#: The adventurer levels, for a finished game's screen (their names are kept in English in
+#: the store; the screen shows them in its language).
+LEVEL_WORDS = (N_("Tourist"), N_("Pathfinder"), N_("Voyager"), N_("Explorer"))
+
+
+def tr_of(view: StatusView) -> Translator:
+    return translator(view.lang)
 
 
 def round_text(view: StatusView) -> str:
-    """"R 7/25" in solo play; "R 7" without a limit; "" in table play without a round."""
+    """"R 7/25" in solo play; "R 7" without a limit; "" before the first roll of a game
+    without a round limit, and in table play without a round."""
+    _ = tr_of(view).gettext
     if view.round is None:
         return ""
     if view.round_limit is not None:
-        return f"R {view.round}/{view.round_limit}"
-    return f"R {view.round}"
+        return _("R {round}/{limit}").format(round=view.round, limit=view.round_limit)
+    if view.round == 0:
+        return ""
+    return _("R {round}").format(round=view.round)
 
 
 def hazards_text(view: StatusView) -> str:
     """The hazards so far: "2 snakes", or against the sheet's limit, "danger 3/5"."""
     if view.hazards is None:
         return ""
-    name = view.title.hazard_name
-    limit = view.title.hazard_limit
-    if limit is not None:
-        return f"{name} {view.hazards}/{limit}"
-    return f"{view.hazards} {name if view.hazards == 1 else plural(name)}"
+    return view.title.hazards_text(view.hazards, tr_of(view))
 
 
 def plural(word: str) -> str:
+    """An English noun's plural, for the simulator's own lines: "snakes", "mummies"."""
     return word[:-1] + "ies" if word.endswith("y") else word + "s"
 
 
@@ -119,7 +152,95 @@ def reading_of(view: StatusView) -> Reading | None:
         return view.reading
     if view.options is None:
         return None
-    return view.title.reading(view.options, solo=view.solo)
+    return view.title.reading(view.options, solo=view.solo, tr=tr_of(view))
+
+
+Box = tuple[int, int, int, int]  # left, top, right, bottom; right and bottom exclusive
+
+
+#: The parts of a page, in reading order (:attr:`Placed.part`).
+HEADER, BODY, WORDS, FOOTER = range(4)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A text placed on the screen: what is drawn, the box it must stay inside, and how it
+    was fitted (its ink's size, and ``whole`` False when it had to be elided)."""
+
+    text: str
+    box: Box
+    fitted: Fitted
+    #: Where on the screen, in reading order: the header, the body, the words, the footer.
+    part: int = HEADER
+
+    @property
+    def fits(self) -> bool:
+        x0, y0, x1, y1 = self.box
+        return self.fitted.whole and self.fitted.width <= x1 - x0 and \
+            self.fitted.height <= y1 - y0
+
+
+@dataclass
+class Canvas:
+    """Where a page is laid out: every text is recorded, and drawn when there is an image.
+
+    Laying out without an image (``draw`` None) is what :func:`status_lines` and the fit
+    test do: the same code places the same texts, and nothing is drawn.
+    """
+
+    draw: ImageDraw.ImageDraw | None
+    placed: list[Placed] = field(default_factory=list)
+    #: The part being laid out (see :attr:`Placed.part`).
+    part: int = HEADER
+
+    def text(self, box: Box, fitted: Fitted, *, fill: int = ON, align: str = "center",
+             valign: str = "center") -> None:
+        if fitted.text.endswith(ELLIPSIS):
+            # Cut before it was fitted (a footer wrapped onto its two lines): not whole.
+            fitted = dataclasses.replace(fitted, whole=False)
+        if fitted.text:
+            self.placed.append(Placed(fitted.text, box, fitted, self.part))
+        if self.draw is not None:
+            draw_fitted(self.draw, box, fitted, fill=fill, align=align, valign=valign)
+
+
+# --- pages -------------------------------------------------------------------------------
+
+
+def wide(size: tuple[int, int]) -> bool:
+    """A screen wide enough for the body on its left half and the words on its right."""
+    return size[0] >= 224
+
+
+def page_count(view: StatusView, size: tuple[int, int] = (128, 64)) -> int:
+    """How many pages the screen shows for ``view``: 1 when everything fits on one."""
+    return len(_pages(view, size))
+
+
+def status_lines(view: StatusView, size: tuple[int, int] = (128, 64),
+                 lang: str | None = None) -> tuple[tuple[str, ...], ...]:
+    """Each page's text, top to bottom: the header, the body, the words, the footer.
+
+    The same layout :func:`draw_status` draws: what this returns is what the screen says.
+    ``lang`` overrides the view's language.
+    """
+    if lang is not None and lang != view.lang:
+        view = _replace(view, lang=lang)
+    return tuple(tuple(p.text for p in page) for page in layout(view, size))
+
+
+def layout(view: StatusView, size: tuple[int, int] = (128, 64)) -> tuple[tuple[Placed, ...], ...]:
+    """Every page's texts and the boxes they must fit, without drawing anything."""
+    pages = []
+    for index in range(page_count(view, size)):
+        canvas = Canvas(None)
+        _draw_page(canvas, _replace(view, page=index), size)
+        pages.append(tuple(sorted(canvas.placed, key=lambda p: (p.part, p.box[1], p.box[0]))))
+    return tuple(pages)
+
+
+def _replace(view: StatusView, **changes: object) -> StatusView:
+    return dataclasses.replace(view, **changes)  # type: ignore[arg-type]
 
 
 def draw_status(view: StatusView, size: tuple[int, int] = (128, 64)) -> Image.Image:
@@ -131,68 +252,130 @@ def draw_status(view: StatusView, size: tuple[int, int] = (128, 64)) -> Image.Im
     return _draw_status(view, size).copy()
 
 
-Box = tuple[int, int, int, int]  # left, top, right, bottom; right and bottom exclusive
-
-
 @lru_cache(maxsize=64)
 def _draw_status(view: StatusView, size: tuple[int, int]) -> Image.Image:
-    width, height = size
     image = Image.new("1", size, OFF)
-    draw = ImageDraw.Draw(image)
+    canvas = Canvas(ImageDraw.Draw(image))
+    _draw_page(canvas, view, size)
+    if view.menu is None and alarm(view) and view.blink_on:
+        image = ImageChops.invert(image.convert("L")).convert("1")
+    return image
+
+
+def _draw_page(canvas: Canvas, view: StatusView, size: tuple[int, int]) -> None:
+    width, height = size
+    tr = tr_of(view)
     # The menu brings its own heading and needs every row it can get.
-    top = 0 if view.menu is not None else _header(draw, view, width)
+    top = 0 if view.menu is not None else _header(canvas, view, width)
     bottom = height
     footer = view.message or _notice_text(view.notices)
     if footer:
         warning = not view.message
         lines = _footer_lines(footer, width - (FLAG_W if warning else 0))
         bottom = height - len(lines) * FOOTER_H
-        _footer(draw, lines, warning, (0, bottom, width, height))
+        canvas.part = FOOTER
+        _footer(canvas, lines, warning, (0, bottom, width, height))
+    canvas.part = BODY
     if view.menu is not None:
-        _menu(draw, view.menu, (0, top, width, bottom))
-        return image
+        _menu(canvas, view.menu, (0, top, width, bottom))
+        return
     reading = reading_of(view)
-    body = _body(view.title, view.options, reading, view.result, (top, bottom), size)
-    image = ImageChops.logical_or(image, body)
-    if alarm(view) and view.blink_on:
-        image = ImageChops.invert(image.convert("L")).convert("1")
-    return image
-
-
-@lru_cache(maxsize=256)
-def _body(  # noqa: PLR0917 - cached, so positional like its callers' keys
-    title: Title, options: Options | None, reading: Reading | None, result: str | None,
-    rows: tuple[int, int], size: tuple[int, int],
-) -> Image.Image:
-    """The body of the screen, alone on a dark image: cached apart from the header and the
-    footer, whose round and notices change on every roll while the body's text (the costly
-    part to fit and draw) repeats."""
-    width, _ = size
-    top, bottom = rows
-    image = Image.new("1", size, OFF)
-    draw = ImageDraw.Draw(image)
-    view = StatusView(title=title, options=options, reading=reading, result=result)
+    pages = _pages(view, size)
+    page = view.page % len(pages)
+    words = pages[page]
     body: Box = (0, top, width, bottom)
-    # On a wide screen the body keeps the 128-pixel layout on the left and the title's words
-    # take the rest: a line of numbers stretched across 256 pixels would only get wider, not
-    # taller, since the height is what limits it.
-    words_box: Box | None = None
-    if width >= 224 and reading is not None:
+    if wide(size) and reading is not None:
+        # On a wide screen the body keeps the 128-pixel layout on the left and the title's
+        # words take the rest: a line of numbers stretched across 256 pixels would only get
+        # wider, not taller, since the height is what limits it.
         split = width // 2
         body = (0, top, split, bottom)
-        words_box = (split + 4, top, width, bottom)
-        draw.line((split + 1, top, split + 1, bottom - 2), fill=ON)
-    if result is not None:
-        _result(draw, result, body)
-    elif options is None:
-        _idle(draw, view, body)
-    elif alarm(view):
-        _hazard(draw, view, reading, body)
+        if canvas.draw is not None:
+            canvas.draw.line((split + 1, top, split + 1, bottom - 2), fill=ON)
+        canvas.part = WORDS
+        _words(canvas, words, (split + 4, top, width, bottom))
+        canvas.part = BODY
+    elif page > 0:
+        canvas.part = WORDS
+        _words(canvas, words, body)
+        return
+    _body(canvas, view, reading, tr, body)
+
+
+def _pages(view: StatusView, size: tuple[int, int]) -> tuple[tuple[str, ...], ...]:
+    """The words of each page: on a narrow screen the first page is the body alone (no
+    words), the others the words; on a wide one every page has the body and some words."""
+    if view.menu is not None:
+        return ((),)
+    reading = reading_of(view)
+    if reading is None or view.result is not None:
+        return ((),)
+    width, height = size
+    top = HEADER_H + 3
+    footer = view.message or _notice_text(view.notices)
+    bottom = height
+    if footer:
+        bottom -= len(_footer_lines(footer, width - (0 if view.message else FLAG_W))) * FOOTER_H
+    tr = tr_of(view)
+    if wide(size):
+        box_w = width - (width // 2 + 4)
+        lines = _word_lines(view, reading, tr, on_left_only=True)
+        return _paginate(lines, box_w, bottom - top) or ((),)
+    lines = _word_lines(view, reading, tr, on_left_only=False)
+    return ((), *_paginate(lines, width, bottom - top))
+
+
+def _word_lines(view: StatusView, reading: Reading, tr: Translator, *,
+                on_left_only: bool) -> tuple[str, ...]:
+    """The title's words that the body does not show already.
+
+    The body shows the numbers, the Valley's plays, the hazard's word and its brief; on
+    a narrow screen also the headline of a roll without a hazard (except the Valley's,
+    where the plays take its place).
+    """
+    title, options = view.title, view.options
+    shown = set(reading.brief)
+    if options is not None:
+        shown |= {title.numbers_line(options, tr), title.plays_line(options, tr)}
+    lines = list(reading.lines)
+    if reading.alarm:
+        # The brief says its first line ("Ignore the other dice") in fewer words.
+        lines = lines[1:]
     else:
-        _roll(draw, view, options, body)
-    if words_box is not None and reading is not None:
-        _words(draw, view, reading, words_box)
-    return image
+        headline_on_body = not on_left_only and not (title.several_spaces and options
+                                                     and options.plays)
+        rest = [line for line in lines if line and line not in shown]
+        if not headline_on_body and (rest or on_left_only):
+            # The Valley's headline ("Fill 1 to 3 spaces") heads its words; alone, on a
+            # page of its own, it would only say what the plays show.
+            lines.insert(0, reading.headline)
+    return tuple(line for line in lines if line and line not in shown)
+
+
+@lru_cache(maxsize=1024)
+def _paginate(lines: tuple[str, ...], width: int, height: int) -> tuple[tuple[str, ...], ...]:
+    """``lines`` wrapped to ``width`` at the small size and cut into pages of ``height``.
+
+    A sentence starts a new page rather than break across two, unless it is longer than a
+    page on its own.
+    """
+    step = line_height(SMALL_MIN, SMALL) + 1
+    rows = max(1, height // step)
+    pages: list[list[str]] = []
+    current: list[str] = []
+    for line in lines:
+        wrapped = list(wrap_text(line, width, SMALL_MIN, SMALL, 99))
+        if current and len(current) + len(wrapped) > rows:
+            pages.append(current)
+            current = []
+        for part in wrapped:
+            if len(current) == rows:
+                pages.append(current)
+                current = []
+            current.append(part)
+    if current:
+        pages.append(current)
+    return tuple(tuple(page) for page in pages)
 
 
 # --- parts of the screen ----------------------------------------------------------
@@ -205,11 +388,18 @@ def _small(text: str, width: int, height: int, *, size: int = SMALL_SIZE,
                     line=True)
 
 
-def _header(draw: ImageDraw.ImageDraw, view: StatusView, width: int) -> int:
+def _header(canvas: Canvas, view: StatusView, width: int) -> int:
     """The title on the left, hazards and round on the right; returns the body's top."""
+    tr = tr_of(view)
     right = "  ".join(t for t in (hazards_text(view), round_text(view)) if t)
-    name = view.title.name if width >= 224 else view.title.short_name
-    draw.bitmap((0, 0), _header_strip(name, right, width, view.map_tag), fill=ON)
+    name = view.title.display_name(tr) if wide((width, 0)) else view.title.display_short_name(tr)
+    fl, fr, left_w = _header_texts(name, right, width, view.map_tag)
+    if fl.text:
+        canvas.placed.append(Placed(fl.text, (0, 0, max(left_w, 0), HEADER_H), fl))
+    if fr.text:
+        canvas.placed.append(Placed(fr.text, (0, 0, width, HEADER_H), fr))
+    if canvas.draw is not None:
+        canvas.draw.bitmap((0, 0), _header_strip(name, right, width, view.map_tag), fill=ON)
     return HEADER_H + 3
 
 
@@ -223,8 +413,18 @@ def _header_strip(name: str, right: str, width: int, tag: str | None = None) -> 
     """
     strip = Image.new("1", (width, HEADER_H + 2), OFF)
     draw = ImageDraw.Draw(strip)
-    fr = _small(right, width, HEADER_H)
+    fl, fr, left_w = _header_texts(name, right, width, tag)
     draw_fitted(draw, (0, 0, width, HEADER_H), fr, align="right")
+    draw_fitted(draw, (0, 0, max(left_w, 0), HEADER_H), fl, align="left")
+    draw.line((0, HEADER_H + 1, width - 1, HEADER_H + 1), fill=ON)
+    return strip
+
+
+def _header_texts(name: str, right: str, width: int,
+                  tag: str | None) -> tuple[Fitted, Fitted, int]:
+    """The header's left text (the title, and the map's tag when it fits whole), its right
+    text (hazards and round), and the width the left one may take."""
+    fr = _small(right, width, HEADER_H)
     left_w = width - fr.width - 6 if right else width
     fl = _small(name, left_w, HEADER_H)
     for text in (f"{name} {tag}", tag) if tag else ():
@@ -232,9 +432,7 @@ def _header_strip(name: str, right: str, width: int, tag: str | None = None) -> 
         if tagged.whole:
             fl = tagged
             break
-    draw_fitted(draw, (0, 0, max(left_w, 0), HEADER_H), fl, align="left")
-    draw.line((0, HEADER_H + 1, width - 1, HEADER_H + 1), fill=ON)
-    return strip
+    return fl, fr, left_w
 
 
 def _notice_text(notices: tuple[str, ...]) -> str:
@@ -251,89 +449,128 @@ def _footer_lines(text: str, width: int) -> tuple[str, ...]:
     return wrap_text(text, width, SMALL_SIZE, SMALL, 2) or (text,)
 
 
-def _footer(draw: ImageDraw.ImageDraw, lines: tuple[str, ...], warning: bool, box: Box) -> None:
+def _footer(canvas: Canvas, lines: tuple[str, ...], warning: bool, box: Box) -> None:
     x0, y0, x1, y1 = box
     x = x0
     if warning:
         # A lit block with a dark "!": the eye finds it even where the text is too small.
-        draw.rectangle((x0, y0 + 1, x0 + 6, y1 - 1), fill=ON)
-        mark = fit_text("!", 5, FOOTER_H - 3, BOLD, max_size=SMALL_SIZE, min_size=6)
-        draw_fitted(draw, (x0, y0 + 1, x0 + 7, y1), mark, fill=OFF)
+        if canvas.draw is not None:
+            canvas.draw.rectangle((x0, y0 + 1, x0 + 6, y1 - 1), fill=ON)
+            mark = fit_text("!", 5, FOOTER_H - 3, BOLD, max_size=SMALL_SIZE, min_size=6)
+            draw_fitted(canvas.draw, (x0, y0 + 1, x0 + 7, y1), mark, fill=OFF)
         x = x0 + FLAG_W
     for i, line in enumerate(lines):
         top = y0 + i * FOOTER_H
         fitted = _small(line, x1 - x, FOOTER_H - 1)
-        draw_fitted(draw, (x, top + 1, x1, top + FOOTER_H), fitted, align="left")
+        canvas.text((x, top + 1, x1, top + FOOTER_H), fitted, align="left")
 
 
-def _result(draw: ImageDraw.ImageDraw, level: str, box: Box) -> None:
+def _body(canvas: Canvas, view: StatusView, reading: Reading | None, tr: Translator,
+          box: Box) -> None:
+    options = view.options
+    if view.result is not None:
+        _result(canvas, tr.gettext(view.result), box)
+    elif options is None:
+        _idle(canvas, view, tr, box)
+    elif alarm(view):
+        _hazard(canvas, view, reading, tr, box)
+    else:
+        _roll(canvas, view, options, tr, box)
+
+
+def _result(canvas: Canvas, level: str, box: Box) -> None:
     """The level a finished game reached, as big as it fits."""
     x0, y0, x1, y1 = box
-    draw_fitted(draw, box, fit_text(level, x1 - x0 - 2, y1 - y0, BOLD, max_size=40,
-                                    min_size=8))
+    canvas.text(box, fit_text(level, x1 - x0 - 2, y1 - y0, BOLD, max_size=40, min_size=8))
 
 
-def _idle(draw: ImageDraw.ImageDraw, view: StatusView, box: Box) -> None:
-    """Before the first roll: the title's full name, and what to do."""
+def _idle(canvas: Canvas, view: StatusView, tr: Translator, box: Box) -> None:
+    """Before the first roll: the title's full name, and what to do (unless the footer
+    says it already)."""
     x0, y0, x1, y1 = box
-    hint = _small("press ROLL", x1 - x0, 12, size=11)
-    hint_top = y1 - hint.height - 1
-    draw_fitted(draw, (x0, hint_top, x1, y1), hint, valign="top")
-    lines, size = fit_tokens(tuple(view.title.name.split()), " ",
-                             (x1 - x0 - 4, hint_top - y0 - 3), BOLD, max_size=16, min_size=8)
-    _stack(draw, lines, size, BOLD, (x0, y0, x1, hint_top - 2))
+    hint_top = y1
+    if view.message is None:
+        hint = _small(tr.gettext("press ROLL"), x1 - x0, 12, size=11)
+        hint_top = y1 - hint.height - 1
+        canvas.text((x0, hint_top, x1, y1), hint, valign="top")
+    words = tuple(view.title.display_name(tr).split())
+    room = (x1 - x0 - 4, hint_top - y0 - 3)
+    lines, size = fit_tokens(words, " ", room, BOLD, max_size=16, min_size=8)
+    # fit_tokens stacks lines of capitals and descenders; an accented capital ("Î") needs
+    # a taller line, so the size comes down until the stack as drawn fits.
+    while size > 8 and len(lines) * (stack_step(lines, size, BOLD) + 1) - 1 > room[1]:
+        lines, size = fit_tokens(words, " ", room, BOLD, max_size=size - 1, min_size=8)
+    _stack(canvas, lines, size, BOLD, (x0, y0, x1, hint_top - 2))
 
 
-def _stack(draw: ImageDraw.ImageDraw, lines: tuple[str, ...], size: int, name: str, box: Box,
+def _stack(canvas: Canvas, lines: tuple[str, ...], size: int, name: str, box: Box,
            *, gap: int = 1) -> None:
     """Lines of one size, centred as a block inside ``box``; lines that do not fit dropped."""
     x0, y0, x1, y1 = box
-    step = line_height(size, name) + gap
+    step = stack_step(lines, size, name) + gap
     y = y0 + max(0, (y1 - y0 - (len(lines) * step - gap)) // 2)
     for line in lines:
         if y + step - gap > y1:
-            break
-        fitted = fit_text(line, x1 - x0, step, name, max_size=size, min_size=size, line=True)
-        draw_fitted(draw, (x0, y, x1, y + step - gap), fitted)
+            # Recorded as not fitting, so that the fit test sees what was dropped.
+            canvas.placed.append(Placed(line, (x0, y, x1, y1), _small(line, 0, 0), canvas.part))
+            continue
+        fitted = fit_text(line, x1 - x0, step - gap, name, max_size=size, min_size=size,
+                          line=True)
+        canvas.text((x0, y, x1, y + step - gap), fitted)
         y += step
 
 
-def _hazard(draw: ImageDraw.ImageDraw, view: StatusView, reading: Reading | None,
+def stack_step(lines: tuple[str, ...], size: int, name: str) -> int:
+    """The height of one line of a stack: a line of capitals and descenders, or taller
+    when a glyph of the lines reaches beyond it (an accented capital, a bracket)."""
+    return max([line_height(size, name),
+                *(fit_text(line, 10**4, 10**4, name, max_size=size, min_size=size,
+                           line=True).height for line in lines)])
+
+
+def _hazard(canvas: Canvas, view: StatusView, reading: Reading | None, tr: Translator,
             box: Box) -> None:
     """The hazard word as big as the body allows, and under it what to do, in brief: ignore
     the other dice, and where the hazard goes (in solo play, next to last turn's space)."""
     x0, y0, x1, y1 = box
-    headline = reading.headline if reading else view.title.hazard_headline()
+    headline = reading.headline if reading else view.title.hazard_headline(tr)
     brief = (reading.brief or reading.lines[:1]) if reading else ()
     for line in reversed(brief):
         fs = _small(line, x1 - x0 - 2, 11)
         y1 -= fs.height + 1
-        draw_fitted(draw, (x0, y1, x1, y1 + fs.height), fs)
+        canvas.text((x0, y1, x1, y1 + fs.height), fs)
     if brief:
         y1 -= 1
     word = fit_text(headline, x1 - x0 - 2, y1 - y0, BOLD, max_size=48, min_size=8)
-    draw_fitted(draw, (x0, y0, x1, y1), word)
+    canvas.text((x0, y0, x1, y1), word)
 
 
-def chips(options: Options) -> tuple[str, ...]:
+#: The chips' words: short, for lit boxes under the numbers.
+CHIP_WORDS = {GreenEffect.STRUCTURE: N_("BUILD"), GreenEffect.BOAT: N_("BOAT"),
+              GreenEffect.DOOR: N_("DOOR")}
+PENNY_CHIP = N_("PENNY")
+
+
+def chips(options: Options, tr: Translator | None = None) -> tuple[str, ...]:
     """Short words for what the special faces give, shown in lit boxes under the numbers."""
+    _ = (tr or translator("en")).gettext
     words: list[str] = []
     if options.green is not None:
-        words.append({GreenEffect.STRUCTURE: "BUILD", GreenEffect.BOAT: "BOAT",
-                      GreenEffect.DOOR: "DOOR"}[options.green])
+        words.append(_(CHIP_WORDS[options.green]))
     if options.penny:
-        words.append("PENNY")
+        words.append(_(PENNY_CHIP))
     return tuple(words)
 
 
-def _roll(draw: ImageDraw.ImageDraw, view: StatusView, options: Options, box: Box) -> None:
+def _roll(canvas: Canvas, view: StatusView, options: Options, tr: Translator,
+          box: Box) -> None:
     """The numbers as big as they fit; under them the plays or the headline, then chips."""
     x0, y0, x1, y1 = box
     w = x1 - x0
-    words = chips(options)
+    words = chips(options, tr)
     if words:
         chip_h = line_height(SMALL_SIZE, BOLD) + 2
-        _chips(draw, words, (x0, y1 - chip_h, x1, y1))
+        _chips(canvas, words, (x0, y1 - chip_h, x1, y1))
         y1 -= chip_h + 2
     if view.title.several_spaces and options.plays:
         # The Valley's plays, the fact players need most after the numbers: each play kept
@@ -345,28 +582,25 @@ def _roll(draw: ImageDraw.ImageDraw, view: StatusView, options: Options, box: Bo
     else:
         # An ignored danger says so where the headline goes: the red die shows a skull, and
         # the players must see at once that it does not count.
-        title = view.title
-        headline = (f"{title.hazard_name.capitalize()} ignored: {title.hazard_limit} marked"
-                    if options.hazard_ignored else title.play_headline(options))
-        fitted = _small(headline, w - 2, 11)
+        fitted = _small(view.title.play_headline(options, tr=tr), w - 2, 11)
         lines, size = (fitted.text,), int(fitted.font.size)
-    sub_h = len(lines) * (line_height(size, SMALL) + 1) - 1
-    _stack(draw, lines, size, SMALL, (x0, y1 - sub_h, x1, y1))
+    sub_h = len(lines) * (stack_step(lines, size, SMALL) + 1) - 1
+    _stack(canvas, lines, size, SMALL, (x0, y1 - sub_h, x1, y1))
     y1 -= sub_h + 2
-    numbers = format_numbers(options.numbers) if options.numbers else "no number"
-    draw_fitted(draw, (x0, y0, x1, y1), _fit_numbers(numbers, w - 2, y1 - y0))
+    numbers = format_numbers(options.numbers) if options.numbers else tr.gettext("no number")
+    canvas.text((x0, y0, x1, y1), _fit_numbers(numbers, w - 2, y1 - y0))
 
 
 def _fit_numbers(text: str, width: int, height: int) -> Fitted:
     """The numbers in whichever bold face draws them taller: wide for few, condensed for many."""
-    wide = fit_text(text, width, height, BOLD, max_size=44, min_size=8)
+    wide_face = fit_text(text, width, height, BOLD, max_size=44, min_size=8)
     narrow = fit_text(text, width, height, CONDENSED_BOLD, max_size=44, min_size=8)
-    if narrow.height > wide.height + 1 or not wide.whole:
+    if narrow.height > wide_face.height + 1 or not wide_face.whole:
         return narrow
-    return wide
+    return wide_face
 
 
-def _chips(draw: ImageDraw.ImageDraw, words: tuple[str, ...], box: Box) -> None:
+def _chips(canvas: Canvas, words: tuple[str, ...], box: Box) -> None:
     """Words in lit rounded boxes, side by side: they stand out from the plain small text."""
     x0, y0, x1, y1 = box
     gap, pad = 6, 3
@@ -382,20 +616,23 @@ def _chips(draw: ImageDraw.ImageDraw, words: tuple[str, ...], box: Box) -> None:
     left = x0 + max(0, (x1 - x0 - total) // 2)
     for f in fitted:
         cw = f.width + 2 * pad
-        draw.rounded_rectangle((left, y0, left + cw - 1, y1 - 1), radius=2, fill=ON)
-        draw_fitted(draw, (left, y0 + 1, left + cw, y1 - 1), f, fill=OFF)
+        if canvas.draw is not None:
+            canvas.draw.rounded_rectangle((left, y0, left + cw - 1, y1 - 1), radius=2, fill=ON)
+        canvas.text((left, y0 + 1, left + cw, y1 - 1), f, fill=OFF)
         left += cw + gap
 
 
-def _menu(draw: ImageDraw.ImageDraw, menu: MenuView, box: Box) -> None:
+def _menu(canvas: Canvas, menu: MenuView, box: Box) -> None:
     """The heading, underlined, then as many items as fit around the selected one."""
     x0, y0, x1, y1 = box
     w = x1 - x0
+    draw = canvas.draw
     head = fit_text(menu.heading, w - 2, HEADER_H + 1, BOLD, max_size=SMALL_SIZE + 1,
                     min_size=SMALL_MIN, line=True)
-    draw_fitted(draw, (x0, y0, x1, y0 + HEADER_H + 1), head, align="left")
+    canvas.text((x0, y0, x1, y0 + HEADER_H + 1), head, align="left")
     top = y0 + HEADER_H + 2
-    draw.line((x0, top, x1 - 1, top), fill=ON)
+    if draw is not None:
+        draw.line((x0, top, x1 - 1, top), fill=ON)
     top += 2
     row = 12
     rows = max(1, (y1 - top) // row)
@@ -407,11 +644,13 @@ def _menu(draw: ImageDraw.ImageDraw, menu: MenuView, box: Box) -> None:
         index = first + i
         ry = top + i * row
         fitted = _small(item, w - arrow_w - 6, row - 1, size=SMALL_SIZE + 1)
-        if index == selected:
+        if index == selected and draw is not None:
             draw.rectangle((x0, ry, x1 - arrow_w - 1, ry + row - 1), fill=ON)
-        draw_fitted(draw, (x0 + 3, ry, x1 - arrow_w, ry + row), fitted, align="left",
+        canvas.text((x0 + 3, ry, x1 - arrow_w, ry + row), fitted, align="left",
                     fill=OFF if index == selected else ON)
     ax = x1 - arrow_w + 1
+    if draw is None:
+        return
     if first > 0:
         draw.polygon([(ax, top + 5), (ax + 4, top + 5), (ax + 2, top + 1)], fill=ON)
     if first + rows < len(items):
@@ -419,34 +658,14 @@ def _menu(draw: ImageDraw.ImageDraw, menu: MenuView, box: Box) -> None:
         draw.polygon([(ax, yb - 4), (ax + 4, yb - 4), (ax + 2, yb)], fill=ON)
 
 
-def _words(draw: ImageDraw.ImageDraw, view: StatusView, reading: Reading, box: Box) -> None:
-    """The wide screen's right half: the title's words, wrapped, as many lines as fit.
-
-    What the left half already shows big is not repeated: the numbers, the Valley's plays,
-    and on a hazard the hazard word and its first line.
-    """
-    x0, y0, x1, y1 = box
+def _words(canvas: Canvas, lines: tuple[str, ...], box: Box) -> None:
+    """One page of the title's words, already wrapped to the box, from its top."""
+    x0, y0, x1, _ = box
     w = x1 - x0
-    shown = {view.title.numbers_line(view.options) if view.options else ""}
-    lines = list(reading.lines)
-    y = y0
-    if reading.alarm:
-        lines = lines[1:]
-    else:
-        head = fit_text(reading.headline, w, HEADER_H + 1, BOLD, max_size=SMALL_SIZE + 1,
-                        min_size=SMALL_MIN, line=True)
-        draw_fitted(draw, (x0, y0, x1, y0 + head.height), head, align="left", valign="top")
-        y += head.height + 2
     step = line_height(SMALL_MIN, SMALL) + 1
+    y = y0
     for line in lines:
-        # "Plays: ..." is the Valley's line; the left half lists the plays already.
-        if not line or line in shown or line.startswith("Plays:"):
-            continue
-        room = (y1 - y) // step
-        if room <= 0:
-            break
-        for part in wrap_text(line, w, SMALL_MIN, SMALL, room):
-            fitted = fit_text(part, w, step, SMALL, max_size=SMALL_MIN, min_size=SMALL_MIN,
-                              line=True)
-            draw_fitted(draw, (x0, y, x1, y + step), fitted, align="left", valign="top")
-            y += step
+        fitted = fit_text(line, w, step, SMALL, max_size=SMALL_MIN, min_size=SMALL_MIN,
+                          line=True)
+        canvas.text((x0, y, x1, y + step), fitted, align="left", valign="top")
+        y += step

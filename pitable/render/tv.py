@@ -13,11 +13,13 @@ from typing import Any, Protocol
 
 from PIL import Image, ImageDraw
 
+from pitable.i18n import translator
 from pitable.render.faces import draw_face
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR
 from pitable.render.join import JoinCode, join_tile
 from pitable.render.text import draw_fitted, fit_text, line_height, wrap_text
 from pitable.rules import SPECIAL, Die, Face, Title, find_title
+from pitable.rules.base import Translator
 
 BACKGROUND = (30, 28, 27)
 INK = (240, 236, 228)
@@ -59,6 +61,8 @@ class TableView(Protocol):
     def message(self) -> str | None: ...
     @property
     def recent(self) -> tuple[dict[str, Any], ...]: ...
+    @property
+    def lang(self) -> str: ...
 
 
 def face_of(value: object) -> Face:
@@ -103,16 +107,21 @@ def die_square(face: Face | None, die: Die, title: Title | None, side: int,
     return square
 
 
-def _status_line(view: TableView) -> str:
-    parts = [view.mode] if view.map is None else [f"map {view.map}", view.mode]
+def _status_line(view: TableView, tr: Translator) -> str:
+    _ = tr.gettext
+    mode = _("solo") if view.mode == "solo" else _("table")
+    parts = [mode] if view.map is None else [_("map {map}").format(map=view.map), mode]
     if view.round is not None:
-        limit = f" of {view.round_limit}" if view.round_limit else ""
-        parts.append(f"round {view.round}{limit}")
+        if view.round_limit:
+            parts.append(_("round {round} of {limit}").format(round=view.round,
+                                                              limit=view.round_limit))
+        else:
+            parts.append(_("round {round}").format(round=view.round))
     if view.hazards is not None:
         title = _title(view.title)
-        name = title.hazard_name if title is not None else "hazard"
-        limit = f" of {view.hazard_limit}" if view.hazard_limit else ""
-        parts.append(f"{name}s {view.hazards}{limit}")
+        # The title's own count ("3 snakes", "danger 3/5"), as the status screen says it.
+        parts.append(title.hazards_text(view.hazards, tr) if title is not None
+                     else str(view.hazards))
     return "  ·  ".join(parts)
 
 
@@ -131,13 +140,16 @@ def draw_tv(view: TableView, size: tuple[int, int] = DEFAULT_SIZE,
     draw = ImageDraw.Draw(image)
     title = _title(view.title)
     options = view.options
+    tr = translator(view.lang)
+    _ = tr.gettext
 
     # The header: the title, then the mode, the round and the hazards.
     header_h = round(90 * u)
-    _text(draw, (margin, margin, width // 2, margin + header_h), view.title_name, BOLD,
+    name = title.display_name(tr) if title is not None else view.title_name
+    _text(draw, (margin, margin, width // 2, margin + header_h), name, BOLD,
           INK, most=round(70 * u))
-    _text(draw, (width // 2, margin, width - margin, margin + header_h), _status_line(view),
-          REGULAR, DIM, most=round(52 * u), align="right")
+    _text(draw, (width // 2, margin, width - margin, margin + header_h),
+          _status_line(view, tr), REGULAR, DIM, most=round(52 * u), align="right")
 
     # The join code in the bottom-right corner, beside the words.
     side = round(300 * u) if join is not None else 0
@@ -164,16 +176,16 @@ def draw_tv(view: TableView, size: tuple[int, int] = DEFAULT_SIZE,
     numbers_h = round(130 * u)
     text_right = width - margin - (side + margin if side else 0)
     if view.rolling:
-        _text(draw, (margin, y, width - margin, y + numbers_h), "Rolling…", BOLD, DIM,
+        _text(draw, (margin, y, width - margin, y + numbers_h), _("Rolling..."), BOLD, DIM,
               most=round(110 * u), align="center")
     elif view.result is not None:
-        _text(draw, (margin, y, width - margin, y + numbers_h), view.result, BOLD, INK,
+        _text(draw, (margin, y, width - margin, y + numbers_h), _(view.result), BOLD, INK,
               most=round(110 * u), align="center")
     elif options is not None and hazard and title is not None:
-        _text(draw, (margin, y, width - margin, y + numbers_h), title.hazard_headline(), BOLD,
+        _text(draw, (margin, y, width - margin, y + numbers_h), title.hazard_headline(tr), BOLD,
               ALARM, most=round(120 * u), align="center")
     elif options is not None:
-        numbers = " ".join(str(n) for n in options["numbers"]) or "nothing"
+        numbers = " ".join(str(n) for n in options["numbers"]) or _("nothing")
         _text(draw, (margin, y, width - margin, y + numbers_h), numbers, CONDENSED_BOLD, INK,
               most=round(120 * u), align="center")
     elif view.message:
@@ -192,7 +204,7 @@ def draw_tv(view: TableView, size: tuple[int, int] = DEFAULT_SIZE,
     if view.recent:
         shown = " | ".join(_roll_text(r) for r in view.recent[:6])
         _text(draw, (margin, height - margin - recent_h, text_right, height - margin),
-              f"Last rolls: {shown}", REGULAR, DIM, most=round(40 * u))
+              _("Last rolls: {rolls}").format(rolls=shown), REGULAR, DIM, most=round(40 * u))
     return image
 
 

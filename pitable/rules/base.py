@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import abc
 import enum
+import gettext
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from pitable.errors import BadDangerCount, BadSheet
 from pitable.rules.dice import SPECIAL, Die, Roll
@@ -27,8 +28,27 @@ if TYPE_CHECKING:
 #: Penny Papers' number of choice, as it appears in a play.
 PENNY = "1-15"
 PENNY_RANGE = tuple(range(1, 16))
-#: Where a solo hazard goes when no space next to last turn's is free, in every rulebook.
-SOLO_FALLBACK = "(anywhere you like if none is free)"
+
+
+class Translator(Protocol):
+    """What the words need of a language: :class:`gettext.NullTranslations` and its kin.
+
+    The rules stay standard library only: the catalogues are found and loaded by
+    :mod:`pitable.i18n`, which hands a translator to :meth:`Title.reading`.
+    """
+
+    def gettext(self, message: str, /) -> str: ...
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
+
+
+#: The words as written in the source: English.
+ENGLISH: Translator = gettext.NullTranslations()
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for translation where it is declared; it is translated where shown."""
+    return message
 
 Number = int | str  # a number written, or PENNY
 Play = tuple[Number, ...]
@@ -63,6 +83,8 @@ class Options:
     penny: bool
     #: Dakota Smith's face was rolled and may be used.
     green: GreenEffect | None
+    #: Hazards marked on the sheet before this roll (the Island's danger bubbles).
+    hazards_marked: int = 0
 
     @property
     def hazard_rolled(self) -> bool:
@@ -206,7 +228,7 @@ class Title(abc.ABC):
             and hazards_marked >= self.hazard_limit
         )
         if hazard_rolled and not ignored:
-            return Options(self, roll, True, False, (), (), False, None)
+            return Options(self, roll, True, False, (), (), False, None, hazards_marked)
         usable = [Die.GREEN, Die.PURPLE] if ignored else list(Die)
         values = [v for d in usable if isinstance(v := roll[d], int)]
         penny = roll.purple is SPECIAL
@@ -218,7 +240,8 @@ class Title(abc.ABC):
         if self.several_spaces:
             tail: Play = (PENNY,) if penny else ()
             plays = tuple(p + tail for p in group_plays(values) if p + tail)
-        return Options(self, roll, False, ignored, tuple(sorted(numbers)), plays, penny, green)
+        return Options(self, roll, False, ignored, tuple(sorted(numbers)), plays, penny, green,
+                       hazards_marked)
 
     def check_hazards_marked(self, hazards_marked: int) -> None:
         limit = self.hazard_limit
@@ -237,36 +260,87 @@ class Title(abc.ABC):
 
     # --- words --------------------------------------------------------------
 
-    def reading(self, options: Options, *, solo: bool = False) -> Reading:
-        """The status screen's words for ``options``, for table play or for solo play."""
+    def reading(self, options: Options, *, solo: bool = False,
+                tr: Translator = ENGLISH) -> Reading:
+        """The status screen's words for ``options``, for table play or for solo play, in
+        the language of ``tr`` (English by default).
+
+        Every line is a whole sentence: a screen too small for all of them shows them over
+        several pages, never cut.
+        """
         if options.hazard:
-            return Reading(self.hazard_headline(), self.hazard_lines(solo), alarm=True,
-                           brief=self.hazard_brief(solo))
-        return Reading(self.play_headline(options), self.play_lines(options), alarm=False)
+            return Reading(self.hazard_headline(tr), self.hazard_lines(options, solo, tr=tr),
+                           alarm=True, brief=self.hazard_brief(solo, tr))
+        return Reading(self.play_headline(options, tr=tr), self.play_lines(options, tr=tr),
+                       alarm=False)
 
-    def hazard_brief(self, solo: bool) -> tuple[str, ...]:
-        """What to do about the hazard, in two short lines: solo play draws it on your own
-        sheet next to last turn's space; table play swaps sheets."""
-        where = "by last turn's space" if solo else "on another's sheet"
-        return ("Ignore the other dice", f"{self.hazard_symbol.capitalize()} {where}")
+    def hazard_brief(self, solo: bool, tr: Translator = ENGLISH) -> tuple[str, ...]:
+        """What to do about the hazard, in two short lines for under the hazard's word: solo
+        play draws it on your own sheet next to last turn's space; table play swaps sheets."""
+        _ = tr.gettext
+        return (_("Ignore the other dice"), _(self.brief_solo if solo else self.brief_table))
 
-    def hazard_headline(self) -> str:
-        return f"{self.hazard_name.upper()}!"
+    #: :meth:`hazard_brief`'s second line at a table, and in solo play: a few words.
+    brief_table: ClassVar[str] = N_("On another's sheet")
+    brief_solo: ClassVar[str] = N_("By last turn's space")
+
+    def hazard_headline(self, tr: Translator = ENGLISH) -> str:
+        """The hazard's word, big on the screen: "SNAKE!"."""
+        return tr.gettext("{hazard}!").format(hazard=tr.gettext(self.hazard_name).upper())
+
+    def display_name(self, tr: Translator = ENGLISH) -> str:
+        """The rulebook's name in the language of ``tr``."""
+        return tr.gettext(self.name)
+
+    def display_short_name(self, tr: Translator = ENGLISH) -> str:
+        """One word for small screens and menus, in the language of ``tr``."""
+        return tr.gettext(self.short_name)
+
+    def hazards_text(self, count: int, tr: Translator = ENGLISH) -> str:
+        """The hazards marked so far, for the screen's header: "2 snakes", "danger 3/5"."""
+        if self.hazard_limit is not None:
+            return tr.gettext("{hazard} {count}/{limit}").format(
+                hazard=tr.gettext(self.hazard_name), count=count, limit=self.hazard_limit)
+        return tr.ngettext("{count} hazard", "{count} hazards", count).format(count=count)
+
+    def placement(self, solo: bool, tr: Translator = ENGLISH) -> str:
+        """Where a hazard just rolled is drawn: in solo play the rulebook's rule and its
+        fallback (:attr:`solo_placement`); at a table, on another player's sheet."""
+        if solo:
+            return tr.gettext(self.solo_placement)
+        return tr.gettext(self.table_placement)
+
+    #: Where a table draws a hazard just rolled, in the rulebook's words.
+    table_placement: ClassVar[str] = N_(
+        "Swap sheets: draw it in an empty space of your choice on another player's sheet,"
+        " then give the sheet back."
+    )
 
     @abc.abstractmethod
-    def hazard_lines(self, solo: bool) -> tuple[str, ...]:
-        """What to do about a hazard rolled, for solo play or for a table."""
+    def hazard_lines(self, options: Options, solo: bool, *,
+                     tr: Translator = ENGLISH) -> tuple[str, ...]:
+        """What to do about a hazard rolled, for solo play or for a table: where it goes,
+        what it costs and how a 9 beats it."""
 
     @abc.abstractmethod
-    def play_headline(self, options: Options) -> str:
+    def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
         """What a roll without a hazard lets a player fill, in a few words."""
 
     @abc.abstractmethod
-    def play_lines(self, options: Options) -> tuple[str, ...]:
+    def play_lines(self, options: Options, *, tr: Translator = ENGLISH) -> tuple[str, ...]:
         """The numbers and what the special faces give, a sentence a line."""
 
-    def numbers_line(self, options: Options) -> str:
-        return f"Numbers: {format_numbers(options.numbers)}" if options.numbers else ""
+    def numbers_line(self, options: Options, tr: Translator = ENGLISH) -> str:
+        if not options.numbers:
+            return ""
+        return tr.gettext("Numbers: {numbers}").format(numbers=format_numbers(options.numbers))
+
+    def plays_line(self, options: Options, tr: Translator = ENGLISH) -> str:
+        """The Valley's plays in one line: "Plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10"."""
+        if not options.plays:
+            return ""
+        plays = " | ".join(format_play(p) for p in options.plays)
+        return tr.gettext("Plays: {plays}").format(plays=plays)
 
     def summary(self, options: Options) -> str:
         """One line for the terminal, e.g. ``2 3 5 -> 2 3 5 7 8 10; plays: 2+3+5 | ...``."""

@@ -118,7 +118,9 @@ class Turn:
     options: Options
     #: A hazard to draw this turn, and counted (an ignored Island danger is not).
     hazard: bool
-    #: In solo play, where to draw the hazard; None otherwise.
+    #: In solo play, where to draw the hazard, in the rulebook's words (its fallback
+    #: included); None otherwise. The status screen says the same line, translated:
+    #: :meth:`Title.reading` puts :attr:`Title.solo_placement` in a solo hazard's words.
     reminder: str | None
     #: The game after this roll.
     state: GameState

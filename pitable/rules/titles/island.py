@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title
+from pitable.rules.base import ENGLISH, N_, PENNY, GreenEffect, Options, Title, Translator
 from pitable.rules.sheets import (
     Cell,
     Kind,
@@ -52,10 +52,10 @@ class Island(Title):
     """Skull Island: one island space a turn, boats, at most five dangers."""
 
     key = "island"
-    name = "Skull Island"
-    short_name = "Island"
+    name = N_("Skull Island")
+    short_name = N_("Island")
     aliases = ("skull-island", "skull", "skullisland")
-    hazard_name = "danger"
+    hazard_name = N_("danger")
     hazard_symbol = "skull"
     green_effect = GreenEffect.BOAT
     hazard_limit = DANGERS
@@ -64,43 +64,64 @@ class Island(Title):
     # The rulebook's solo levels are 60/75/90, whatever the dangers. The game ends when the
     # sheet is full or five treasures are found, so there is no round limit.
     level_thresholds = (60, 75, 90)
-    solo_placement = (
+    # The rulebook's solo rule and its fallback, word for word (001:59), and its bubble.
+    solo_placement = N_(
         "Draw the skull on an empty island space next to the space you filled last turn;"
-        " if there is none, on any empty island space. Mark a danger bubble."
+        " if this is not possible, on an empty island space of your choice. Mark a danger"
+        " bubble."
+    )
+    brief_table = N_("Skull on another's sheet")
+    brief_solo = N_("Skull by last turn's space")
+    table_placement = N_(
+        "Swap sheets: draw a skull on an empty island space of your choice on another"
+        " player's sheet, mark a danger bubble on it, then give it back."
     )
 
     # --- words ------------------------------------------------------------------
 
-    def hazard_lines(self, solo: bool) -> tuple[str, ...]:
-        if solo:
-            return (
-                "Ignore the other dice.",
-                "Draw a skull on an empty island space next to the space you filled last turn "
-                + SOLO_FALLBACK + ", and mark a danger bubble.",
-            )
-        return (
-            "Ignore the other dice.",
-            "Swap sheets: draw a skull in an empty island space of another player's sheet,"
-            " and mark a danger bubble on it.",
-        )
+    def hazard_lines(self, options: Options, solo: bool, *,
+                     tr: Translator = ENGLISH) -> tuple[str, ...]:
+        _ = tr.gettext
+        bubble = options.hazards_marked + 1
+        lines = [
+            _("Ignore the other dice."),
+            self.placement(solo, tr),
+            _("The danger bubble to mark: {bubble} of {limit}.").format(
+                bubble=bubble, limit=DANGERS),
+        ]
+        if bubble == DANGERS:
+            lines.append(_("All 5 bubbles marked: later dangers are ignored."))
+        lines += [
+            _("A danger left standing loses you the smallest number next to it."),
+            _("A 9 written next to it overcomes it: cross it out and earn that smallest"
+              " number instead."),
+        ]
+        return tuple(lines)
 
-    def play_headline(self, options: Options) -> str:
+    def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
+        _ = tr.gettext
+        if options.hazard_ignored:
+            return _("Danger ignored: {limit} marked").format(limit=DANGERS)
         if options.green is GreenEffect.BOAT:
-            return "1 island space, or a boat"
-        return "Fill 1 island space"
+            return _("1 island space, or a boat")
+        return _("Fill 1 island space")
 
-    def play_lines(self, options: Options) -> tuple[str, ...]:
+    def play_lines(self, options: Options, *, tr: Translator = ENGLISH) -> tuple[str, ...]:
+        _ = tr.gettext
         lines = []
         if options.hazard_ignored:
-            lines.append("Danger ignored: all 5 danger bubbles are marked.")
-        lines.append(self.numbers_line(options))
+            lines.append(_("Danger ignored: all 5 danger bubbles are marked."))
+        lines.append(self.numbers_line(options, tr))
         if options.penny and options.green is GreenEffect.BOAT:
-            lines.append(f"Choose: Penny Papers (any number {PENNY}) or Navigation (a boat).")
+            lines.append(_("Choose: Penny Papers (any number {penny}) or Navigation"
+                           " (a boat).").format(penny=PENNY))
         elif options.penny:
-            lines.append(f"Penny Papers: any number {PENNY}.")
+            lines.append(_("Penny Papers: any number {penny}.").format(penny=PENNY))
         if options.green is GreenEffect.BOAT:
-            lines.append("Navigation: you may draw a boat in an empty sea space instead.")
-        return tuple(lines)
+            lines.append(_("Navigation: you may draw a boat in an empty sea space instead."))
+        if 9 in options.numbers:
+            lines.append(_("A 9 written next to a danger overcomes it."))
+        return tuple(line for line in lines if line)
 
     # --- the sheet ----------------------------------------------------------------
 
@@ -187,7 +208,7 @@ class Island(Title):
                 dangers += smallest
             elif space.token is Token.HAZARD:
                 dangers -= smallest
-        return Score(self.key, (("Treasures", treasures), ("Dangers", dangers)), hazards)
+        return Score(self.key, ((N_("Treasures"), treasures), (N_("Dangers"), dangers)), hazards)
 
     def check_sheet(self, sheet: Sheet) -> str | None:
         if (sheet.grid_width, sheet.grid_height) != (SIZE, SIZE):

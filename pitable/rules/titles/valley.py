@@ -18,7 +18,15 @@ import itertools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pitable.rules.base import PENNY, SOLO_FALLBACK, GreenEffect, Options, Title, format_play
+from pitable.rules.base import (
+    ENGLISH,
+    N_,
+    PENNY,
+    GreenEffect,
+    Options,
+    Title,
+    Translator,
+)
 from pitable.rules.sheets import (
     Cell,
     Kind,
@@ -67,10 +75,10 @@ class Valley(Title):
     """The Valley of Wiraqocha: up to three spaces a turn, structures, snakes."""
 
     key = "valley"
-    name = "The Valley of Wiraqocha"
-    short_name = "Valley"
+    name = N_("The Valley of Wiraqocha")
+    short_name = N_("Valley")
     aliases = ("wiraqocha", "valley-of-wiraqocha")
-    hazard_name = "snake"
+    hazard_name = N_("snake")
     hazard_symbol = "snake"
     green_effect = GreenEffect.STRUCTURE
     several_spaces = True
@@ -84,38 +92,48 @@ class Valley(Title):
     # One roll a round and one snake a roll at most: no solo game places more snakes than
     # it has rounds (fewer than the 56 to 64 spaces of any valley, too).
     max_hazards = SOLO_ROUNDS
-    solo_placement = (
+    # The rulebook's solo rule and its fallback, word for word (000:74).
+    solo_placement = N_(
         "Draw the snake in an empty space next to one of the spaces you filled last turn;"
-        " if there is none, in any empty space."
+        " if this is not possible, in an empty space of your choice."
+    )
+    brief_table = N_("Snake on another's sheet")
+    brief_solo = N_("Snake by last turn's space")
+    table_placement = N_(
+        "Swap sheets: draw a snake in an empty space of your choice on another player's"
+        " sheet, then give it back."
     )
 
     # --- words ------------------------------------------------------------------
 
-    def hazard_lines(self, solo: bool) -> tuple[str, ...]:
-        if solo:
-            return (
-                "Ignore the other dice.",
-                "Draw a snake in an empty space next to a space you filled last turn "
-                + SOLO_FALLBACK + ".",
-            )
+    def hazard_lines(self, options: Options, solo: bool, *,
+                     tr: Translator = ENGLISH) -> tuple[str, ...]:
+        _ = tr.gettext
         return (
-            "Ignore the other dice.",
-            "Swap sheets: draw a snake in any empty space of another player's sheet.",
+            _("Ignore the other dice."),
+            self.placement(solo, tr),
+            _("A snake left standing loses you the largest number next to it."),
+            _("To escape a snake, make a 9 on a later turn (dice or Penny Papers) and cross"
+              " the snake out instead of writing the 9."),
         )
 
-    def play_headline(self, options: Options) -> str:
-        return "Fill 1 to 3 spaces"
+    def hazards_text(self, count: int, tr: Translator = ENGLISH) -> str:
+        return tr.ngettext("{count} snake", "{count} snakes", count).format(count=count)
 
-    def play_lines(self, options: Options) -> tuple[str, ...]:
-        lines = [self.numbers_line(options)]
-        lines.append("Plays: " + " | ".join(format_play(p) for p in options.plays))
+    def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
+        return tr.gettext("Fill 1 to 3 spaces")
+
+    def play_lines(self, options: Options, *, tr: Translator = ENGLISH) -> tuple[str, ...]:
+        _ = tr.gettext
+        lines = [self.numbers_line(options, tr), self.plays_line(options, tr)]
         if options.penny:
-            lines.append(f"Penny Papers: one number of your choice, {PENNY}.")
+            lines.append(_("Penny Papers: one number of your choice, {penny}.").format(
+                penny=PENNY))
         if options.green is GreenEffect.STRUCTURE:
-            lines.append("Dakota Smith: you may draw a hut, a statue or a mine (each once).")
+            lines.append(_("Dakota Smith: you may draw a hut, a statue or a mine (each once)."))
         if 9 in options.numbers:
-            lines.append("A 9 may cross out a snake instead of being written.")
-        return tuple(lines)
+            lines.append(_("A 9 may cross out a snake instead of being written."))
+        return tuple(line for line in lines if line)
 
     # --- the sheet ----------------------------------------------------------------
 
@@ -197,13 +215,13 @@ class Valley(Title):
         return Score(
             self.key,
             (
-                ("Full grid", FULL_GRID if full else 0),
-                ("Jungles", stars["j"]),
-                ("Towns", stars["t"]),
-                ("Ranges", stars["r"]),
-                ("Pyramids", stars["p"]),
-                ("Structures", structures),
-                ("Snakes", snakes),
+                (N_("Full grid"), FULL_GRID if full else 0),
+                (N_("Jungles"), stars["j"]),
+                (N_("Towns"), stars["t"]),
+                (N_("Ranges"), stars["r"]),
+                (N_("Pyramids"), stars["p"]),
+                (N_("Structures"), structures),
+                (N_("Snakes"), snakes),
             ),
             hazards,
         )

@@ -1,0 +1,101 @@
+"""``pitable bot``: the bot plays full solo games on one map and says how they scored.
+
+The games are :mod:`pitable.rules.bot`'s: seeded dice, the rulebook's placement rules and
+a greedy choice of moves. ``--show`` prints the first game's finished sheet in the format
+``pitable score`` reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+
+from pitable.commands.args import whole_number
+from pitable.commands.sheet import seed_number
+from pitable.rules.sheets import MAX_SEED
+
+#: The most games one run plays: a few minutes of the Valley, the slowest title, on a
+#: desktop computer (benchmarks/bench_bot.py: about 40 games a second).
+MAX_GAMES = 10_000
+#: Dice seeds: any whole number from 0 up to this.
+MAX_DICE_SEED = 2**32 - 1
+
+
+def setup_bot(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Play N full solo games of GAME on one map with seeded dice, by the rulebook's"
+        " placement rules, choosing moves greedily; print the mean, spread (standard"
+        " deviation), lowest and highest score and the levels reached. --show adds the"
+        " first game's finished sheet, which `pitable score` reads."
+    )
+    p.add_argument("game", metavar="GAME", help="valley, island or temple")
+    p.add_argument(
+        "--seed",
+        type=seed_number,
+        metavar="MAP",
+        default=None,
+        help=f"which map, 0 to {MAX_SEED}, as `pitable sheet --seed` (default: a new one,"
+        " printed)",
+    )
+    p.add_argument("--side", default="a", metavar="a|b", help="the side of the sheet (a)")
+    p.add_argument(
+        "--games",
+        type=whole_number(1, MAX_GAMES),
+        default=100,
+        metavar="N",
+        help=f"how many games, 1 to {MAX_GAMES:,} (100)",
+    )
+    p.add_argument(
+        "--dice-seed",
+        type=whole_number(0, MAX_DICE_SEED),
+        default=0,
+        metavar="S",
+        help="the dice of the games: the same seed rolls the same dice (0)",
+    )
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument(
+        "--show", action="store_true", help="print the first game's finished sheet too"
+    )
+    p.set_defaults(run=run_bot)
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    from pitable.rules.bot import play_games, summarise
+    from pitable.rules.sheets import Side, generate
+    from pitable.rules.titles import as_title
+
+    title = as_title(args.game)
+    side = Side.from_str(args.side)
+    seed = args.seed if args.seed is not None else secrets.randbelow(MAX_SEED + 1)
+    sheet = generate(title, seed, side)
+    games = play_games(sheet, args.games, args.dice_seed)
+    summary = summarise(games)
+    first = games[0]
+    if args.json:
+        data: dict[str, object] = {
+            "title": title.key,
+            "side": side.value,
+            "seed": seed,
+            "dice_seed": args.dice_seed,
+            **summary.to_json(),
+        }
+        if args.show:
+            data["sheet"] = first.sheet_text()
+            data["sheet_total"] = first.total
+        print(json.dumps(data))
+        return 0
+    # With --show the whole output is a sheet file: the figures are its comment lines.
+    lead = "; " if args.show else ""
+    word = "game" if summary.games == 1 else "games"
+    levels = ", ".join(f"{name} {count}" for name, count in summary.levels)
+    print(f"{lead}{title.name}, side {side.value.upper()}, map {seed}:"
+          f" {summary.games} {word}, dice seed {args.dice_seed}")
+    print(f"{lead}  mean {summary.mean:.1f}  stdev {summary.stdev:.1f}"
+          f"  lowest {summary.lowest}  highest {summary.highest}")
+    print(f"{lead}  levels: {levels}")
+    if args.show:
+        components = ", ".join(f"{name} {stars}" for name, stars in first.components)
+        print(f"; the first game's sheet: {components}; total {first.total}")
+        print(first.sheet_text(), end="")
+    return 0

@@ -1,0 +1,140 @@
+"""What a bot's game is made of: the moves of each turn, the finished game, and the grid
+every title's player keeps. Pure Python, standard library only.
+
+A move is an :class:`Action`: a number written, a structure or boat drawn, a hazard drawn or
+crossed out, a discovery revealed or a treasure found. A turn is its roll and its actions in
+the order they were made; a game is its map and its turns. The validator
+(:mod:`pitable.rules.validate`) replays exactly this, with rules of its own.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from dataclasses import dataclass
+
+from pitable.rules.base import Options, Title
+from pitable.rules.dice import Roll
+from pitable.rules.sheets import Cell, Kind, Sheet
+
+
+class Act(enum.Enum):
+    """What one action does; the value is its word in a move log."""
+
+    WRITE = "write"  # a number in a space (a Door in the Temple)
+    STRUCTURE = "structure"  # Valley: a hut (H), statue (S) or mine (M)
+    BOAT = "boat"  # Island: a boat in a sea space
+    HAZARD = "hazard"  # a snake, danger or mummy drawn
+    CROSS = "cross"  # a hazard crossed out (the Valley: with a 9 from the dice)
+    DISCOVER = "discover"  # Valley: a jungle (j), town (t), mountain range (r), pyramid (p)
+    TREASURE = "treasure"  # Island: the treasure of a value found at a space
+
+
+@dataclass(frozen=True)
+class Action:
+    """One move: what it does, where, and its value (a number, a structure's or a
+    discovery's letter, a treasure's value); a discovery names all its cells."""
+
+    act: Act
+    cells: tuple[Cell, ...]
+    value: int | str | None = None
+
+    @property
+    def cell(self) -> Cell:
+        return self.cells[0]
+
+    def __str__(self) -> str:
+        where = " ".join(f"{r + 1},{c + 1}" for r, c in self.cells)
+        value = "" if self.value is None else f" {self.value}"
+        return f"{self.act.value}{value} at {where}"
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One roll and the actions a player made with it, in order."""
+
+    roll: Roll
+    actions: tuple[Action, ...]
+
+
+@dataclass(frozen=True)
+class Game:
+    """A finished solo game: its map, its turns, its sheet as text and its score."""
+
+    title: Title
+    sheet: Sheet
+    turns: tuple[TurnRecord, ...]
+    #: The finished sheet, one token a position, in ``pitable score``'s format.
+    tokens: tuple[tuple[str, ...], ...]
+    #: Each score component by name, as the bot counted it.
+    components: tuple[tuple[str, int], ...]
+    #: Hazards placed during the game (the Valley's levels depend on them).
+    hazards: int
+
+    @property
+    def total(self) -> int:
+        return sum(stars for _, stars in self.components)
+
+    def sheet_text(self) -> str:
+        """The finished sheet in the format ``pitable score`` reads."""
+        width = max(len(t) for row in self.tokens for t in row)
+        return "".join(
+            " ".join(t.ljust(width) for t in row).rstrip() + "\n" for row in self.tokens
+        )
+
+
+class Grid:
+    """A map as flat lists, for speed: cell ``i`` is row ``i // width``, column
+    ``i % width``; ``around[i]`` lists the cells adjacent to it (the 8 neighbours)."""
+
+    def __init__(self, sheet: Sheet) -> None:
+        self.width = sheet.grid_width
+        self.height = sheet.grid_height
+        self.size = self.width * self.height
+        self.kinds: list[Kind] = [k for row in sheet.grid for k in row]
+        self.around: list[tuple[int, ...]] = [
+            tuple(
+                (r + dr) * self.width + c + dc
+                for dr in (-1, 0, 1)
+                for dc in (-1, 0, 1)
+                if (dr or dc) and 0 <= r + dr < self.height and 0 <= c + dc < self.width
+            )
+            for r in range(self.height)
+            for c in range(self.width)
+        ]
+        self.starts = frozenset(self.index(c) for c in sheet.starts)
+
+    def index(self, cell: Cell) -> int:
+        return cell[0] * self.width + cell[1]
+
+    def cell(self, i: int) -> Cell:
+        return divmod(i, self.width)
+
+
+class Player(abc.ABC):
+    """One solo game in progress on one map: each title's bot is a subclass."""
+
+    def __init__(self, title: Title, sheet: Sheet) -> None:
+        self.title = title
+        self.sheet = sheet
+        self.grid = Grid(sheet)
+        #: Hazards drawn so far.
+        self.hazards = 0
+        #: The cells written or drawn in the last turn: where a solo hazard goes next.
+        self.last_filled: list[int] = []
+
+    @abc.abstractmethod
+    def turn(self, options: Options, round_: int) -> list[Action]:
+        """Play one roll (its options already worked out) as round ``round_`` (from 1)."""
+
+    @abc.abstractmethod
+    def over(self) -> bool:
+        """The sheet has ended the game (full, or every treasure found)."""
+
+    @abc.abstractmethod
+    def components(self) -> tuple[tuple[str, int], ...]:
+        """Each score component, counted from the player's own state."""
+
+    @abc.abstractmethod
+    def tokens(self) -> tuple[tuple[str, ...], ...]:
+        """The finished sheet, one token a position."""

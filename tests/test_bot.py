@@ -1,0 +1,181 @@
+"""The bot: full solo games on any map whose sheets score as the bot counted them, moves that
+a separate validator finds legal, reproducible dice, and ``pitable bot`` as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+from pitable.errors import UnknownTitle
+from pitable.rules.bot import Act, game_rng, play, play_games, summarise, target
+from pitable.rules.scoring import parse_sheet
+from pitable.rules.session import level
+from pitable.rules.sheets import generate
+from pitable.rules.titles import find_title, registered
+from pitable.rules.validate import breaches
+from tests.conftest import run_cli as run
+from tests.toy_title import ToyCupboard
+
+GAMES = ("valley", "island", "temple")
+
+
+def replayed(game: str, games: int, maps: range) -> None:
+    """Every game on each map of ``maps`` (both sides): its sheet, read as ``pitable score``
+    reads it, scores to the bot's own total, and no move or mark breaks a rule."""
+    title = find_title(game)
+    for seed in maps:
+        for side in "ab":
+            sheet = generate(title, seed, side)
+            for n, played in enumerate(play_games(sheet, games, dice_seed=seed)):
+                finished = parse_sheet(played.sheet_text())
+                scored = title.score(finished)
+                where = f"{game} map {seed}{side} game {n}"
+                assert scored.total == played.total, where
+                assert dict(scored.components) == dict(played.components), where
+                assert scored.hazards == played.hazards, where
+                assert breaches(sheet, played.turns, finished) == [], where
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_ten_games_replay_to_the_bots_totals_and_break_no_rule(game: str) -> None:
+    replayed(game, 5, range(1))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_a_hundred_games_a_title_replay_to_the_bots_totals_and_break_no_rule(game: str) -> None:
+    replayed(game, 10, range(5))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_same_dice_seed_plays_the_same_game_and_another_one_another(game: str) -> None:
+    sheet = generate(game, 11)
+    first = play(sheet, game_rng(3, 0))
+    again = play(sheet, game_rng(3, 0))
+    other = play(sheet, game_rng(4, 0))
+    assert first == again
+    assert [t.roll for t in first.turns] != [t.roll for t in other.turns]
+
+
+def test_a_valley_game_lasts_25_rounds_unless_the_grid_fills_first() -> None:
+    sheet = generate("valley", 5, "b")
+    for played in play_games(sheet, 10):
+        full = "_" not in {t for row in played.tokens for t in row}
+        assert len(played.turns) == 25 or (full and len(played.turns) < 25)
+
+
+def test_an_island_game_ends_on_the_fifth_treasure_or_a_full_island() -> None:
+    sheet = generate("island", 5)
+    for played in play_games(sheet, 10):
+        treasures = sum(1 for t in played.turns for a in t.actions if a.act is Act.TREASURE)
+        full = "_" not in {t.split("/")[0] for row in played.tokens for t in row}
+        assert treasures == 5 or full
+
+
+def test_the_summary_is_the_games_mean_spread_range_and_levels() -> None:
+    games = play_games(generate("temple", 2), 12)
+    summary = summarise(games)
+    totals = [g.total for g in games]
+    assert summary.mean == pytest.approx(statistics.fmean(totals))
+    assert summary.stdev == pytest.approx(statistics.pstdev(totals))
+    assert (summary.lowest, summary.highest) == (min(totals), max(totals))
+    reached = [level("temple", g.total, g.hazards).name for g in games]
+    assert dict(summary.levels) == {n: reached.count(n) for n in dict(summary.levels)}
+    assert sum(dict(summary.levels).values()) == 12
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_target_is_the_median_of_the_bots_games_on_that_map(game: str) -> None:
+    mark = target(game, "a", 9, games=5)
+    totals = sorted(g.total for g in play_games(generate(game, 9), 5))
+    assert mark == totals[2]
+    assert target(game, "a", 9, games=5) == mark
+
+
+def test_a_title_the_bot_does_not_play_is_named() -> None:
+    with registered(ToyCupboard) as toy, pytest.raises(UnknownTitle, match="the bot plays"):
+        play(generate(toy, 1), game_rng(0, 0))
+
+
+# --- pitable bot ---------------------------------------------------------------------
+
+
+def test_bot_prints_the_mean_spread_range_and_levels(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "bot", "temple", "--seed", "4", "--games", "6")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == "The Temple of Apikhabou, side A, map 4: 6 games, dice seed 0"
+    summary = summarise(play_games(generate("temple", 4), 6))
+    assert lines[1].split() == [
+        "mean", f"{summary.mean:.1f}", "stdev", f"{summary.stdev:.1f}",
+        "lowest", str(summary.lowest), "highest", str(summary.highest),
+    ]
+    assert lines[2].strip().startswith("levels: Tourist ")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_bot_show_prints_a_sheet_that_pitable_score_scores_to_the_bots_total(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str
+) -> None:
+    code, out, _ = run(capsys, "bot", game, "--seed", "8", "--side", "b", "--games", "2",
+                       "--show", "--json")
+    assert code == 0
+    shown = json.loads(out)
+    path = tmp_path / "game.txt"
+    path.write_text(shown["sheet"])
+    code, out, err = run(capsys, "score", game, "--sheet", str(path), "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["total"] == shown["sheet_total"]
+    # Without --json the whole output is a sheet file: the figures are comments.
+    code, out, _ = run(capsys, "bot", game, "--seed", "8", "--side", "b", "--games", "2",
+                       "--show")
+    path.write_text(out)
+    code, scored, err = run(capsys, "score", game, "--sheet", str(path))
+    assert (code, err) == (0, "")
+    assert f"total {shown['sheet_total']}" in out
+    assert scored.splitlines()[-1].split() == ["Total", str(shown["sheet_total"])]
+
+
+def test_bot_json_names_the_map_and_dice(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bot", "island", "--seed", "3", "--games", "4",
+                       "--dice-seed", "9", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["title"], data["side"], data["seed"], data["dice_seed"], data["games"]) == (
+        "island", "a", 3, 9, 4
+    )
+    assert set(data) >= {"mean", "stdev", "lowest", "highest", "levels"}
+
+
+def test_bot_without_a_seed_plays_a_new_map_and_says_which(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "bot", "temple", "--games", "1", "--json")
+    assert code == 0
+    seed = json.loads(out)["seed"]
+    code, again, _ = run(capsys, "bot", "temple", "--games", "1", "--json", "--seed", str(seed))
+    assert json.loads(again)["mean"] == json.loads(out)["mean"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["bot", "chess"], "unknown game"),
+        (["bot", "valley", "--games", "0"], "--games"),
+        (["bot", "valley", "--games", "10001"], "--games"),
+        (["bot", "valley", "--seed", "1000000"], "seed"),
+        (["bot", "valley", "--side", "c"], "side"),
+        (["bot", "valley", "--dice-seed", "-1"], "--dice-seed"),
+    ],
+)
+def test_bot_refuses_bad_input_in_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], words: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert words in err

@@ -1,0 +1,192 @@
+"""Every page of the status screen fits its panel, in every title, roll, mode, danger count,
+size and language, and nothing the title says is dropped; goldens of a few screens per
+language.
+
+The layout is measured without drawing (the same code draws it; the font metrics are the
+drawing's own), so the whole set of about 36,000 pages takes seconds. The quick set takes
+every fifth roll; the full set is marked slow.
+
+Regenerate the goldens deliberately, after looking at the new images:
+    PITABLE_REGEN_GOLDENS=1 .venv/bin/pytest tests/test_status_fit.py
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from pitable.commands.screen import screen_sizes
+from pitable.i18n import LANGUAGES, translator
+from pitable.render.status import (
+    BODY,
+    HEADER_H,
+    WORDS,
+    StatusView,
+    draw_status,
+    layout,
+    page_count,
+    reading_of,
+    status_lines,
+)
+from pitable.rules import Roll, Title, all_rolls, all_titles, find_title
+from tests.conftest import assert_golden_image
+
+GOLDEN = Path(__file__).parent / "golden" / "render" / "status" / "languages"
+ROLLS = list(all_rolls())
+
+
+def views(title: Title, roll: Roll, lang: str) -> list[StatusView]:
+    """The screens one roll can give: table and solo, with every danger count before it."""
+    found = []
+    marked = range(title.hazard_limit + 1) if title.hazard_limit is not None else (0, 3)
+    for solo in (False, True):
+        for before in marked:
+            options = title.options(roll, before)
+            found.append(StatusView(
+                title, solo=solo, round=7 if solo else 3,
+                round_limit=title.solo_rounds if solo else None, options=options,
+                hazards=before + int(options.hazard), lang=lang,
+            ))
+    return found
+
+
+def words_of(text: str) -> list[str]:
+    return text.split()
+
+
+def check_fits(view: StatusView, size: tuple[int, int]) -> None:
+    width, height = size
+    pages = layout(view, size)
+    assert len(pages) == page_count(view, size)
+    for number, page in enumerate(pages):
+        for placed in page:
+            x0, y0, x1, y1 = placed.box
+            where = f"{view.title.key} {view.lang} {size} page {number}: {placed.text!r}"
+            assert placed.fits, f"cut or too big: {where}"
+            assert x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height, f"off-screen: {where}"
+    # Nothing dropped: every line of the title's words is on some page, word for word
+    # (wrapping only breaks lines at spaces).
+    reading = reading_of(view)
+    assert reading is not None
+    # The words read on across pages: their text is joined without the header and the
+    # footer that each page repeats; the body's texts (the headline) count too.
+    shown = " ".join(p.text for page in pages for p in page if p.part == WORDS) + " | " + \
+        " ".join(p.text for p in pages[0] if p.part == BODY)
+    said = reading.lines[1:] if reading.alarm else reading.lines
+    for line in said:
+        numbers_or_plays = line in (view.title.numbers_line(view.options, translator(view.lang)),
+                                    view.title.plays_line(view.options, translator(view.lang)))
+        if numbers_or_plays:
+            continue  # shown big, or as plays, on the first page
+        assert " ".join(words_of(line)) in " ".join(words_of(shown)), \
+            f"dropped: {line!r} ({view.title.key} {view.lang} {size})"
+
+
+def combinations(step: int) -> list[tuple[Title, Roll, str]]:
+    return [(title, roll, lang) for title in all_titles() for roll in ROLLS[::step]
+            for lang in LANGUAGES]
+
+
+def test_the_sizes_are_those_the_config_allows() -> None:
+    assert screen_sizes() == [(128, 64), (256, 64)]
+
+
+@pytest.mark.parametrize("size", screen_sizes(), ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_page_fits_a_sample_of_rolls(size: tuple[int, int]) -> None:
+    for title, roll, lang in combinations(5):
+        for view in views(title, roll, lang):
+            check_fits(view, size)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", screen_sizes(), ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_page_fits_for_every_roll(size: tuple[int, int]) -> None:
+    for title, roll, lang in combinations(1):
+        for view in views(title, roll, lang):
+            check_fits(view, size)
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+@pytest.mark.parametrize("size", screen_sizes(), ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_other_screens_fit(lang: str, size: tuple[int, int]) -> None:
+    """Before the first roll, at the end of a solo game, and with its level."""
+    for title in all_titles():
+        tr = translator(lang)
+        for view in (
+            StatusView(title, lang=lang),
+            StatusView(title, message=tr.gettext("Press ROLL to roll"), lang=lang),
+            game_over(title, lang),
+            # A press after the last round of a solo Valley game.
+            dataclasses.replace(game_over(title, lang), message=tr.gettext(
+                "Game over after {rounds} rounds: hold ROLL, then End game").format(rounds=25)),
+            StatusView(title, solo=True, round=25, round_limit=title.solo_rounds, hazards=3,
+                       result="Explorer", message=tr.gettext("press ROLL"), lang=lang),
+        ):
+            for page in layout(view, size):
+                assert all(p.fits for p in page), [p.text for p in page if not p.fits]
+                assert all(not p.text.endswith("…") for p in page)
+
+
+def game_over(title: Title, lang: str) -> StatusView:
+    """The screen after the last round of a solo Valley game (the others have no limit)."""
+    message = translator(lang).gettext("Last round played: hold ROLL, then End game")
+    return StatusView(
+        title, solo=True, round=25, round_limit=title.solo_rounds, hazards=4,
+        options=title.options(Roll.from_str("5,5,4"), 4), message=message, lang=lang,
+    )
+
+
+def golden_views(lang: str) -> dict[str, StatusView]:
+    island, valley, temple = (find_title(k) for k in ("island", "valley", "temple"))
+    return {
+        "hazard": StatusView(island, options=island.options(Roll.from_str("2,4,*"), 2),
+                             hazards=3, round=5, lang=lang),
+        "penny-dakota": StatusView(valley, options=valley.options(Roll.from_str("*,*,4")),
+                                   round=5, lang=lang),
+        "game-over": game_over(valley, lang),
+        "mummy-solo": StatusView(temple, solo=True, round=9, hazards=2,
+                                 options=temple.options(Roll.from_str("3,3,*")), lang=lang),
+    }
+
+
+def all_pages(view: StatusView, size: tuple[int, int]) -> Image.Image:
+    """Every page side by side, 4 pixels apart, as ``pitable screen --png`` writes them."""
+    pages = page_count(view, size)
+    sheet = Image.new("1", (size[0] * pages + 4 * (pages - 1), size[1]), 0)
+    for page in range(pages):
+        sheet.paste(draw_status(dataclasses.replace(view, page=page, blink_on=False), size),
+                    (page * (size[0] + 4), 0))
+    return sheet
+
+
+GOLDEN_CASES = [(lang, name, size) for lang in LANGUAGES for name in golden_views(lang)
+                for size in screen_sizes()]
+
+
+@pytest.mark.parametrize(("lang", "name", "size"), GOLDEN_CASES,
+                         ids=[f"{lang}-{name}-{w}x{h}" for lang, name, (w, h) in GOLDEN_CASES])
+def test_the_screens_in_each_language_match_their_goldens(
+    lang: str, name: str, size: tuple[int, int]
+) -> None:
+    view = golden_views(lang)[name]
+    assert_golden_image(all_pages(view, size), GOLDEN / f"{lang}-{name}-{size[0]}x{size[1]}.png")
+
+
+def test_each_language_says_its_own_words() -> None:
+    english = status_lines(golden_views("en")["hazard"])
+    french = status_lines(golden_views("fr")["hazard"])
+    spanish = status_lines(golden_views("es")["hazard"])
+    assert "DANGER!" in english[0] and "DANGER !" in french[0] and "¡PELIGRO!" in spanish[0]
+    assert english[0][0] == "Island" and french[0][0] == "Île" and spanish[0][0] == "Isla"
+    assert len({english, french, spanish}) == 3
+
+
+def test_the_header_stays_one_line_on_every_page() -> None:
+    for lang in LANGUAGES:
+        for view in golden_views(lang).values():
+            for page in layout(view, (128, 64)):
+                header = [p for p in page if p.box[1] == 0]
+                assert header and all(p.box[3] <= HEADER_H for p in header)

@@ -1,0 +1,404 @@
+"""The validator: hand-made games that break one placement rule each are caught, by that
+rule; the same games kept legal are not; a finished sheet that differs from its moves is."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+
+from pitable.rules.bot import Act, Action, TurnRecord, game_rng, play
+from pitable.rules.dice import Roll
+from pitable.rules.scoring import parse_sheet
+from pitable.rules.sheets import Cell, Kind, Sheet, generate, neighbours
+from pitable.rules.validate import breaches
+
+STOPPED = "the game stopped before its end"
+
+
+def rules(sheet: Sheet, *turns: TurnRecord) -> list[str]:
+    """The rules the turns break, in words (a short game also stops before its end)."""
+    return [b.rule for b in breaches(sheet, turns)]
+
+
+def broken(sheet: Sheet, *turns: TurnRecord) -> list[str]:
+    """The rules the turns break, leaving out that a hand-made game stops early."""
+    return [r for r in rules(sheet, *turns) if r != STOPPED]
+
+
+def turn(roll: str, *actions: Action) -> TurnRecord:
+    return TurnRecord(Roll.from_str(roll), actions)
+
+
+def write(cell: Cell, value: int) -> Action:
+    return Action(Act.WRITE, (cell,), value)
+
+
+def at(act: Act, cell: Cell, value: int | str | None = None) -> Action:
+    return Action(act, (cell,), value)
+
+
+def reached(sheet: Sheet, *kinds: Kind) -> list[Cell]:
+    """The spaces of ``kinds`` in breadth-first order from the map's starts: each one after
+    the first is adjacent to one before it, so numbers written in this order are legal."""
+    allowed = set(sheet.cells(*kinds))
+    first = min(sheet.starts)
+    order = [first]
+    seen = {first}
+    todo = deque(order)
+    while todo:
+        for n in neighbours(todo.popleft()):
+            if n in allowed and n not in seen:
+                seen.add(n)
+                order.append(n)
+                todo.append(n)
+    return order
+
+
+def far_from(sheet: Sheet, cells: list[Cell], *kinds: Kind) -> Cell:
+    """A space of ``kinds`` adjacent to none of ``cells`` and not one of them."""
+    near = {n for c in cells for n in neighbours(c)} | set(cells)
+    return next(c for c in sheet.cells(*kinds) if c not in near)
+
+
+# --- the Valley --------------------------------------------------------------------------
+
+VALLEY = generate("valley", 7)
+PATH = reached(VALLEY, Kind.SPACE)
+OPENING = turn("1,2,3", write(PATH[0], 1), write(PATH[1], 2), write(PATH[2], 3))
+
+
+def test_a_legal_valley_opening_breaks_nothing_but_stops_early() -> None:
+    assert rules(VALLEY, OPENING) == [STOPPED]
+
+
+def test_valley_the_first_space_goes_beside_a_cloud() -> None:
+    inland = far_from(VALLEY, sorted(VALLEY.starts), Kind.SPACE)
+    assert broken(VALLEY, turn("1,2,3", write(inland, 1))) == [
+        "the first space must be one where the map starts"
+    ]
+
+
+def test_valley_a_number_goes_beside_a_number_or_structure() -> None:
+    away = far_from(VALLEY, PATH[:3], Kind.SPACE)
+    assert broken(VALLEY, OPENING, turn("4,4,4", write(away, 4))) == [
+        "not adjacent to a number while such a space is empty"
+    ]
+
+
+def test_valley_a_space_is_filled_once() -> None:
+    assert broken(VALLEY, OPENING, turn("4,4,4", write(PATH[0], 4))) == [
+        "not an empty space of the valley"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("roll", "values"),
+    [("1,1,1", [5]), ("1,1,1", [1, 1, 1, 1]), ("2,3,5", [7, 8]), ("1,*,4", [5, 5, 1])],
+)
+def test_valley_the_numbers_are_one_grouping_of_the_dice(roll: str, values: list[int]) -> None:
+    writes = [write(PATH[3 + k], v) for k, v in enumerate(values)]
+    assert any("not a grouping of the dice" in r for r in broken(VALLEY, OPENING,
+                                                                     turn(roll, *writes)))
+
+
+def test_valley_penny_papers_is_one_number_from_1_to_15_beside_the_other_dice() -> None:
+    writes = [write(PATH[3], 15), write(PATH[4], 4), write(PATH[5], 1)]
+    assert broken(VALLEY, OPENING, turn("1,*,4", *writes)) == []
+
+
+def test_valley_a_structure_needs_dakota_smiths_face_and_is_drawn_once() -> None:
+    assert broken(VALLEY, OPENING, turn("1,2,3", at(Act.STRUCTURE, PATH[3], "H"))) == [
+        "a structure needs Dakota Smith's face"
+    ]
+    hut = turn("*,1,1", at(Act.STRUCTURE, PATH[3], "H"))
+    assert broken(VALLEY, OPENING, hut) == []
+    again = turn("*,2,2", at(Act.STRUCTURE, PATH[4], "H"))
+    assert broken(VALLEY, OPENING, hut, again) == ["each structure is drawn once"]
+
+
+def test_valley_a_snake_roll_ignores_the_other_dice() -> None:
+    snake = at(Act.HAZARD, PATH[3])
+    assert broken(VALLEY, OPENING, turn("1,2,*", snake, write(PATH[4], 3))) == [
+        "a snake was rolled: the other dice are ignored"
+    ]
+
+
+def test_valley_the_solo_snake_goes_beside_last_turns_spaces() -> None:
+    away = far_from(VALLEY, PATH[:3], Kind.SPACE)
+    assert broken(VALLEY, OPENING, turn("1,2,*", at(Act.HAZARD, away))) == [
+        "the solo hazard goes beside a space filled last turn"
+    ]
+    # After a turn that filled nothing (a snake's), the next snake goes anywhere.
+    near = turn("1,2,*", at(Act.HAZARD, PATH[3]))
+    assert broken(VALLEY, OPENING, near, turn("3,3,*", at(Act.HAZARD, away))) == []
+
+
+def test_valley_a_snake_is_crossed_out_with_a_9_made_from_the_dice() -> None:
+    snake = turn("1,2,*", at(Act.HAZARD, PATH[3]))
+    with_nine = turn("4,5,1", at(Act.CROSS, PATH[3]), write(PATH[4], 1))
+    assert broken(VALLEY, OPENING, snake, with_nine) == []
+    without = turn("1,2,3", at(Act.CROSS, PATH[3]))
+    assert any("not a grouping" in r for r in broken(VALLEY, OPENING, snake, without))
+    assert broken(VALLEY, OPENING, turn("4,5,1", at(Act.CROSS, PATH[4]))) == [
+        "no snake stands there to cross out"
+    ]
+
+
+def discover(letter: str, cells: list[Cell]) -> Action:
+    return Action(Act.DISCOVER, tuple(cells), letter)
+
+
+def filled(values: list[int]) -> list[TurnRecord]:
+    """Turns writing ``values`` along PATH, one a turn, each with Penny Papers' face."""
+    return [turn("1,*,1", write(PATH[k], v)) for k, v in enumerate(values)]
+
+
+@pytest.mark.parametrize(
+    ("values", "letter", "size", "rule"),
+    [
+        ([1, 2, 3, 4, 5], "j", 5, None),
+        ([1, 2, 3, 4, 1], "j", 5, "a jungle's five values differ"),
+        ([1, 2, 3, 4], "j", 4, "5 spaces"),
+        ([3, 3, 3, 3], "t", 4, None),
+        ([3, 3, 3, 4], "t", 4, "a town's four values are identical"),
+        ([3, 3, 3, 3, 3], "t", 5, "4 spaces"),
+        ([6, 9, 12], "r", 3, None),
+        ([6, 5, 12], "r", 3, "a mountain range's values are 6 or more"),
+        ([6, 6], "r", 2, "3 spaces"),
+    ],
+)
+def test_valley_a_discovery_keeps_its_rule(
+    values: list[int], letter: str, size: int, rule: str | None
+) -> None:
+    # PATH's first spaces are the first space and spaces adjacent to it: one group.
+    turns = filled(values)
+    last = turns[-1]
+    turns[-1] = TurnRecord(last.roll, (*last.actions, discover(letter, PATH[:size])))
+    assert broken(VALLEY, *turns) == ([] if rule is None else [rule])
+
+
+def test_valley_a_pyramid_is_four_of_10_or_more_a_base_of_three_and_one_beside_its_middle(
+) -> None:
+    spaces = set(VALLEY.cells(Kind.SPACE))
+    shape = next(
+        [(r, c - 1), (r, c), (r, c + 1), (r + 1, c)]
+        for r, c in sorted(spaces)
+        if {(r, c - 1), (r, c + 1), (r + 1, c)} <= spaces
+    )
+    line = next(
+        [(r, c), (r, c + 1), (r, c + 2), (r, c + 3)]
+        for r, c in sorted(spaces)
+        if {(r, c + 1), (r, c + 2), (r, c + 3)} <= spaces
+    )
+    rule = "a pyramid is four values of 10 or more, a base of three and one above"
+    for cells, high, expected in ((shape, 14, []), (line, 14, [rule]), (shape, 9, [rule])):
+        upto = max(PATH.index(c) for c in cells) + 1
+        turns = [turn("1,*,1", write(c, high if c in cells else 1)) for c in PATH[:upto]]
+        last = turns[-1]
+        turns[-1] = TurnRecord(last.roll, (*last.actions, discover("p", cells)))
+        assert broken(VALLEY, *turns) == expected
+
+
+def test_valley_one_discovery_a_turn_and_one_discovery_a_space() -> None:
+    turns = filled([1, 2, 3, 4, 5, 6, 7])
+    jungle = discover("j", PATH[:5])
+    both = TurnRecord(turns[-1].roll, (*turns[-1].actions, jungle, discover("j", PATH[:5])))
+    assert broken(VALLEY, *turns[:-1], both)[0] == "one discovery a turn at most"
+    first = TurnRecord(turns[5].roll, (*turns[5].actions, jungle))
+    again = TurnRecord(turns[6].roll, (*turns[6].actions, jungle))
+    assert broken(VALLEY, *turns[:5], first, again) == [
+        "a space belongs to one discovery at most"
+    ]
+
+
+def test_valley_no_two_towns_of_one_value() -> None:
+    spaces = set(VALLEY.cells(Kind.SPACE))
+    # Two squares of four spaces near the first, apart: the game to fill them stays short.
+    squares = sorted(
+        ([(r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1)]
+         for r, c in sorted(spaces)
+         if {(r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1)} <= set(PATH[:20])),
+        key=lambda q: max(PATH.index(c) for c in q),
+    )
+    one = squares[0]
+    two = next(q for q in squares if not {n for c in one for n in neighbours(c)} & set(q))
+    for second, expected in ((3, ["no two towns of one value"]), (4, [])):
+        def value(c: Cell, second: int = second) -> int:
+            return 3 if c in one else second if c in two else 1
+
+        upto = max(PATH.index(c) for c in one + two) + 1
+        turns = [turn("1,*,1", write(c, value(c))) for c in PATH[:upto]]
+        turns += [turn("1,1,1", write(PATH[upto], 1), discover("t", one)),
+                  turn("1,1,1", write(PATH[upto + 1], 1), discover("t", two))]
+        assert broken(VALLEY, *turns) == expected
+
+
+def test_valley_the_game_lasts_25_rounds() -> None:
+    turns = filled([1] * 26)
+    assert rules(VALLEY, *turns[:25]) == []
+    assert rules(VALLEY, *turns) == ["a turn after the game's end"]
+    assert rules(VALLEY, *turns[:24]) == [STOPPED]
+
+
+# --- Skull Island ------------------------------------------------------------------------
+
+ISLAND = generate("island", 7)
+SHORE = reached(ISLAND, Kind.SPACE)
+SEA = ISLAND.cells(Kind.SEA)
+LANDING = turn("1,2,3", write(SHORE[0], 6))
+
+
+def test_a_legal_island_opening_breaks_nothing_but_stops_early() -> None:
+    assert rules(ISLAND, LANDING, turn("1,1,1", write(SHORE[1], 3))) == [STOPPED]
+
+
+def test_island_the_first_number_goes_beside_the_sea() -> None:
+    inland = next(c for c in ISLAND.cells(Kind.SPACE) if c not in ISLAND.starts)
+    assert broken(ISLAND, turn("1,2,3", write(inland, 6))) == [
+        "the first space must be one where the map starts"
+    ]
+
+
+def test_island_a_number_goes_in_an_empty_island_space_beside_a_number_or_boat() -> None:
+    mountain = ISLAND.cells(Kind.MOUNTAIN)[0]
+    assert broken(ISLAND, LANDING, turn("1,1,1", write(mountain, 3))) == [
+        "a number goes in an empty island space"
+    ]
+    assert broken(ISLAND, LANDING, turn("1,1,1", write(SEA[0], 3))) == [
+        "a number goes in an empty island space"
+    ]
+    away = far_from(ISLAND, [SHORE[0]], Kind.SPACE)
+    assert broken(ISLAND, LANDING, turn("1,1,1", write(away, 3))) == [
+        "not adjacent to a number while such a space is empty"
+    ]
+
+
+def test_island_one_number_the_roll_gives() -> None:
+    assert broken(ISLAND, LANDING, turn("1,1,1", write(SHORE[1], 5))) == [
+        "the roll does not give this number"
+    ]
+    assert broken(ISLAND, LANDING, turn("1,1,1", write(SHORE[1], 1), write(SHORE[2], 2))) == [
+        "a turn fills one space, not 2"
+    ]
+
+
+def test_island_a_boat_needs_navigation_and_the_sea() -> None:
+    assert broken(ISLAND, LANDING, turn("1,2,3", at(Act.BOAT, SEA[0]))) == [
+        "a boat needs the Navigation face"
+    ]
+    assert broken(ISLAND, LANDING, turn("*,2,3", at(Act.BOAT, SEA[0]))) == []
+    assert broken(ISLAND, LANDING, turn("*,2,3", at(Act.BOAT, SHORE[1]))) == [
+        "a boat goes in an empty sea space"
+    ]
+
+
+def test_island_the_solo_danger_goes_beside_last_turns_space() -> None:
+    away = far_from(ISLAND, [SHORE[0]], Kind.SPACE)
+    assert broken(ISLAND, LANDING, turn("1,2,*", at(Act.HAZARD, away))) == [
+        "the solo hazard goes beside a space filled last turn"
+    ]
+    beside = next(n for n in neighbours(SHORE[0]) if n in ISLAND.cells(Kind.SPACE))
+    assert broken(ISLAND, LANDING, turn("1,2,*", at(Act.HAZARD, beside))) == []
+
+
+def test_island_a_danger_is_crossed_out_beside_a_9() -> None:
+    beside = [n for n in neighbours(SHORE[0]) if n in ISLAND.cells(Kind.SPACE)]
+    danger_at, nine_at = next((a, b) for a in beside for b in beside if b in neighbours(a))
+    danger = turn("1,2,*", at(Act.HAZARD, danger_at))
+    three = turn("1,1,1", write(nine_at, 3), at(Act.CROSS, danger_at))
+    assert broken(ISLAND, LANDING, danger, three) == ["a hazard is crossed out only beside a 9"]
+    nine = turn("4,5,1", write(nine_at, 9), at(Act.CROSS, danger_at))
+    assert broken(ISLAND, LANDING, danger, nine) == []
+
+
+def test_island_a_treasure_needs_its_pairs_dry_land_and_a_value_of_its_own() -> None:
+    mountain = ISLAND.cells(Kind.MOUNTAIN)[0]
+    claim = turn("1,1,1", write(SHORE[1], 3), at(Act.TREASURE, mountain, 6))
+    assert broken(ISLAND, LANDING, claim)[0].startswith("no pair of 6s")
+    wet = turn("1,1,1", write(SHORE[1], 3), at(Act.TREASURE, SEA[0], 6))
+    assert broken(ISLAND, LANDING, wet) == ["a treasure is never in the water"]
+    # A game of the bot's with a treasure: claiming the same value again is refused.
+    game = next(g for g in (play(ISLAND, game_rng(d, 0)) for d in range(50))
+                if sum(a.act is Act.TREASURE for t in g.turns for a in t.actions) >= 2)
+    k, treasure = next((k, a) for k, t in enumerate(game.turns) for a in t.actions
+                       if a.act is Act.TREASURE)
+    turns = list(game.turns[: k + 2])
+    again = Action(Act.TREASURE, treasure.cells, treasure.value)
+    turns[-1] = TurnRecord(turns[-1].roll, (*turns[-1].actions, again))
+    assert "each treasure is found with a different number" in broken(ISLAND, *turns)
+
+
+def test_island_the_game_ends_at_the_fifth_treasure_or_a_full_island() -> None:
+    game = play(ISLAND, game_rng(1, 0))
+    assert rules(ISLAND, *game.turns) == []
+    assert rules(ISLAND, *game.turns[:-1]) == [STOPPED]
+    extra = TurnRecord(Roll.from_str("1,2,3"), ())
+    assert rules(ISLAND, *game.turns, extra) == ["a turn after the game's end"]
+
+
+# --- the Temple -------------------------------------------------------------------------
+
+TEMPLE = generate("temple", 7)
+ROOM = TEMPLE.cells(Kind.SPACE)
+DOOR = TEMPLE.cells(Kind.DOOR)
+
+
+def test_temple_a_number_goes_in_any_empty_doorless_space() -> None:
+    assert rules(TEMPLE, turn("1,2,3", write(ROOM[0], 6)),
+                 turn("1,1,1", write(ROOM[-1], 2))) == [STOPPED]
+    assert broken(TEMPLE, turn("1,2,3", write(DOOR[0], 6))) == [
+        "a number goes in an empty doorless space"
+    ]
+    assert broken(TEMPLE, turn("1,2,3", write(ROOM[0], 6)), turn("1,2,3", write(ROOM[0], 5))) == [
+        "a number goes in an empty doorless space"
+    ]
+
+
+def test_temple_the_lockpick_puts_the_number_in_a_door() -> None:
+    assert broken(TEMPLE, turn("*,2,3", write(DOOR[0], 5))) == []
+    assert broken(TEMPLE, turn("*,2,3", write(ROOM[0], 5))) == [
+        "the Lockpick puts the number in an empty Door"
+    ]
+
+
+def test_temple_one_number_the_roll_gives() -> None:
+    assert broken(TEMPLE, turn("1,1,1", write(ROOM[0], 4))) == [
+        "the roll does not give this number"
+    ]
+    assert broken(TEMPLE, turn("1,1,1", write(ROOM[0], 1), write(ROOM[1], 2))) == [
+        "a turn writes one number, not 2"
+    ]
+
+
+def test_temple_the_solo_mummy_goes_beside_last_turns_space_and_is_crossed_beside_a_9() -> None:
+    start = ROOM[len(ROOM) // 2]
+    beside = [n for n in neighbours(start) if n in ROOM]
+    away = far_from(TEMPLE, [start], Kind.SPACE)
+    opening = turn("4,5,1", write(start, 9))
+    assert broken(TEMPLE, opening, turn("1,1,*", at(Act.HAZARD, away))) == [
+        "the solo hazard goes beside a space filled last turn"
+    ]
+    assert broken(TEMPLE, opening, turn("1,1,*", at(Act.HAZARD, beside[0]),
+                                        at(Act.CROSS, beside[0]))) == []
+    assert broken(TEMPLE, turn("1,1,1", write(start, 3)),
+                  turn("1,1,*", at(Act.HAZARD, beside[0]), at(Act.CROSS, beside[0]))) == [
+        "a hazard is crossed out only beside a 9"
+    ]
+
+
+# --- the finished sheet -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["valley", "island", "temple"])
+def test_a_finished_sheet_that_differs_from_its_moves_is_named(game: str) -> None:
+    sheet = generate(game, 3)
+    played = play(sheet, game_rng(0, 0))
+    assert breaches(sheet, played.turns, parse_sheet(played.sheet_text())) == []
+    rows = [list(row) for row in played.tokens]
+    r, c = next((r, c) for r, row in enumerate(rows) for c, t in enumerate(row) if t.isdigit())
+    rows[r][c] = "15" if rows[r][c] != "15" else "14"
+    text = "\n".join(" ".join(row) for row in rows)
+    found = [str(b) for b in breaches(sheet, played.turns, parse_sheet(text))]
+    assert found == [f"the finished sheet: row {r + 1}, column {c + 1} shows '{rows[r][c]}',"
+                     " not what the moves leave"]
