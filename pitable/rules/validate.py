@@ -114,6 +114,19 @@ class _Replay:
         if not anchored(cell) and any(anchored(c) for c in empty):
             self.breach(action, "not adjacent to a number while such a space is empty")
 
+    def hazard_turn(self, actions: Sequence[Action], ignored: Sequence[Action],
+                    space_kinds: tuple[Kind, ...]) -> None:
+        """A hazard's turn: the other dice are ignored (``ignored`` used them), and one
+        hazard is drawn where the solo rule puts it, while a space for it is empty."""
+        name = self.title.hazard_name
+        drawn = [a for a in actions if a.act is Act.HAZARD]
+        for a in ignored:
+            self.breach(a, f"a {name} was rolled: the other dice are ignored")
+        if len(drawn) != 1 and self.empties(*space_kinds):
+            self.breach(None, f"a {name} roll draws one {name}, not {len(drawn)}")
+        for a in drawn:
+            self.hazard_at(a, space_kinds)
+
     def hazard_at(self, action: Action, space_kinds: tuple[Kind, ...]) -> None:
         """A hazard drawn by the solo rule: beside last turn's spaces when one is empty."""
         cell = action.cell
@@ -207,14 +220,8 @@ def _valley_turn(replay: _Replay, options: Options, actions: Sequence[Action]) -
     _split(replay, actions, Act.DISCOVER)
     filled: list[Cell] = []
     if options.hazard:
-        drawn = [a for a in actions if a.act is Act.HAZARD]
-        for a in actions:
-            if a.act in (Act.WRITE, Act.STRUCTURE, Act.CROSS, Act.BOAT):
-                replay.breach(a, "a snake was rolled: the other dice are ignored")
-        if len(drawn) != 1 and replay.empties(*spaces):
-            replay.breach(None, f"a snake roll draws one snake, not {len(drawn)}")
-        for a in drawn:
-            replay.hazard_at(a, spaces)
+        ignored = [a for a in actions if a.act in (Act.WRITE, Act.STRUCTURE, Act.CROSS, Act.BOAT)]
+        replay.hazard_turn(actions, ignored, spaces)
     else:
         used: list[int] = []
         structures = 0
@@ -343,13 +350,7 @@ def _island_turn(replay: _Replay, options: Options, actions: Sequence[Action]) -
     filled: list[Cell] = []
     fills = [a for a in actions if a.act in (Act.WRITE, Act.BOAT)]
     if options.hazard:
-        drawn = [a for a in actions if a.act is Act.HAZARD]
-        for a in fills:
-            replay.breach(a, "a danger was rolled: the other dice are ignored")
-        if len(drawn) != 1 and replay.empties(*spaces):
-            replay.breach(None, f"a danger roll draws one danger, not {len(drawn)}")
-        for a in drawn:
-            replay.hazard_at(a, spaces)
+        replay.hazard_turn(actions, fills, spaces)
     else:
         for a in actions:
             if a.act in (Act.HAZARD, Act.STRUCTURE, Act.DISCOVER):
@@ -414,13 +415,7 @@ def _temple_turn(replay: _Replay, options: Options, actions: Sequence[Action]) -
     filled: list[Cell] = []
     writes = [a for a in actions if a.act is Act.WRITE]
     if options.hazard:
-        drawn = [a for a in actions if a.act is Act.HAZARD]
-        for a in writes:
-            replay.breach(a, "a mummy was rolled: the other dice are ignored")
-        if len(drawn) != 1 and replay.empties(*spaces):
-            replay.breach(None, f"a mummy roll draws one mummy, not {len(drawn)}")
-        for a in drawn:
-            replay.hazard_at(a, spaces)
+        replay.hazard_turn(actions, writes, spaces)
     else:
         lockpick = options.green is GreenEffect.DOOR and bool(replay.empties(Kind.DOOR))
         where = (Kind.DOOR,) if lockpick else spaces
