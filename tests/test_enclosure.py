@@ -74,6 +74,7 @@ def fits_bed(triangles: list[tuple[Vertex, Vertex, Vertex]]) -> None:
     assert abs(z0) < 1e-3, "the part must lie on the bed"
 
 
+@pytest.mark.slow  # OpenSCAD renders the part: many seconds
 def test_the_base_is_closed_fits_the_bed_and_has_its_two_wall_openings(tmp_path: Path) -> None:
     base = render(tmp_path, "base")
     # Through-holes are handles of the solid: the Pi's power socket and the printer's jack
@@ -83,6 +84,7 @@ def test_the_base_is_closed_fits_the_bed_and_has_its_two_wall_openings(tmp_path:
     assert [round(hi - lo, 3) for lo, hi in extent(base)] == [200, 140, 69.6]
 
 
+@pytest.mark.slow  # OpenSCAD renders the part: many seconds
 def test_the_lid_is_closed_fits_the_bed_and_has_every_cut_out(tmp_path: Path) -> None:
     lid = render(tmp_path, "lid")
     # 3 die windows, the status window, the button, the encoder, 5 LEDs, the paper slot
