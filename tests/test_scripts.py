@@ -167,7 +167,8 @@ def test_test_says_each_step_then_runs_the_checks_and_is_silent_once_set_up(
     assert steps[-1].startswith("set-up: done in ")
     assert first.stdout.splitlines() == ["== ruff", "== mypy", "== pytest"]
     assert [call.split(" (in")[0] for call in checkout.calls()] == [
-        "ruff check pitable tests benchmarks", "mypy ", "pytest -m not slow -n auto --dist worksteal -q"]
+        "ruff check pitable tests benchmarks", "mypy ",
+        "pytest -m not slow -n auto --dist worksteal -q"]
 
     again = checkout.run("test", "-q")
     assert again.returncode == 0 and again.stderr == ""
