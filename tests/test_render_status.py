@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
-from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR
+from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR, font
 from pitable.render.status import (
     HEADER_H,
     MenuView,
@@ -26,6 +26,7 @@ from pitable.render.status import (
 from pitable.render.text import (
     ELLIPSIS,
     draw_fitted,
+    draw_text,
     fit_text,
     fit_tokens,
     wrap_text,
@@ -273,6 +274,37 @@ def test_fitted_text_never_leaves_its_box(text: str, width: int, height: int, na
     if ink is not None:
         assert box[0] <= ink[0] and ink[2] <= box[2], (ink, box)
         assert box[1] <= ink[1] and ink[3] <= box[3], (ink, box)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(st.characters(min_codepoint=32, max_codepoint=0x17F,
+                               exclude_categories=("Cc",)), max_size=40),
+    size=st.integers(6, 44),
+    name=st.sampled_from([REGULAR, BOLD, CONDENSED_BOLD]),
+    at=st.tuples(st.integers(-20, 150), st.integers(-20, 70)),
+    fill=st.sampled_from([0, 1]),
+)
+def test_text_from_the_cache_is_pillows_own(text: str, size: int, name: str,
+                                            at: tuple[int, int], fill: int) -> None:
+    # Drawn twice, at any place and in either ink (dark on a lit box too), and compared
+    # with Pillow drawing it: the stamped ink must be the very pixels.
+    typeface = font(size, name)
+    background = 1 - fill
+    ours, pillows = (Image.new("1", (128, 64), background) for _ in range(2))
+    for _ in range(2):
+        draw_text(ImageDraw.Draw(ours), at, text, typeface, fill=fill)
+    ImageDraw.Draw(pillows).text(at, text, fill=fill, font=typeface)
+    assert ImageChops.difference(ours, pillows).getbbox() is None
+
+
+def test_text_on_an_anti_aliased_picture_is_drawn_by_pillow() -> None:
+    typeface = font(20, REGULAR)
+    ours, pillows = (Image.new("L", (100, 30), 0) for _ in range(2))
+    draw_text(ImageDraw.Draw(ours), (3, 2), "Skull 9", typeface, fill=200)
+    ImageDraw.Draw(pillows).text((3, 2), "Skull 9", fill=200, font=typeface)
+    assert ImageChops.difference(ours, pillows).getbbox() is None
+    assert len(set(ours.getdata())) > 2  # grey edges: not the cache's two-level ink
 
 
 def test_text_shrinks_before_it_is_cut() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from PIL import ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 from pitable.render.fonts import font
 
@@ -248,5 +248,33 @@ def draw_fitted(
     # start, and fit_text guarantees it is not wider than the box anyway.
     x, y = max(x, x0), max(y, y0)
     if fitted.text:
-        draw.text(fitted.origin(x, y), fitted.text, fill=fill, font=fitted.font)
+        draw_text(draw, fitted.origin(x, y), fitted.text, fitted.font, fill=fill)
     return (x, y, x + fitted.width, y + fitted.height)
+
+
+def draw_text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str,
+              font: ImageFont.FreeTypeFont, *, fill: int = 1) -> None:
+    """``draw.text(xy, text, fill=fill, font=font)``, the same pixels, from a cache of inked
+    texts when the drawing has no anti-aliasing (the box's panels, mode "1").
+
+    Pillow hands FreeType every glyph of every text anew, hinting and rasterising each
+    (about 30 µs a glyph here, several times that on a Pi Zero), and keeps no glyph cache;
+    a status screen draws five or six texts per roll, most of them (the header, the tags,
+    the words) drawn many times before. A text's ink at a whole-pixel origin does not
+    depend on where it is drawn, so it is drawn once into a picture of its own and stamped
+    from there with ``draw.bitmap``.
+    """
+    if draw.fontmode != "1" or not text:
+        draw.text(xy, text, fill=fill, font=font)
+        return
+    ink, left, top = _inked(text, font)
+    draw.bitmap((xy[0] + left, xy[1] + top), ink, fill=fill)
+
+
+@lru_cache(maxsize=2048)
+def _inked(text: str, font: ImageFont.FreeTypeFont) -> tuple[Image.Image, int, int]:
+    """``text``'s ink in ``font`` without anti-aliasing, and where it lies from the origin."""
+    left, top, right, bottom = (int(v) for v in font.getbbox(text, mode="1"))
+    ink = Image.new("1", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(ink).text((-left, -top), text, fill=1, font=font)
+    return ink, left, top
