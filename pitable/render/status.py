@@ -212,9 +212,21 @@ def wide(size: tuple[int, int]) -> bool:
     return size[0] >= 224
 
 
+#: Screens below the header kept: a table sees the same few dozen rolls all evening, each
+#: 1 KiB at 128x64.
+BELOW_HEADER_KEPT = 256
+
+
 def page_count(view: StatusView, size: tuple[int, int] = (128, 64)) -> int:
     """How many pages the screen shows for ``view``: 1 when everything fits on one."""
-    return len(_pages(view, size))
+    if view.menu is not None:
+        return 1
+    return len(_pages_below_header(_below_header_view(view), size))
+
+
+@lru_cache(maxsize=BELOW_HEADER_KEPT)
+def _pages_below_header(view: StatusView, size: tuple[int, int]) -> tuple[tuple[str, ...], ...]:
+    return _pages(view, size)
 
 
 def status_lines(view: StatusView, size: tuple[int, int] = (128, 64),
@@ -254,19 +266,50 @@ def draw_status(view: StatusView, size: tuple[int, int] = (128, 64)) -> Image.Im
 
 @lru_cache(maxsize=64)
 def _draw_status(view: StatusView, size: tuple[int, int]) -> Image.Image:
-    image = Image.new("1", size, OFF)
-    canvas = Canvas(ImageDraw.Draw(image))
-    _draw_page(canvas, view, size)
-    if view.menu is None and alarm(view) and view.blink_on:
+    if view.menu is not None:
+        image = Image.new("1", size, OFF)
+        _draw_page(Canvas(ImageDraw.Draw(image)), view, size)
+        return image
+    # The screen below the header, drawn once for all the rounds and maps it comes back
+    # in, and the header (cached apart) on top.
+    image = _below_header(_below_header_view(view), size).copy()
+    _header(Canvas(ImageDraw.Draw(image)), view, size[0])
+    if alarm(view) and view.blink_on:
         image = ImageChops.invert(image.convert("L")).convert("1")
     return image
 
 
-def _draw_page(canvas: Canvas, view: StatusView, size: tuple[int, int]) -> None:
+def _below_header_view(view: StatusView) -> StatusView:
+    """``view`` with what only the header shows left out: the key of what is below it.
+
+    The hazards marked so far reach the screen below the header only through the title's
+    reading (the Island's bubble to mark), which is kept whole, so the options' count of
+    them is left out too: otherwise no roll would ever look like one seen before.
+    """
+    options = view.options
+    if options is not None:
+        options = dataclasses.replace(options, hazards_marked=0)
+    return _replace(view, options=options, reading=reading_of(view), round=None,
+                    round_limit=None, hazards=None, map_tag=None, blink_on=True,
+                    page=0 if view.menu is not None else view.page)
+
+
+@lru_cache(maxsize=BELOW_HEADER_KEPT)
+def _below_header(view: StatusView, size: tuple[int, int]) -> Image.Image:
+    image = Image.new("1", size, OFF)
+    _draw_page(Canvas(ImageDraw.Draw(image)), view, size, header=False)
+    return image
+
+
+def _draw_page(canvas: Canvas, view: StatusView, size: tuple[int, int], *,
+               header: bool = True) -> None:
+    """Lay out (and with a drawing, draw) one page; without ``header`` its rows stay blank."""
     width, height = size
     tr = tr_of(view)
     # The menu brings its own heading and needs every row it can get.
-    top = 0 if view.menu is not None else _header(canvas, view, width)
+    top = 0
+    if view.menu is None:
+        top = _header(canvas, view, width) if header else HEADER_H + 3
     bottom = height
     footer = view.message or _notice_text(view.notices)
     if footer:
@@ -280,7 +323,7 @@ def _draw_page(canvas: Canvas, view: StatusView, size: tuple[int, int]) -> None:
         _menu(canvas, view.menu, (0, top, width, bottom))
         return
     reading = reading_of(view)
-    pages = _pages(view, size)
+    pages = _pages_below_header(_below_header_view(view), size)
     page = view.page % len(pages)
     words = pages[page]
     body: Box = (0, top, width, bottom)

@@ -38,15 +38,20 @@ class Fitted:
         return x - self.left, y - self.top
 
 
-@lru_cache(maxsize=4096)
 def ink_box(text: str, size: int, name: str) -> tuple[int, int, int, int]:
     """The bounding box of the inked pixels of ``text`` (left, top, right, bottom).
 
     Measured in mode "1" (no anti-aliasing), which is how every screen of the box draws.
     """
+    return _ink_box(text, font(size, name))
+
+
+@lru_cache(maxsize=4096)
+def _ink_box(text: str, typeface: ImageFont.FreeTypeFont) -> tuple[int, int, int, int]:
+    """:func:`ink_box` by the font itself: what the fitting measured, the drawing reuses."""
     if not text:
         return (0, 0, 0, 0)
-    left, top, right, bottom = font(size, name).getbbox(text, mode="1")
+    left, top, right, bottom = typeface.getbbox(text, mode="1")
     return int(left), int(top), int(right), int(bottom)
 
 
@@ -109,16 +114,8 @@ def fit_text(
     """
     if width <= 0 or height <= 0:
         return _fitted("", min_size, name, not text, line)
-    # Ink size grows with the font size, so the largest size that fits is found by bisection.
-    lo, hi = min_size, max(min_size, max_size)
-    best: int | None = None
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        w = measure(text, mid, name)[0]
-        if w <= width and _height(text, mid, name, line) <= height:
-            best, lo = mid, mid + 1
-        else:
-            hi = mid - 1
+    best = _largest_fitting(text, (width, height), name, (min_size, max(min_size, max_size)),
+                            line)
     if best is not None:
         return _fitted(text, best, name, True, line)
     if _height(text, min_size, name, line) > height:
@@ -127,6 +124,39 @@ def fit_text(
         return _fitted("", min_size, name, not text, line)
     # Too wide even at the smallest size: cut it and say so with an ellipsis.
     return _fitted(elide(text, width, min_size, name), min_size, name, False, line)
+
+
+def _largest_fitting(text: str, box: tuple[int, int], name: str, sizes: tuple[int, int],
+                     line: bool) -> int | None:
+    """The largest size from ``lo`` to ``hi`` (``sizes``) at which ``text`` fits in ``box``
+    (width, height), or None.
+
+    Ink grows with the font size, about in proportion, so the size is guessed from the ink
+    at ``hi`` and the guess walked up or down to the last size that fits: two or three
+    measurements where a bisection over 8 to 40 takes five (each a layout of the text, with
+    every glyph hinted again), and most small texts fit at ``hi`` at the first.
+    """
+    width, height = box
+    lo, hi = sizes
+
+    def fits(size: int) -> bool:
+        return measure(text, size, name)[0] <= width and _height(text, size, name, line) <= height
+
+    if fits(hi):
+        return hi
+    widest = measure(text, hi, name)[0]
+    size = min(hi - 1, max(lo, hi * width // widest)) if widest else hi - 1
+    if size < lo:
+        return None
+    if fits(size):
+        while size + 1 < hi and fits(size + 1):
+            size += 1
+        return size
+    while size > lo:
+        size -= 1
+        if fits(size):
+            return size
+    return None
 
 
 def elide(text: str, width: int, size: int, name: str) -> str:
@@ -274,7 +304,7 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str,
 @lru_cache(maxsize=2048)
 def _inked(text: str, font: ImageFont.FreeTypeFont) -> tuple[Image.Image, int, int]:
     """``text``'s ink in ``font`` without anti-aliasing, and where it lies from the origin."""
-    left, top, right, bottom = (int(v) for v in font.getbbox(text, mode="1"))
+    left, top, right, bottom = _ink_box(text, font)
     ink = Image.new("1", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(ink).text((-left, -top), text, fill=1, font=font)
     return ink, left, top
