@@ -334,7 +334,7 @@ def _partial_classes() -> dict[str, type]:
                 return
             # The RAM's identity says which picture it holds: its pages are that picture's
             # own tuple (or its inverse's).
-            key = (id(ram), id(picture), self._inverted, self._pointer, self._line)
+            key = (id(ram), id(picture), self._inverted, self._line)
             update = self._updates.get(key)
             if update is None:
                 update = self._update(ram, picture)
@@ -366,10 +366,10 @@ def _partial_classes() -> dict[str, type]:
                     wire = () if line == self._line else self._wire([((START_LINE | line,), b"")])
                     return _Update(wire, False, ram, held, self._pointer, line)
             same = picture.inverse if self._inverted else picture.pages
-            cost, windows, pointer = self._plan(ram, same, self._pointer)
+            cost, windows, pointer = self._plan(ram, same, Pointer())
             if cost > INVERT_COST and _mostly_inverse(ram, same):
                 flipped = picture.pages if self._inverted else picture.inverse
-                flip_cost, flip_windows, flip_pointer = self._plan(ram, flipped, self._pointer)
+                flip_cost, flip_windows, flip_pointer = self._plan(ram, flipped, Pointer())
                 if flip_cost + INVERT_COST < cost:
                     return _Update(self._wire(self._unroll(flip_windows)), True, flipped,
                                    picture if self._inverted else None, flip_pointer, 0)
