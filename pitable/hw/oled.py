@@ -152,6 +152,10 @@ class Pointer(NamedTuple):
     high: int | None = None
 
 
+#: The widest gap of unchanged columns sent rather than a window over it: a window costs
+#: its command transaction and the column's low nibble, and the data's transaction again.
+JOIN_GAP = 2 * I2C_OVERHEAD + 1
+
 #: One window of an update: the commands that move the RAM pointer (none when it is
 #: already there), then the bytes written from there.
 Window = tuple[tuple[int, ...], bytes]
@@ -174,18 +178,16 @@ def plan_pages(old: Sequence[bytes], new: Sequence[bytes], pointer: Pointer, *,
     cost = 0
     page, column, high = pointer.page, pointer.column, pointer.high
     for p, (a, b) in enumerate(zip(old, new, strict=True)):
-        runs = column_runs(a, b, 0)
-        if not runs:
-            continue
-        joined = []
-        x0, x1 = runs[0]
-        for c, d in runs[1:]:
-            same_high = (x0 + offset) >> 4 == (c + offset) >> 4
-            if c - x1 > 2 * I2C_OVERHEAD + (1 if same_high else 2):
-                joined.append((x0, x1))
-                x0 = c
-            x1 = d
-        joined.append((x0, x1))
+        # A gap costs less than a window's framing up to JOIN_GAP columns (the regex joins
+        # those), and one more when the window would also need its high nibble.
+        joined: list[tuple[int, int]] = []
+        for c, d in column_runs(a, b, JOIN_GAP):
+            if joined:
+                x0, x1 = joined[-1]
+                if c - x1 == JOIN_GAP + 1 and (x0 + offset) >> 4 != (c + offset) >> 4:
+                    joined[-1] = (x0, d)
+                    continue
+            joined.append((c, d))
         for x0, x1 in joined:
             at = x0 + offset
             commands: tuple[int, ...] = ()
