@@ -3,11 +3,12 @@
 The whole box runs on its fakes with the default config (a 300 ms tumble, the status
 screen on): mock pins, the controller, the drawing, the real luma.oled drivers, and fake
 buses that decode every byte into each panel's RAM and model the invert and start-line
-commands. The same rolls run four times in one process: as shipped (the faces rolled by
-the panels' start line); with the tumble as it was before, a tilted die redrawn every 75 ms
-(through pitable's drivers, then through them as they were before: one bounding box per
-update, the blink redrawn); and with that tumble through luma's stock drivers (a whole
-1 KiB frame on every update), the baseline.
+commands. A table plays games of 25 rounds one after the other, each on a new map. The
+same rolls run four times in one process: as shipped (the faces rolled by the panels'
+start line); with the tumble as it was before, a tilted die redrawn every 75 ms (through
+pitable's drivers, then through them as they were before: one bounding box per update,
+the blink redrawn); and with that tumble through luma's stock drivers (a whole 1 KiB
+frame on every update), the baseline.
 
 The bytes are counted as the Pi sends them: luma opens /dev/i2c-N itself there, so its
 data goes in one i2c_rdwr transaction of up to 4 KiB, and its commands in one SMBus block
@@ -65,6 +66,7 @@ from pitable.config import DEFAULTS
 from pitable.hw import oled
 from pitable.hw.clock import MonotonicClock
 from pitable.hw.entropy import SeededSource
+from pitable.hw.events import NewGameCommand
 from pitable.hw.fake_i2c import FakeBus, Message
 from pitable.hw.oled import (
     INVERT_COST,
@@ -82,6 +84,10 @@ PANELS = ("green", "purple", "red", "status")
 #: each with its acknowledge, and a stop.
 MUX_SELECT_BITS = 1 + 9 * 2 + 1
 MAX_RATIO = 1.3
+#: The rounds of each game the table plays before it asks for a new one: about a game of the
+#: Valley at a table (it ends when someone has filled their grid, one to three spaces a
+#: round) and its solo game's 25.
+GAME_ROUNDS = 25
 MAX_BLINK_BYTES = 10
 BLINKS = 4
 
@@ -268,6 +274,11 @@ class Bench:
     def roll(self) -> Roll:
         result = Roll()
         pin = self.sim.fakes.pin(DEFAULTS.button.pin)
+        box = self.sim.box
+        if box.game.state.rounds >= GAME_ROUNDS:
+            # The game is over: the table asks for a new one (on a fresh map), as its page
+            # asks it.
+            box.post(NewGameCommand(box.game.title.key, "table"))
         self.clock.advance(2.0)  # the table reads the last roll, then presses again
         self.step()
         self.settle_bound()
@@ -280,7 +291,6 @@ class Bench:
         cpu_total, fake_total, bits_total = cpu, fake, bits
         result.frame_bits.append(bits)
         self.add_bound(result)
-        box = self.sim.box
         while box.phase is Phase.ROLLING:
             deadline = box._next_deadline()
             assert deadline is not None
