@@ -26,8 +26,10 @@ from pitable.rules.dice import SPECIAL, Die, Face
 GRID = 64
 ON, OFF = 1, 0
 
-#: Pip centres on the 64 grid, laid out as on a real die.
-_L, _C, _R = 17, 32, 47
+#: Pip centres on the 64 grid, laid out as on a real die. With the radius below every pip is
+#: 15 pixels across and lies in two pages of eight rows (rows 9-23, 25-39, 41-55 at 64
+#: rows): a pip that changes costs the panel two windows, not three.
+_L, _C, _R = 16, 32, 48
 PIPS: dict[int, tuple[tuple[int, int], ...]] = {
     1: ((_C, _C),),
     2: ((_R, _L), (_L, _R)),
@@ -37,7 +39,9 @@ PIPS: dict[int, tuple[tuple[int, int], ...]] = {
     # Six: the rows spread further apart than the others' so that the pips do not touch.
     6: ((_L, 14), (_R, 14), (_L, _C), (_R, _C), (_L, 50), (_R, 50)),
 }
-PIP_RADIUS = 6.5
+#: A whole radius: a half one rounds differently at each centre, and the middle pip came out
+#: two pixels smaller than the corner ones.
+PIP_RADIUS = 7
 
 
 class _Pen:
