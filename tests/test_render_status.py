@@ -310,24 +310,21 @@ def test_text_on_an_anti_aliased_picture_is_drawn_by_pillow() -> None:
 @settings(max_examples=150, deadline=None)
 @given(
     text=st.text(st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=30),
-    width=st.integers(1, 256),
-    height=st.integers(1, 64),
+    box=st.tuples(st.integers(1, 256), st.integers(1, 64)),
     name=st.sampled_from([REGULAR, BOLD, CONDENSED_BOLD]),
     sizes=st.tuples(st.integers(6, 12), st.integers(8, 44)),
     line=st.booleans(),
 )
-def test_the_size_chosen_is_the_largest_that_fits(text: str, width: int, height: int,
-                                                  name: str, sizes: tuple[int, int],
-                                                  line: bool) -> None:
+def test_the_size_chosen_is_the_largest_that_fits(text: str, box: tuple[int, int], name: str,
+                                                  sizes: tuple[int, int], line: bool) -> None:
     # Against trying every size: the guess from the widest ink walks to the same answer.
+    width, height = box
     min_size, max_size = min(sizes), max(sizes)
     fitted = fit_text(text, width, height, name, max_size=max_size, min_size=min_size,
                       line=line)
-    every = [size for size in range(min_size, max_size + 1)
-             if fit_text(text, width, height, name, max_size=size, min_size=size,
-                         line=line).whole and
-             fit_text(text, width, height, name, max_size=size, min_size=size,
-                      line=line).text == text]
+    alone = {size: fit_text(text, width, height, name, max_size=size, min_size=size, line=line)
+             for size in range(min_size, max_size + 1)}
+    every = [size for size, f in alone.items() if f.whole and f.text == text]
     if every:
         assert fitted.whole and fitted.text == text
         assert fitted.font.size == max(every)
