@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from pitable.render.status import StatusView, reading_of
@@ -91,7 +91,12 @@ class TableSnapshot:
 
     def same_as(self, other: TableSnapshot | None) -> bool:
         """The same picture for the table (the sequence number aside)."""
-        return other is not None and replace(other, seq=self.seq) == self
+        return other is not None and all(getattr(self, name) == getattr(other, name)
+                                         for name in _COMPARED)
+
+
+#: What a snapshot is compared by: everything but its sequence number.
+_COMPARED = tuple(f.name for f in fields(TableSnapshot) if f.name != "seq")
 
 
 def words_of(view: StatusView) -> tuple[str, ...]:

@@ -325,22 +325,23 @@ def _partial_classes() -> dict[str, type]:
             super().__init__(*args, **kwargs)
 
         def display(self, image: Image.Image) -> None:
-            assert image.mode == self.mode and image.size == self.size  # type: ignore[attr-defined]
-            picture = self._pictures.get(id(image))
-            if picture is None:
-                picture = _Picture(self.preprocess(image))  # type: ignore[attr-defined]
-                self._pictures.put(id(image), image, picture)
-            ram = self._ram
-            if ram is None:
-                self._first(picture)
-                return
             # The RAM's identity says which picture it holds: its pages are that picture's
-            # own tuple (or its inverse's).
-            key = (id(ram), id(picture), self._inverted, self._line)
-            update = self._updates.get(key)
+            # own tuple (or its inverse's). A move between two pictures seen before (every
+            # tumble frame after the first few rolls) is one lookup.
+            ram = self._ram
+            key = (id(ram), id(image), self._inverted, self._line)
+            update = self._updates.get(key) if ram is not None else None
             if update is None:
+                assert image.mode == self.mode and image.size == self.size  # type: ignore[attr-defined]
+                picture = self._pictures.get(id(image))
+                if picture is None:
+                    picture = _Picture(self.preprocess(image))  # type: ignore[attr-defined]
+                    self._pictures.put(id(image), image, picture)
+                if ram is None:
+                    self._first(picture)
+                    return
                 update = self._update(ram, picture)
-                self._updates.put(key, (ram, picture), update)
+                self._updates.put(key, (ram, image), update)
             self._send(update.wire)
             if update.invert:
                 self._inverted = not self._inverted

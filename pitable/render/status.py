@@ -279,6 +279,7 @@ def _draw_status(view: StatusView, size: tuple[int, int]) -> Image.Image:
     return image
 
 
+@lru_cache(maxsize=16)
 def _below_header_view(view: StatusView) -> StatusView:
     """``view`` with what only the header shows left out: the key of what is below it.
 
