@@ -223,7 +223,7 @@ Pages = tuple[bytes, ...]
 
 #: Pictures whose packed pages a panel keeps, and updates between RAM contents: enough for
 #: every tumble frame and face of a title, and the moves between them (a final face is
-#: written over the face shown before the press, from wherever the pointer was left: a few
+#: written over the face shown before the press, at the start line the tumble left: a few
 #: hundred updates a die). Each is a few KiB at most.
 PICTURES_KEPT = 512
 UPDATES_KEPT = 1024
@@ -252,13 +252,14 @@ class _Picture:
 class _Update:
     """What turns one RAM content into a picture: the transfers as the interface sends them,
     whether the panel's inversion toggles, and the RAM, the picture whose rows it holds (None
-    when inverted), the pointer and the start line they leave."""
+    when inverted) and the start line they leave. (The RAM pointer is not kept: every
+    update's first window moves it itself, so that the plan between two pictures serves
+    wherever the last one left it.)"""
 
     wire: tuple[Any, ...]
     invert: bool
     ram: Pages
     picture: _Picture | None
-    pointer: Pointer
     line: int
 
 
@@ -313,7 +314,6 @@ def _partial_classes() -> dict[str, type]:
         _held: _Picture | None = None
         _inverted = False  # luma's initialisation sends 0xA6, normal display
         _line = 0  # and sets the display start line to 0
-        _pointer = Pointer()
         #: The RAM column of the picture's column 0, and one past the RAM's last column.
         _offset = 0
         _ram_end = 128
@@ -348,14 +348,12 @@ def _partial_classes() -> dict[str, type]:
                 self.command(0xA7 if self._inverted else 0xA6)  # type: ignore[attr-defined]
             self._ram = update.ram
             self._held = update.picture
-            self._pointer = update.pointer
             self._line = update.line
 
         def _first(self, picture: _Picture) -> None:
             """The first picture, whole, with no RAM content known."""
             pages = picture.pages
-            _, windows, self._pointer = self._plan(tuple(page.translate(_INVERSE)
-                                                         for page in pages), pages, Pointer())
+            _, windows = self._plan(tuple(page.translate(_INVERSE) for page in pages), pages)
             self._send(self._wire(self._unroll(windows)))
             self._ram, self._held, self._line = pages, picture, 0
 
@@ -367,17 +365,17 @@ def _partial_classes() -> dict[str, type]:
                 line = find_roll(held.rows, picture.rows, picture.row_bytes)
                 if line is not None:
                     wire = () if line == self._line else self._wire([((START_LINE | line,), b"")])
-                    return _Update(wire, False, ram, held, self._pointer, line)
+                    return _Update(wire, False, ram, held, line)
             same = picture.inverse if self._inverted else picture.pages
-            cost, windows, pointer = self._plan(ram, same, Pointer())
+            cost, windows = self._plan(ram, same)
             if cost > INVERT_COST and _mostly_inverse(ram, same):
                 flipped = picture.pages if self._inverted else picture.inverse
-                flip_cost, flip_windows, flip_pointer = self._plan(ram, flipped, Pointer())
+                flip_cost, flip_windows = self._plan(ram, flipped)
                 if flip_cost + INVERT_COST < cost:
                     return _Update(self._wire(self._unroll(flip_windows)), True, flipped,
-                                   picture if self._inverted else None, flip_pointer, 0)
+                                   picture if self._inverted else None, 0)
             return _Update(self._wire(self._unroll(windows)), False, same,
-                           None if self._inverted else picture, pointer, 0)
+                           None if self._inverted else picture, 0)
 
         def _unroll(self, windows: list[Window]) -> list[Window]:
             """``windows``, the start line set back to 0 before the first, if it is not."""
@@ -388,9 +386,11 @@ def _partial_classes() -> dict[str, type]:
             commands, data = windows[0]
             return [((START_LINE, *commands), data), *windows[1:]]
 
-        def _plan(self, ram: Pages, new: Pages,
-                  pointer: Pointer) -> tuple[int, list[Window], Pointer]:
-            return plan_pages(ram, new, pointer, offset=self._offset, end=self._ram_end)
+        def _plan(self, ram: Pages, new: Pages) -> tuple[int, list[Window]]:
+            """The windows from ``ram`` to ``new`` and their cost, from an unknown pointer."""
+            cost, windows, _ = plan_pages(ram, new, Pointer(), offset=self._offset,
+                                          end=self._ram_end)
+            return cost, windows
 
         def _wire(self, windows: list[Window]) -> tuple[Any, ...]:
             """The windows as :meth:`_send` sends them.
@@ -442,7 +442,6 @@ def _partial_classes() -> dict[str, type]:
             # luma leaves it in horizontal addressing (0x20 0x00), in which the page and
             # column commands that move the pointer cheaply do nothing.
             self.command(self._const.MEMORYMODE, 0x02)
-            self._pointer = Pointer()
 
         def _first(self, picture: _Picture) -> None:
             # luma's initialisation clears the panel before page addressing is chosen: the

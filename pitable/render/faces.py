@@ -27,8 +27,9 @@ GRID = 64
 ON, OFF = 1, 0
 
 #: Pip centres on the 64 grid, laid out as on a real die. With the radius below every pip is
-#: 15 pixels across and lies in two pages of eight rows (rows 9-23, 25-39, 41-55 at 64
-#: rows): a pip that changes costs the panel two windows, not three.
+#: 15 pixels across, and those of the faces 1 to 5 lie in two pages of eight rows each
+#: (rows 9-23, 25-39, 41-55 at 64 rows): a pip that changes costs the panel two windows,
+#: not three. (The six, a face only the "2 to 6" dice have, spreads its rows wider.)
 _L, _C, _R = 16, 32, 48
 PIPS: dict[int, tuple[tuple[int, int], ...]] = {
     1: ((_C, _C),),

@@ -132,7 +132,8 @@ def _largest_fitting(text: str, box: tuple[int, int], name: str, sizes: tuple[in
     (width, height), or None.
 
     Ink grows with the font size, about in proportion, so the size is guessed from the ink
-    at ``hi`` and the guess walked up or down to the last size that fits: two or three
+    at ``hi`` (its width and its height against the box's) and the guess walked up to the
+    last size that fits, or bisected below it when it does not fit: two or three
     measurements where a bisection over 8 to 40 takes five (each a layout of the text, with
     every glyph hinted again), and most small texts fit at ``hi`` at the first.
     """
@@ -144,19 +145,26 @@ def _largest_fitting(text: str, box: tuple[int, int], name: str, sizes: tuple[in
 
     if fits(hi):
         return hi
-    widest = measure(text, hi, name)[0]
-    size = min(hi - 1, max(lo, hi * width // widest)) if widest else hi - 1
-    if size < lo:
-        return None
-    if fits(size):
-        while size + 1 < hi and fits(size + 1):
-            size += 1
-        return size
-    while size > lo:
-        size -= 1
-        if fits(size):
-            return size
-    return None
+    guess = hi - 1
+    widest, tallest = measure(text, hi, name)[0], _height(text, hi, name, line)
+    if widest:
+        guess = min(guess, hi * width // widest)
+    if tallest:
+        guess = min(guess, hi * height // tallest)
+    guess = max(lo, guess)
+    if fits(guess):
+        while guess + 1 < hi and fits(guess + 1):
+            guess += 1
+        return guess
+    # Over the guess (hinting rounds small sizes up): the rest by bisection.
+    best, top = None, guess - 1
+    while lo <= top:
+        mid = (lo + top) // 2
+        if fits(mid):
+            best, lo = mid, mid + 1
+        else:
+            top = mid - 1
+    return best
 
 
 def elide(text: str, width: int, size: int, name: str) -> str:
