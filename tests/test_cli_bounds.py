@@ -246,9 +246,9 @@ def test_roll_prints_each_block_as_it_is_rolled(monkeypatch: pytest.MonkeyPatch)
     # Enough good reads for at least the first block, then a failure: the rolls made before
     # it are already out (the old roll held every roll until the last was made). A block
     # takes a read for what is missing after each rejection: 4096 bytes, about 640, 100,
-    # 16, 3, then single bytes each kept with odds 216/256: four to seven reads, eight or
-    # more about once in 700 blocks, which is how often eight good reads left the first
-    # block unfinished. With 24 that takes odds below 1e-12, and ten blocks still need at
+    # 16, 3, then single bytes each kept with odds 216/256: four to seven reads, more
+    # than eight about once in 700 blocks, which is how often eight good reads left the
+    # first block unfinished. With 24 that takes odds below 1e-12, and ten blocks still need at
     # least 40 reads.
     monkeypatch.setattr(dice, "open_args_source", lambda args: FailingSource(reads=24))
     code, out, err = run_bounded(["roll", "--count", str(10 * dice.BLOCK)])
