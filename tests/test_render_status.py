@@ -10,10 +10,11 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
+from pitable.render import status as status_module
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR, font
 from pitable.render.status import (
     HEADER_H,
@@ -21,7 +22,9 @@ from pitable.render.status import (
     StatusView,
     draw_status,
     hazards_text,
+    page_count,
     round_text,
+    status_lines,
 )
 from pitable.render.text import (
     ELLIPSIS,
@@ -31,7 +34,7 @@ from pitable.render.text import (
     fit_tokens,
     wrap_text,
 )
-from pitable.rules import Roll, Title, all_titles, find_title
+from pitable.rules import Roll, Title, all_rolls, all_titles, find_title
 from tests.conftest import assert_golden_image
 
 GOLDEN = Path(__file__).parent / "golden" / "render"
@@ -334,6 +337,52 @@ def test_the_size_chosen_is_the_largest_that_fits(text: str, box: tuple[int, int
         assert fitted.font.size + 1 not in alone or fitted.font.size + 1 not in every
     else:
         assert fitted.font.size == min_size
+
+
+def forget_drawn_screens() -> None:
+    """Empty every cache of the status screen's drawing, as after a restart."""
+    for value in vars(status_module).values():
+        clear = getattr(value, "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    game=st.tuples(st.sampled_from(TITLES), st.sampled_from([str(r) for r in all_rolls()]),
+                   st.booleans()),
+    counts=st.tuples(st.integers(0, 5), st.integers(0, 30), st.integers(0, 3)),
+    look=st.tuples(st.sampled_from(["en", "fr", "es"]),
+                   st.sampled_from([(128, 64), (256, 64)]), st.booleans()),
+)
+# The Island's third page names the danger bubble to mark, from the count of those marked.
+@example(game=(find_title("island"), "2,4,*", False), counts=(2, 6, 2),
+         look=("en", (128, 64), False))
+def test_the_part_kept_below_the_header_is_the_screen_drawn_whole(
+    game: tuple[Title, str, bool], counts: tuple[int, int, int],
+    look: tuple[str, tuple[int, int], bool],
+) -> None:
+    # The part below the header is kept by a view without what only the header shows (the
+    # round, the hazards, the map, the blink): drawn from that, the screen must be the one
+    # drawn from the whole view.
+    title, roll, solo = game
+    marked, round_now, page = counts
+    lang, size, blink_on = look
+    limit = title.hazard_limit
+    marked = min(marked, limit) if limit is not None else marked
+    shown = StatusView(title, solo=solo, round=round_now, round_limit=25 if solo else None,
+                       options=title.options(Roll.from_str(roll), marked),
+                       hazards=marked if solo or limit is not None else None,
+                       map_tag=f"A·{round_now * 37}", lang=lang, page=page,
+                       blink_on=blink_on)
+    kept = draw_status(shown, size), page_count(shown, size), status_lines(shown, size)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(status_module, "_below_header_view", lambda view: view)
+        forget_drawn_screens()
+        whole = draw_status(shown, size), page_count(shown, size), status_lines(shown, size)
+    forget_drawn_screens()
+    assert ImageChops.difference(kept[0], whole[0]).getbbox() is None
+    assert kept[1:] == whole[1:]
 
 
 def test_text_shrinks_before_it_is_cut() -> None:

@@ -272,7 +272,7 @@ def _draw_status(view: StatusView, size: tuple[int, int]) -> Image.Image:
         return image
     # The screen below the header, drawn once for all the rounds and maps it comes back
     # in, and the header (cached apart) on top.
-    image = _below_header(_below_header_view(view), size).copy()
+    image = _below_header(_below_header_view(view), view.page, size).copy()
     _header(Canvas(ImageDraw.Draw(image)), view, size[0])
     if alarm(view) and view.blink_on:
         image = ImageChops.invert(image.convert("L")).convert("1")
@@ -281,7 +281,8 @@ def _draw_status(view: StatusView, size: tuple[int, int]) -> Image.Image:
 
 @lru_cache(maxsize=16)
 def _below_header_view(view: StatusView) -> StatusView:
-    """``view`` with what only the header shows left out: the key of what is below it.
+    """``view`` with what only the header shows left out, and its page: the key of what is
+    below the header (with the page) and of the pages' words (without).
 
     The hazards marked so far reach the screen below the header only through the title's
     reading (the Island's bubble to mark), which is kept whole, so the options' count of
@@ -291,14 +292,13 @@ def _below_header_view(view: StatusView) -> StatusView:
     if options is not None:
         options = dataclasses.replace(options, hazards_marked=0)
     return _replace(view, options=options, reading=reading_of(view), round=None,
-                    round_limit=None, hazards=None, map_tag=None, blink_on=True,
-                    page=0 if view.menu is not None else view.page)
+                    round_limit=None, hazards=None, map_tag=None, blink_on=True, page=0)
 
 
 @lru_cache(maxsize=BELOW_HEADER_KEPT)
-def _below_header(view: StatusView, size: tuple[int, int]) -> Image.Image:
+def _below_header(view: StatusView, page: int, size: tuple[int, int]) -> Image.Image:
     image = Image.new("1", size, OFF)
-    _draw_page(Canvas(ImageDraw.Draw(image)), view, size, header=False)
+    _draw_page(Canvas(ImageDraw.Draw(image)), _replace(view, page=page), size, header=False)
     return image
 
 
