@@ -268,7 +268,7 @@ class FakeBus:
         self.i2c_rdwr(Message(address, bytes([register, *data])))
 
     @staticmethod
-    def message(address: int, data: list[int]) -> Message:
+    def message(address: int, data: Sequence[int]) -> Message:
         """What ``smbus2.i2c_msg.write`` builds: one write message, control byte first."""
         return Message(address, bytes(data))
 

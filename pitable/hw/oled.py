@@ -408,12 +408,14 @@ def _partial_classes() -> dict[str, type]:
             if not getattr(serial, "_managed", False) or message is None:
                 return tuple((commands, list(data)) for commands, data in windows)
             address = serial._addr
+            command, data_mode = bytes((serial._cmd_mode,)), bytes((serial._data_mode,))
             messages = []
             for commands, data in windows:
+                # Bytes, which smbus2's i2c_msg.write takes as they are (a list it converts).
                 if commands:
-                    messages.append(message(address, [serial._cmd_mode, *commands]))
+                    messages.append(message(address, command + bytes(commands)))
                 if data:
-                    messages.append(message(address, [serial._data_mode, *data]))
+                    messages.append(message(address, data_mode + data))
             return tuple(("rdwr", tuple(messages[i : i + RDWR_MAX_MESSAGES]))
                          for i in range(0, len(messages), RDWR_MAX_MESSAGES))
 
