@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pitable.rules.base import Options, Title
@@ -106,6 +107,21 @@ class Grid:
 
     def index(self, cell: Cell) -> int:
         return cell[0] * self.width + cell[1]
+
+    def label(self, start: int, ids: list[int], gid: int, joins: Callable[[int], bool]) -> int:
+        """Mark ``start``'s group with ``gid`` in ``ids`` (-1: in no group yet): every cell
+        reached through adjacent cells for which ``joins`` holds; returns the group's size."""
+        ids[start] = gid
+        todo = [start]
+        size = 0
+        while todo:
+            i = todo.pop()
+            size += 1
+            for n in self.around[i]:
+                if ids[n] < 0 and joins(n):
+                    ids[n] = gid
+                    todo.append(n)
+        return size
 
     def cell(self, i: int) -> Cell:
         return divmod(i, self.width)

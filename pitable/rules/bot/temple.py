@@ -84,24 +84,18 @@ class TemplePlayer(Player):
     def _groups(self) -> tuple[list[int], list[int], set[int]]:
         """Each numbered space's group of identical adjacent numbers (an id and its size
         by id), and the values that already have a group of three."""
-        num, around = self.num, self.grid.around
+        num = self.num
         ids = [-1] * self.grid.size
         sizes: list[int] = []
         done: set[int] = set()
         for start in self.numbered:
             if ids[start] >= 0:
                 continue
-            gid = len(sizes)
-            ids[start] = gid
-            todo = [start]
-            size = 0
-            while todo:
-                i = todo.pop()
-                size += 1
-                for n in around[i]:
-                    if ids[n] < 0 and num[n] == num[start]:
-                        ids[n] = gid
-                        todo.append(n)
+
+            def same(n: int, value: int = num[start]) -> bool:
+                return num[n] == value
+
+            size = self.grid.label(start, ids, len(sizes), same)
             sizes.append(size)
             if size >= GROUP:
                 done.add(num[start])

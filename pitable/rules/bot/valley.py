@@ -192,35 +192,31 @@ class ValleyPlayer(Player):
     def _groups(self) -> None:
         """Group the free numbers (in no discovery yet) two ways: adjacent ones of 6 or
         more (mountain ranges to be), and adjacent equal ones (towns to be)."""
-        num, what, disc, around = self.num, self.what, self.disc, self.grid.around
+        num, what, disc = self.num, self.what, self.disc
         size = self.grid.size
         self.high_id = high_id = [-1] * size
         self.same_id = same_id = [-1] * size
         self.high_size: list[int] = []
         self.same_size: list[int] = []
+
+        def free(n: int) -> bool:
+            return what[n] == NUMBER and not disc[n]
+
         for start in range(size):
-            if what[start] != NUMBER or disc[start]:
+            if not free(start):
                 continue
             v = num[start]
-            for ids, sizes, joins in (
-                (high_id, self.high_size, v >= RANGE_LOW),
-                (same_id, self.same_size, True),
-            ):
-                if not joins or ids[start] >= 0:
-                    continue
-                gid = len(sizes)
-                ids[start] = gid
-                todo = [start]
-                count = 0
-                while todo:
-                    i = todo.pop()
-                    count += 1
-                    for n in around[i]:
-                        if (ids[n] < 0 and what[n] == NUMBER and not disc[n]
-                                and (num[n] == v if ids is same_id else num[n] >= RANGE_LOW)):
-                            ids[n] = gid
-                            todo.append(n)
-                sizes.append(count)
+            if v >= RANGE_LOW and high_id[start] < 0:
+                self.high_size.append(self.grid.label(
+                    start, high_id, len(self.high_size),
+                    lambda n: free(n) and num[n] >= RANGE_LOW))
+            if same_id[start] < 0:
+
+                def same(n: int, v: int = v) -> bool:
+                    return free(n) and num[n] == v
+
+                self.same_size.append(self.grid.label(start, same_id, len(self.same_size),
+                                                      same))
 
     def _worth(self, v: int, i: int) -> float:
         """What writing ``v`` at ``i`` does for the discoveries around it (a range or a
