@@ -36,25 +36,37 @@ def golden_text(path: Path, actual: str) -> str:
     return path.read_text()
 
 
+def golden_image(path: Path, actual: Image.Image) -> Image.Image:
+    """The golden picture at ``path``, to compare ``actual`` with (written instead, and the
+    test failed, with PITABLE_REGEN_GOLDENS=1)."""
+    if REGEN:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        actual.save(path)
+        _regenerated(path)
+    if not path.exists():
+        _missing(path)
+    with Image.open(path) as stored:
+        return stored.copy()
+
+
+def kept_failure(path: Path, actual: Image.Image) -> Path:
+    """Keep this run's picture for a failed golden ``path`` under the temporary directory."""
+    failed = Path(tempfile.gettempdir()) / "pitable-golden-failures" / path.name
+    failed.parent.mkdir(parents=True, exist_ok=True)
+    actual.save(failed)
+    return failed
+
+
 def assert_golden_image(image: Image.Image, path: Path) -> None:
     """``image`` must equal the PNG at ``path`` pixel for pixel, in mode and size too.
 
     On a difference, this run's image is kept under the temporary directory to look at.
     """
-    if REGEN:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        image.save(path)
-        _regenerated(path)
-    if not path.exists():
-        _missing(path)
-    with Image.open(path) as stored:
-        expected = stored.copy()
+    expected = golden_image(path, image)
     assert (expected.mode, expected.size) == (image.mode, image.size)
     box = ImageChops.difference(expected.convert("L"), image.convert("L")).getbbox()
     if box is not None:
-        failed = Path(tempfile.gettempdir()) / "pitable-golden-failures" / path.name
-        failed.parent.mkdir(parents=True, exist_ok=True)
-        image.save(failed)
+        failed = kept_failure(path, image)
         pytest.fail(f"{path.name} differs from its golden inside {box}; this run's: {failed}")
 
 

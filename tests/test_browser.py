@@ -23,7 +23,7 @@ from PIL import Image, ImageChops
 
 from pitable.box.sim import Simulator
 from pitable.web.server import WebServer
-from tests.conftest import GOLDEN, REGEN, _missing, _regenerated
+from tests.conftest import GOLDEN, golden_image, kept_failure
 from tests.test_box import make
 
 pytestmark = pytest.mark.slow
@@ -185,21 +185,12 @@ def test_the_page_after_a_roll_looks_as_it_did(browser: Any, title: str) -> None
 
 
 def assert_looks_like_golden(image: Image.Image, path: Path) -> None:
-    if REGEN:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        image.save(path)
-        _regenerated(path)
-    if not path.exists():
-        _missing(path)
-    with Image.open(path) as stored:
-        expected = stored.convert("RGB")
+    expected = golden_image(path, image).convert("RGB")
     assert expected.size == image.size
     diff = ImageChops.difference(expected, image).convert("L")
     differing = sum(diff.point(lambda v: 255 if v > PIXEL_TOLERANCE else 0).histogram()[255:])
     share = differing / (image.width * image.height)
     if share > SHARE_TOLERANCE:
-        failed = Path(tempfile.gettempdir()) / "pitable-golden-failures" / path.name
-        failed.parent.mkdir(parents=True, exist_ok=True)
-        image.save(failed)
+        failed = kept_failure(path, image)
         pytest.fail(f"{path.name}: {share:.1%} of the pixels differ from its golden"
                     f" (at most {SHARE_TOLERANCE:.0%}); this run's: {failed}")
