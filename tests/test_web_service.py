@@ -77,26 +77,6 @@ def test_the_security_exposure_with_the_web_on_stays_below_2(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-def test_install_puts_the_drop_in_only_while_the_web_is_enabled(
-    root: Path,  # noqa: F811
-) -> None:
-    config = root / "etc/pitable/pitable.toml"
-    config.parent.mkdir(parents=True)
-    config.write_text("[web]\nenabled = true\n")
-    result = install(root)
-    assert result.returncode == 0, result.stderr
-    dropin = root / INSTALLED_DROP_IN
-    assert dropin.read_bytes() == DROP_IN.read_bytes()
-    assert "web page is on" in result.stdout
-
-    config.write_text("[web]\nenabled = false\n")
-    result = install(root)
-    assert result.returncode == 0, result.stderr
-    assert not dropin.exists()
-    assert "web page is off" in result.stdout
-
-
-@pytest.mark.slow
 def test_install_with_the_web_off_says_nothing_of_it(root: Path) -> None:  # noqa: F811
     result = install(root)
     assert result.returncode == 0, result.stderr
@@ -123,21 +103,27 @@ def test_the_tv_drop_in_opens_the_framebuffer_and_nothing_of_the_network(
 
 
 @pytest.mark.slow
-def test_install_puts_the_tv_drop_in_only_while_the_tv_is_enabled(
+@pytest.mark.parametrize(("table", "dropin_name", "source", "words", "other"), [
+    ("web", "web.conf", DROP_IN, "web page is", "tv.conf"),
+    ("tv", "tv.conf", TV_DROP_IN, "the TV is", "web.conf"),
+])
+def test_install_puts_a_drop_in_only_while_its_table_is_enabled(  # noqa: PLR0917
     root: Path,  # noqa: F811
+    table: str, dropin_name: str, source: Path, words: str, other: str,
 ) -> None:
     config = root / "etc/pitable/pitable.toml"
     config.parent.mkdir(parents=True)
-    config.write_text("[tv]\nenabled = true\n")
+    config.write_text(f"[{table}]\nenabled = true\n")
     result = install(root)
     assert result.returncode == 0, result.stderr
-    dropin = root / "etc/systemd/system/pitable.service.d/tv.conf"
-    assert dropin.read_bytes() == TV_DROP_IN.read_bytes()
-    assert "the TV is on" in result.stdout
-    assert not (root / INSTALLED_DROP_IN).exists(), "the web stays off"
+    units = root / "etc/systemd/system/pitable.service.d"
+    dropin = units / dropin_name
+    assert dropin.read_bytes() == source.read_bytes()
+    assert f"{words} on" in result.stdout
+    assert not (units / other).exists(), "the other table stays off"
 
-    config.write_text("[tv]\nenabled = false\n")
+    config.write_text(f"[{table}]\nenabled = false\n")
     result = install(root)
     assert result.returncode == 0, result.stderr
     assert not dropin.exists()
-    assert "the TV is off" in result.stdout
+    assert f"{words} off" in result.stdout
