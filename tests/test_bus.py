@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
 from pitable.box.controller import FRAME_MS
@@ -285,6 +287,72 @@ def test_the_pointer_is_moved_only_as_far_as_needed() -> None:
     newer[3] = new[3][:13] + b"\7" + new[3][14:]
     assert plan_pages(new, newer, pointer)[1] == [((), b"\7")]
     assert plan_pages(new, newer, Pointer())[1] == [((0xB3, 0x0D, 0x10), b"\7")]
+
+
+def cheapest_page_addressing(old: list[bytes], new: list[bytes], offset: int, end: int) -> int:
+    """The least wire bytes of any page-addressing plan that writes each page's changed
+    runs, found by trying every way of joining a page's runs across the gaps between them.
+
+    A window is a command transaction and a data transaction. Its commands move the RAM
+    pointer: on a new page the page and both nibbles of the column; on the same page the
+    low nibble, and the high one too unless both the pointer and the high nibble last sent
+    already hold it (controllers differ in which of the two a lone low nibble joins).
+    """
+    total = 0
+    for a, b in zip(old, new, strict=True):
+        runs = column_runs(a, b, 0)
+        best = None
+        for joins in itertools.product((False, True), repeat=max(0, len(runs) - 1)):
+            windows = [list(runs[0])] if runs else []
+            for run, join in zip(runs[1:], joins, strict=True):
+                if join:
+                    windows[-1][1] = run[1]
+                else:
+                    windows.append(list(run))
+            cost = 0
+            column: int | None = None
+            high: int | None = None
+            for x0, x1 in windows:
+                at = x0 + offset
+                if column is None and high is None:
+                    commands = 3
+                elif column is not None and high == at >> 4 == column >> 4:
+                    commands = 1
+                else:
+                    commands = 2
+                if commands > 1:
+                    high = at >> 4
+                after = at + x1 - x0
+                column = after if after < end else None
+                cost += 2 + commands + 2 + (x1 - x0)
+            best = cost if best is None else min(best, cost)
+        total += best or 0
+    return total
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.sampled_from([(0, 128), (2, 132)]))
+def test_the_plan_is_the_cheapest_way_of_joining_the_runs_in_page_addressing(
+        data: st.DataObject, where: tuple[int, int]) -> None:
+    """Joining a gap or opening a window after it: the plan chooses, page by page, as the
+    cheapest of every way would (runs a few columns apart, as text and pips leave them)."""
+    offset, end = where
+    old = [bytes(data.draw(st.binary(min_size=128, max_size=128))) for _ in range(8)]
+    new = []
+    for page in old:
+        changed = bytearray(page)
+        at = data.draw(st.integers(0, 127))
+        for _ in range(data.draw(st.integers(0, 8))):
+            length = data.draw(st.integers(1, 12))
+            for x in range(at, min(at + length, 128)):
+                changed[x] ^= data.draw(st.integers(1, 255))
+            at += length + data.draw(st.integers(1, 24))
+            if at >= 128:
+                break
+        new.append(bytes(changed))
+    cost, windows, _ = plan_pages(old, new, Pointer(), offset=offset, end=end)
+    assert cost == cheapest_page_addressing(old, new, offset, end)
+    assert cost == sum(2 + len(commands) + 2 + len(data) for commands, data in windows)
 
 
 def test_every_plan_writes_the_picture_whichever_way_the_low_nibble_combines() -> None:

@@ -152,13 +152,80 @@ class Pointer(NamedTuple):
     high: int | None = None
 
 
-#: The widest gap of unchanged columns sent rather than a window over it: a window costs
-#: its command transaction and the column's low nibble, and the data's transaction again.
-JOIN_GAP = 2 * I2C_OVERHEAD + 1
+#: The widest gap of unchanged columns always sent rather than a window over it: the
+#: cheapest window after it (its low nibble alone) costs its command transaction and the
+#: data's transaction again, five bytes, and a window there can gain at most one byte
+#: later (the high nibble it sends may spare the next window's); wider gaps are weighed.
+ALWAYS_JOINED = 2 * I2C_OVERHEAD
 
 #: One window of an update: the commands that move the RAM pointer (none when it is
 #: already there), then the bytes written from there.
 Window = tuple[tuple[int, ...], bytes]
+
+
+def _page_windows(runs: list[tuple[int, int]], offset: int, end: int) -> list[tuple[int, int]]:
+    """The cheapest windows over one page's changed ``runs`` (picture columns, in order),
+    each window a run or several joined across the unchanged bytes between them.
+
+    The first window on the page costs three command bytes (page, low and high nibble);
+    a later one the low nibble, and the high one too unless both the pointer (where the
+    last window stopped) and the high nibble last sent already hold it, which is so when
+    the last window started and stopped in the new window's sixteen columns. So a window
+    that sends its high nibble can spare the next one's, and whether to join a gap
+    depends on the windows after it: a dynamic programme over the runs, in one pass,
+    keeps two costs at each run (the window open over it, and the same with the window
+    inside one sixteen-column block so far) rather than trying every way of joining.
+    """
+    inf = 1 << 30
+    # Per run: the least cost so far with a window open over it, any window or one inside
+    # a sixteen-column block, and for each the run that window started at and whether the
+    # window before it had to lie inside a block (to find the windows again).
+    n = len(runs)
+    any_cost = [inf] * n
+    in_cost = [inf] * n
+    any_from: list[tuple[int, bool]] = [(0, False)] * n
+    in_from: list[tuple[int, bool]] = [(0, False)] * n
+    x0, x1 = runs[0]
+    any_cost[0] = I2C_OVERHEAD + 3 + I2C_OVERHEAD + x1 - x0
+    if (x0 + offset) >> 4 == (x1 + offset) >> 4:
+        in_cost[0], in_from[0] = any_cost[0], (0, False)
+    for i in range(1, n):
+        s, e = runs[i]
+        _, prev_end = runs[i - 1]
+        gap_and_run = e - prev_end
+        block_end = (e + offset) >> 4
+        # Join: the open window grows over the gap and the run.
+        joined_any = any_cost[i - 1] + gap_and_run
+        joined_in = (in_cost[i - 1] + gap_and_run
+                     if (prev_end + offset) >> 4 == block_end else inf)
+        # Or a new window from this run: the low nibble alone when the last window lay in
+        # this run's sixteen columns, else both nibbles.
+        at = s + offset
+        fresh = any_cost[i - 1] + 2 * I2C_OVERHEAD + 2 + e - s
+        fresh_from = (i, False)
+        pointer = prev_end + offset
+        if pointer < end and pointer >> 4 == at >> 4:
+            low_only = in_cost[i - 1] + 2 * I2C_OVERHEAD + 1 + e - s
+            if low_only < fresh:
+                fresh, fresh_from = low_only, (i, True)
+        if fresh < joined_any:
+            any_cost[i], any_from[i] = fresh, fresh_from
+        else:
+            any_cost[i], any_from[i] = joined_any, any_from[i - 1]
+        if at >> 4 == block_end and fresh <= joined_in:
+            in_cost[i], in_from[i] = fresh, fresh_from
+        elif joined_in < inf:
+            in_cost[i], in_from[i] = joined_in, in_from[i - 1]
+    # Backtrack from the cheapest close: each window's start, and whether the window
+    # before it had to be a "within" one.
+    windows = []
+    i, within = n - 1, False
+    while i >= 0:
+        start, before_within = (in_from if within else any_from)[i]
+        windows.append((runs[start][0], runs[i][1]))
+        i, within = start - 1, before_within
+    windows.reverse()
+    return windows
 
 
 def plan_pages(old: Sequence[bytes], new: Sequence[bytes], pointer: Pointer, *,
@@ -168,27 +235,20 @@ def plan_pages(old: Sequence[bytes], new: Sequence[bytes], pointer: Pointer, *,
 
     A window is a command transaction (page 0xB0|p, column low nibble, high nibble: only
     those that move the pointer) and a data transaction. Each page's changed runs are
-    joined across a gap of unchanged bytes when sending the gap costs less than the next
-    window's framing. The high nibble is left out only when both what was last sent and
-    the pointer itself already hold it, so that the column is right whichever of the two a
-    controller combines the low nibble with. ``offset`` is the RAM column of the picture's
-    column 0; ``end`` is one past the RAM's last column.
+    joined across a gap of unchanged bytes where that costs less than the windows it
+    spares (:func:`_page_windows`). The high nibble is left out only when both what was
+    last sent and the pointer itself already hold it, so that the column is right whichever
+    of the two a controller combines the low nibble with. ``offset`` is the RAM column of
+    the picture's column 0; ``end`` is one past the RAM's last column.
     """
     windows: list[Window] = []
     cost = 0
     page, column, high = pointer.page, pointer.column, pointer.high
     for p, (a, b) in enumerate(zip(old, new, strict=True)):
-        # A gap costs less than a window's framing up to JOIN_GAP columns (the regex joins
-        # those), and one more when the window would also need its high nibble.
-        joined: list[tuple[int, int]] = []
-        for c, d in column_runs(a, b, JOIN_GAP):
-            if joined:
-                x0, x1 = joined[-1]
-                if c - x1 == JOIN_GAP + 1 and (x0 + offset) >> 4 != (c + offset) >> 4:
-                    joined[-1] = (x0, d)
-                    continue
-            joined.append((c, d))
-        for x0, x1 in joined:
+        runs = column_runs(a, b, ALWAYS_JOINED)
+        if not runs:
+            continue
+        for x0, x1 in _page_windows(runs, offset, end):
             at = x0 + offset
             commands: tuple[int, ...] = ()
             if page != p:
