@@ -437,11 +437,17 @@ def ms(bits: float, hz: int) -> float:
     return bits / hz * 1000
 
 
+def panel_ratio(rolls: list[Roll], panel: str) -> float:
+    bound = sum(r.bound_per_panel[panel] for r in rolls)
+    return sum(r.bytes_per_panel[panel] for r in rolls) / bound if bound else 0.0
+
+
 def table(name: str, rolls: list[Roll], frame_ms: int) -> None:
     per_panel = "  ".join(f"{p} {mean([r.bytes_per_panel[p] for r in rolls]):>5.0f}"
                           for p in PANELS)
     per_bound = "  ".join(f"{p} {mean([r.bound_per_panel[p] for r in rolls]):>5.0f}"
                           for p in PANELS)
+    per_ratio = "  ".join(f"{p} {panel_ratio(rolls, p):.2f}" for p in PANELS)
     total = mean([r.total for r in rolls])
     bound = mean([r.bound for r in rolls])
     spans = mean([r.span_bound for r in rolls])
@@ -451,6 +457,7 @@ def table(name: str, rolls: list[Roll], frame_ms: int) -> None:
     print(f"  bus per roll: {ms(bits, 100_000):.1f} ms at 100 kHz, {ms(bits, 400_000):.1f} ms"
           f" at 400 kHz")
     print(f"  lower bound per roll: {per_bound}")
+    print(f"  ratio per panel: {per_ratio}")
     print(f"  lower bound (changed bytes) {bound:,.0f} B: ratio {total / bound:.2f};"
           f" changed pages' spans {spans:,.0f} B: ratio {total / spans:.2f}")
     data = mean([r.data_bytes for r in rolls])
