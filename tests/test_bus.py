@@ -344,7 +344,7 @@ def test_the_plan_is_the_cheapest_way_of_joining_the_runs_in_page_addressing(
         at = data.draw(st.integers(0, 127))
         for _ in range(data.draw(st.integers(0, 8))):
             flips = data.draw(st.binary(min_size=1, max_size=12))
-            for x, flip in zip(range(at, 128), flips):
+            for x, flip in zip(range(at, 128), flips, strict=False):
                 changed[x] ^= flip | 1
             at += len(flips) + data.draw(st.integers(1, 24))
             if at >= 128:
