@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
         # The kill test fails on this line: a killed store must reopen as it was.
         print(f"recovered {store.recovered}", flush=True)
     limit = int(argv[2]) if len(argv) > 2 else 1_000_000
-    box = dataclasses.replace(DEFAULTS.box, title="valley", mode="solo", tumble_ms=0)
+    box = dataclasses.replace(DEFAULTS.box, title="valley", mode="solo")
     sim = Simulator(dataclasses.replace(DEFAULTS, box=box), entropy=OsSource(), store=store)
     state = sim.box.game.state
     print(f"ready {sim.box.game.store_id} {state.rounds}", flush=True)
