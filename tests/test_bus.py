@@ -484,6 +484,34 @@ def test_the_fake_panel_shows_its_ram_rolled_by_the_start_line() -> None:
     assert oled.ram_image().getpixel((0, 8))
 
 
+def test_the_fake_ssd1306_moves_its_pointer_as_the_addressing_mode_allows() -> None:
+    # Page addressing (the mode after reset): the page and column nibbles move the pointer,
+    # the column and page windows do not.
+    oled = FakeOled()
+    oled.commands([0xAF, 0xB2, 0x05, 0x10, 0x21, 40, 50, 0x22, 6, 7])
+    oled.write([0xFF])
+    assert oled.ram[2][5] == 0xFF and oled.ram[6][40] == 0
+    # Horizontal addressing: the windows move it, the page and nibble commands do not.
+    oled.commands([0x20, 0x00, 0x21, 40, 50, 0x22, 6, 7, 0xB3, 0x01, 0x11])
+    oled.write([0xAA])
+    assert oled.ram[6][40] == 0xAA and oled.ram[3][17] == 0
+    # The SH1106 knows page addressing only.
+    sh = FakeOled("sh1106")
+    sh.commands([0x20, 0x00, 0xB4, 0x02, 0x10])
+    sh.write([0x0F])
+    assert sh.ram[4][2] == 0x0F
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "ssd1309", "sh1106"])
+def test_partial_updates_run_in_page_addressing_after_the_panel_is_set_up(driver: str) -> None:
+    device, fake, _ = one_panel(driver)
+    assert fake.page_addressing
+    image = Image.new("1", (128, 64))
+    ImageDraw.Draw(image).rectangle((60, 20, 70, 30), fill=1)
+    device.display(image)
+    assert fake.image().tobytes() == image.tobytes()
+
+
 class Recording:
     """A luma serial interface that keeps the commands and data sent through it."""
 

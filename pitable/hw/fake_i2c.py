@@ -115,6 +115,10 @@ class FakeOled:
             self.inverted = True
         elif 0x40 <= byte <= 0x7F:
             self.start_line = byte & 0x3F
+        elif not self.page_addressing:
+            # The SSD1306 obeys the page and column-nibble commands in page addressing only
+            # (datasheet 10.1.1, 10.1.2 and 10.1.13): in the other modes they leave the pointer.
+            return
         elif 0xB0 <= byte <= 0xB7:
             self._page = byte & 0x07
         elif byte <= 0x0F:
@@ -122,15 +126,24 @@ class FakeOled:
         elif 0x10 <= byte <= 0x1F:
             self._col = (self._col & 0x0F) | ((byte & 0x0F) << 4)
 
+    @property
+    def page_addressing(self) -> bool:
+        """Whether the controller is in page addressing, as the SH1106 always is."""
+        return self.kind == "sh1106" or self._mode == 2
+
     def _with_params(self, opcode: int, args: list[int]) -> None:
         if opcode == 0x20:
             self._mode = args[0] & 0x03
         elif opcode == 0x21:
+            # The windows are for horizontal and vertical addressing (datasheet 10.1.4 and
+            # 10.1.5): in page addressing they are kept but do not move the pointer.
             self._col_window = (args[0], args[1])
-            self._col = args[0]
+            if not self.page_addressing:
+                self._col = args[0]
         elif opcode == 0x22:
             self._page_window = (args[0], args[1])
-            self._page = args[0]
+            if not self.page_addressing:
+                self._page = args[0]
         elif opcode == 0x81:
             self.contrast = args[0]
 
