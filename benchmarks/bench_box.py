@@ -29,14 +29,16 @@ bounded by the least of its changed bytes and the start-line command in its own 
 (3 bytes); a picture shown after a rolled one by the least of its changed bytes and those
 it changes in the RAM (the shown picture rolled back) plus the command byte that sets the
 start line back. Each bound is what any driver must send from what the panel holds, so the
-ratio cannot fall below 1 by the accounting.
+ratio to it cannot fall below 1 by the accounting; the spans are no such bound (a driver
+may skip the unchanged bytes inside a span), and their ratio is printed as a second view.
 
-CPU is the loop thread's time (time.thread_time) from the release of ROLL to the first
-byte of the first tumble frame, and to the last byte of the roll (final faces and status
-screen). The fake buses keep the bytes during a step and count and decode them into the
-panels' RAM after it, so that the fakes' own work is not in the box's CPU; it is timed
-apart. A store whose commit sleeps 50 ms shows the press to first pixel and to final faces
-in real time.
+CPU is the loop thread's time (time.thread_time) from the release of ROLL to the end of
+the step that sends the first tumble frame (the roll drawn, its first frame sent), and to
+the last byte of the roll (the commit to the session store, in a temporary folder, the
+final faces and the status screen). The fake buses keep the bytes during a step and count
+and decode them into the panels' RAM after it, so that the fakes' own work is not in the
+box's CPU; it is timed apart. A store whose commit sleeps 50 ms shows the press to first
+pixel and to final faces in real time.
 
 The check at the end exits 1 when the whole bus per roll is above 1.3 times the lower
 bound, a blink costs more than 10 bytes, or a tumble frame of three panels does not fit its
@@ -360,12 +362,14 @@ def clear_caches() -> None:
 
 
 def run(rolls: int) -> list[Roll]:
+    """``rolls`` rolls of the box, each saved in a session store on disk as on the box."""
     clear_caches()
-    bench = Bench()
-    try:
-        return [bench.roll() for _ in range(rolls)]
-    finally:
-        bench.close()
+    with tempfile.TemporaryDirectory() as state:
+        bench = Bench(SessionStore.open(state))
+        try:
+            return [bench.roll() for _ in range(rolls)]
+        finally:
+            bench.close()
 
 
 class SlowStore:
