@@ -307,7 +307,7 @@ def test_text_on_an_anti_aliased_picture_is_drawn_by_pillow() -> None:
     draw_text(ImageDraw.Draw(ours), (3, 2), "Skull 9", typeface, fill=200)
     ImageDraw.Draw(pillows).text((3, 2), "Skull 9", fill=200, font=typeface)
     assert ImageChops.difference(ours, pillows).getbbox() is None
-    assert len(set(ours.getdata())) > 2  # grey edges: not the cache's two-level ink
+    assert len(ours.getcolors(256) or ()) > 2  # grey edges: not the cache's two-level ink
 
 
 @settings(max_examples=150, deadline=None)
