@@ -37,7 +37,7 @@ from pitable.hw.oled import (
 )
 from pitable.render.faces import die_panel, rolled, tumble_lines, tumble_panel
 from pitable.render.status import draw_status
-from pitable.rules import SPECIAL, Die, Roll, find_title
+from pitable.rules import SPECIAL, Die, Face, Roll, find_title
 
 
 class Scripted:
@@ -447,6 +447,32 @@ def test_a_tumble_frame_is_the_start_line_command_and_the_face_after_it_is_uprig
     device.display(tumble_panel(5, Die.RED, valley, 0))
     device.display(face)  # the same face again: the start line back, nothing written
     assert fake.start_line == 0 and same(fake.image(), face)
+
+
+@pytest.mark.parametrize("driver", ["ssd1306", "sh1106"])
+@pytest.mark.parametrize(("before", "after"), [(2, 5), (6, 1), (4, SPECIAL)])
+def test_the_old_face_never_stands_upright_while_the_new_one_is_written(
+    driver: str, before: Face, after: Face,
+) -> None:
+    device, fake, _ = one_panel(driver)
+    valley = find_title("valley")
+    old = die_panel(before, Die.GREEN, valley)
+    device.display(old)
+    device.display(tumble_panel(before, Die.GREEN, valley, 3))
+    shown: list[Image.Image] = []
+    for name in ("commands", "write"):
+        original = getattr(fake, name)
+
+        def watched(data: Any, original: Any = original) -> None:
+            original(data)
+            shown.append(fake.image())
+
+        setattr(fake, name, watched)
+    new = die_panel(after, Die.GREEN, valley)
+    device.display(new)
+    assert len(shown) > 2 and same(shown[-1], new)
+    # Every picture on the way is the tumble rolled a little further, never the old result.
+    assert not any(same(picture, old) for picture in shown)
 
 
 def test_a_picture_that_is_no_roll_of_the_ram_is_written_whole() -> None:

@@ -438,13 +438,20 @@ def _partial_classes() -> dict[str, type]:
                            None if self._inverted else picture, 0)
 
         def _unroll(self, windows: list[Window]) -> list[Window]:
-            """``windows``, the start line set back to 0 before the first, if it is not."""
+            """``windows``, with the start line set back to 0 if it is not.
+
+            The command rides with the last window that sends commands (free: a byte in a
+            transaction already sent), so the panel shows its RAM upright only once nearly
+            all of the new picture is in it: the earlier windows land while it is still
+            rolled, as one more tumble frame, rather than over the old face standing upright.
+            """
             if self._line == 0:
                 return windows
-            if not windows:
-                return [((START_LINE,), b"")]
-            commands, data = windows[0]
-            return [((START_LINE, *commands), data), *windows[1:]]
+            for i in range(len(windows) - 1, -1, -1):
+                commands, data = windows[i]
+                if commands:
+                    return [*windows[:i], ((*commands, START_LINE), data), *windows[i + 1:]]
+            return [*windows, ((START_LINE,), b"")]
 
         def _plan(self, ram: Pages, new: Pages) -> tuple[int, list[Window]]:
             """The windows from ``ram`` to ``new`` and their cost, from an unknown pointer."""
