@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import abc
 import enum
+import functools
 import gettext
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -219,7 +220,15 @@ class Title(abc.ABC):
     solo_placement: ClassVar[str]
 
     def options(self, roll: Roll, hazards_marked: int = 0) -> Options:
-        """What ``roll`` allows, given how many hazards were marked before it."""
+        """What ``roll`` allows, given how many hazards were marked before it.
+
+        Worked out once per title, roll and count, and kept: a roll is asked about twice
+        (by the screens, and by the store checking what it records), and a title has 216
+        rolls.
+        """
+        return _options(self, roll, hazards_marked)
+
+    def _options(self, roll: Roll, hazards_marked: int) -> Options:
         self.check_hazards_marked(hazards_marked)
         hazard_rolled = roll.red is SPECIAL
         ignored = (
@@ -401,3 +410,13 @@ class Title(abc.ABC):
 
         return (find_title, (self.key,))
 
+
+
+#: What rolls allow, kept: every roll of every title at each count of hazards marked a
+#: solo game reaches, a few hundred bytes each.
+OPTIONS_KEPT = 8192
+
+
+@functools.lru_cache(maxsize=OPTIONS_KEPT)
+def _options(title: Title, roll: Roll, hazards_marked: int) -> Options:
+    return title._options(roll, hazards_marked)
