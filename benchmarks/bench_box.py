@@ -165,6 +165,8 @@ class Roll:
     span_bound: int = 0
     cpu_first_ms: float = 0.0
     cpu_last_ms: float = 0.0
+    #: Of the CPU to the last byte, the roll's commit to the session store.
+    commit_ms: float = 0.0
     fake_ms: float = 0.0
     frame_bits: list[int] = field(default_factory=list)
     blink_bytes: list[int] = field(default_factory=list)
@@ -324,6 +326,19 @@ class Bench:
                 original(*messages)
 
             bus.i2c_rdwr = stamped  # type: ignore[method-assign]
+        #: The loop thread's CPU time in the session store's commits.
+        self.committing = 0.0
+        if store is not None:
+            record = store.record_roll
+
+            def timed(*args: Any, **kwargs: Any) -> object:
+                start = time.thread_time()
+                try:
+                    return record(*args, **kwargs)
+                finally:
+                    self.committing += time.thread_time() - start
+
+            store.record_roll = timed
 
     def marks(self) -> dict[str, int]:
         return {name: len(bus.transfers) for name, bus in self.buses.items()}
@@ -380,6 +395,7 @@ class Bench:
         pin.drive_low()
         self.clock.advance(0.1)
         pin.drive_high()
+        self.committing = 0.0
         cpu, fake, bits = self.step()  # the release rolls: the first tumble frame
         # The first pixel: the first message of the first tumble frame to a die's panel.
         result.cpu_first_ms = (self.sends[0] - self.started) * 1000
@@ -398,6 +414,7 @@ class Bench:
                 result.frame_bits.append(bits)
             self.add_bound(result)
         result.cpu_last_ms = cpu_total * 1000
+        result.commit_ms = self.committing * 1000
         result.fake_ms = fake_total * 1000
         result.bits = bits_total
         result.bytes_per_panel = {name: bus.wire_bytes(marks[name])
@@ -442,8 +459,9 @@ def clear_caches() -> None:
     the box does after a restart (the same seed rolls the same dice in every run)."""
     from pitable.box import controller
     from pitable.render import faces, status, text
+    from pitable.rules import base
 
-    for module in (controller, faces, status, text):
+    for module in (controller, faces, status, text, base):
         for value in vars(module).values():
             clear = getattr(value, "cache_clear", None)
             if clear is not None:
@@ -559,7 +577,8 @@ def table(name: str, rolls: list[Roll], frame_ms: int) -> None:
     last = [r.cpu_last_ms for r in rolls]
     print(f"  CPU ms (the fakes' decoding excluded), median: press to first pixel"
           f" {median([r.cpu_first_ms for r in rolls]):.2f}, to last byte {median(last):.2f}"
-          f" (mean {mean(last):.2f}, p95 {statistics.quantiles(last, n=20)[-1]:.2f});"
+          f" (mean {mean(last):.2f}, p95 {statistics.quantiles(last, n=20)[-1]:.2f}), the"
+          f" commit to the session store {median([r.commit_ms for r in rolls]):.2f} of it;"
           f" the fakes' decoding apart: {median([r.fake_ms for r in rolls]):.2f}")
     frames = [b for r in rolls for b in r.frame_bits]
     print(f"  tumble frame of three panels at 400 kHz: mean {ms(mean(frames), 400_000):.1f}"

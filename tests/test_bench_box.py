@@ -21,6 +21,8 @@ def test_every_roll_sends_at_least_its_lower_bound_on_every_panel() -> None:
         assert roll.total >= roll.bound
         assert roll.data_bytes < roll.total
         assert 0 < roll.cpu_first_ms <= roll.cpu_last_ms
+        # Every roll is saved, on the loop's time, before its final faces.
+        assert 0 < roll.commit_ms < roll.cpu_last_ms
         assert all(0 < blink <= 10 for blink in roll.blink_bytes)
     # The box shows hazards often enough that a few rolls blink.
     assert any(roll.blink_bytes for roll in rolls)
