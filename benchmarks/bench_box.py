@@ -211,6 +211,8 @@ def bounding_box(self: Any, ram: oled.Pages, new: oled.Pages) -> tuple[int, list
 RECTANGLE_FRAMING = 2 * I2C_OVERHEAD + 6
 #: Another rectangle on the same pages: its column window alone.
 BESIDE_FRAMING = 2 * I2C_OVERHEAD + 3
+#: The page window's command bytes, sent with a band's first rectangle.
+PAGE_WINDOW = RECTANGLE_FRAMING - BESIDE_FRAMING
 
 
 def band_columns(ram: oled.Pages, new: oled.Pages, first: int, last: int,
@@ -237,9 +239,9 @@ def rectangles(self: Any, ram: oled.Pages, new: oled.Pages) -> tuple[int, list[o
     columns grouped into rectangles as tall as the band, both chosen as the cheapest (a
     dynamic programme over the bands, each band's groups by :func:`band_columns`).
 
-    It sends the bytes of a rectangle that did not change, and spares a pip that changes
-    one of the two windows it costs in page addressing: it shows what the box's pictures
-    would send with another addressing mode than the shipped one.
+    A rectangle sends its bytes that did not change too, but a pip that changes is one
+    window rather than one in each of its two pages: what the box's pictures would send in
+    the controllers' other addressing mode.
     """
     pages = len(new)
     best: list[tuple[int, list[tuple[int, int, list[tuple[int, int]]]]]] = [(0, [])]
@@ -251,7 +253,7 @@ def rectangles(self: Any, ram: oled.Pages, new: oled.Pages) -> tuple[int, list[o
             cost, groups = band_columns(ram, new, first, end - 1, end - first)
             if groups:
                 before, bands = best[first]
-                options.append((before + cost + 3, [*bands, (first, end - 1, groups)]))
+                options.append((before + cost + PAGE_WINDOW, [*bands, (first, end - 1, groups)]))
         best.append(min(options, key=lambda option: option[0]))
     cost, bands = best[pages]
     offset = self._offset
