@@ -412,9 +412,9 @@ class Title(abc.ABC):
 
 
 
-#: What rolls allow, kept: every roll of every title at each count of hazards marked a
-#: solo game reaches, a few hundred bytes each.
-OPTIONS_KEPT = 8192
+#: What rolls allow, kept: the 216 rolls of a title at the first few counts of hazards
+#: marked, a few hundred bytes each.
+OPTIONS_KEPT = 2048
 
 
 @functools.lru_cache(maxsize=OPTIONS_KEPT)
