@@ -234,6 +234,10 @@ class RoundLeds:
         lit = 0
         if total > 0 and done > 0:
             lit = min(self.count, math.ceil(done * self.count / total))
+        if lit == self.lit:
+            # The box shows the LEDs on every roll, and most rolls leave them as they are:
+            # gpiozero would write every pin of the bar again.
+            return
         self.lit = lit
         if self.bar is not None:
             self.bar.value = lit / self.count
