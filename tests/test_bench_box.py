@@ -23,6 +23,7 @@ def test_every_roll_sends_at_least_its_lower_bound_on_every_panel() -> None:
         assert 0 < roll.cpu_first_ms <= roll.cpu_last_ms
         # Every roll is saved, on the loop's time, before its final faces.
         assert 0 < roll.commit_ms < roll.cpu_last_ms
+        assert roll.commit_wall_ms > 0
         assert all(0 < blink <= 10 for blink in roll.blink_bytes)
     # The box shows hazards often enough that a few rolls blink.
     assert any(roll.blink_bytes for roll in rolls)
@@ -52,8 +53,11 @@ def test_the_rectangles_compared_with_show_every_picture_the_box_drew() -> None:
 
             bench.step = checked  # type: ignore[method-assign]
             rolls = [bench.roll() for _ in range(30)]
-            # The panels were in horizontal addressing, where only rectangles move the RAM
-            # pointer.
+            # Every panel was driven by the rectangles' plan, in horizontal addressing (where
+            # only rectangles move the RAM pointer), and none failed on the way.
+            for name, slot in slots.items():
+                assert type(slot.panel).__name__.startswith("Rectangles"), name
+                assert slot.failure is None, name
             assert not any(panel.page_addressing for panel in bench.sim.fakes.panels.values())
         finally:
             bench.close()

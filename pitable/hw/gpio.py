@@ -238,9 +238,9 @@ class RoundLeds:
             # The box shows the LEDs on every roll, and most rolls leave them as they are:
             # gpiozero would write every pin of the bar again.
             return
-        self.lit = lit
         if self.bar is not None:
             self.bar.value = lit / self.count
+        self.lit = lit
 
     def off(self) -> None:
         self.show(0, 1)

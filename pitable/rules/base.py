@@ -413,10 +413,11 @@ class Title(abc.ABC):
 
 
 #: What rolls allow, kept: the 216 rolls of a title at the first few counts of hazards
-#: marked, a few hundred bytes each.
+#: marked, under a kilobyte each.
 OPTIONS_KEPT = 2048
 
 
-@functools.lru_cache(maxsize=OPTIONS_KEPT)
+# Typed: a count given as True or 1.0 is not the count 1 it would share a key with.
+@functools.lru_cache(maxsize=OPTIONS_KEPT, typed=True)
 def _options(title: Title, roll: Roll, hazards_marked: int) -> Options:
     return title._options(roll, hazards_marked)
