@@ -7,9 +7,8 @@ blink stays within its 10 bytes, and the first pixel comes before the last byte.
 
 from __future__ import annotations
 
-from PIL import ImageChops
-
 from benchmarks.bench_box import PANELS, Bench, in_rectangles, run
+from tests.test_box import same
 
 
 def test_every_roll_sends_at_least_its_lower_bound_on_every_panel() -> None:
@@ -45,9 +44,7 @@ def test_the_rectangles_compared_with_show_every_picture_the_box_drew() -> None:
                 result = step()
                 for name, slot in slots.items():
                     assert slot.wanted is not None
-                    shown = bench.sim.panel(name).convert("1")
-                    assert ImageChops.logical_xor(shown, slot.wanted.convert("1")).getbbox() \
-                        is None, f"{name} after step {steps}"
+                    assert same(bench.sim.panel(name), slot.wanted), f"{name} after step {steps}"
                 steps += 1
                 return result
 

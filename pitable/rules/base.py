@@ -411,7 +411,6 @@ class Title(abc.ABC):
         return (find_title, (self.key,))
 
 
-
 #: What rolls allow, kept: the 216 rolls of a title at the first few counts of hazards
 #: marked, under a kilobyte each.
 OPTIONS_KEPT = 2048
