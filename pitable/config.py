@@ -516,6 +516,18 @@ def _check_pin(key: str, value: str) -> None:
         raise _fail(key, f'expected "" (a new PIN each boot) or 4 to 6 digits, got {_show(value)}')
 
 
+#: A host name: dot-separated labels of letters, digits and inner hyphens.
+_HOST_NAME = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*\.?",
+                        re.IGNORECASE)
+
+
+def _check_names(key: str, value: tuple[str, ...]) -> None:
+    for i, name in enumerate(value):
+        if not _HOST_NAME.fullmatch(name) or len(name) > 253:
+            raise _fail(f"{key}[{i}]", f"expected a host name such as dice.example.org,"
+                        f" got {_show(name)}")
+
+
 @dataclass(frozen=True)
 class WebConfig:
     """[web]: the table's page on the local network; off unless enabled."""
@@ -538,6 +550,12 @@ class WebConfig:
         'The PIN that rolls and starts games from the page: "" a new random one at each'
         " start (the log and the box's menu show it), or 4 to 6 digits.",
         check=_check_pin,
+    )
+    names: tuple[str, ...] = setting(
+        (),
+        "Host names the page answers to besides the Pi's IP addresses, its own name and"
+        " NAME.local (for a name of your DNS); any other Host is refused.",
+        check=_check_names,
     )
 
 
@@ -815,11 +833,14 @@ def _read(cls: type, f: Field[Any], key: str, value: object) -> object:
     """One value of the file, checked against its field's type."""
     kind = _value_type(cls, f.name)
     if typing.get_origin(kind) is tuple:
+        item_kind = typing.get_args(kind)[0]
+        test, expected = _TYPES[item_kind]
+        plural = {int: "integers", str: "strings"}[item_kind]
         if not isinstance(value, list | tuple):
-            raise ConfigError(f"{key}: expected a list of integers, got {_show(value)}")
+            raise ConfigError(f"{key}: expected a list of {plural}, got {_show(value)}")
         for i, item in enumerate(value):
-            if not _is_int(item):
-                raise ConfigError(f"{key}[{i}]: expected an integer, got {_show(item)}")
+            if not test(item):
+                raise ConfigError(f"{key}[{i}]: expected {expected}, got {_show(item)}")
         return tuple(value)
     test, expected = _TYPES[kind]
     if not test(value):

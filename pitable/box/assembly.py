@@ -173,7 +173,7 @@ def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServ
     from pitable.web.server import WebServer
 
     server = WebServer(config.web.bind, config.web.port, config.web.pin or random_pin(),
-                       box.post)
+                       box.post, names=config.web.names)
     server.start()
     stack.callback(server.close)
     box.publisher.subscribe(server.publish)

@@ -8,14 +8,19 @@ and ``POST /api/new-game`` the actions, each only with the header ``X-Pitable-Pi
 
 Anyone who can reach the page may read it; the PIN guards what changes the game. The
 actions need a header that a form on another site cannot send without asking first (CORS
-is not answered), so a page elsewhere cannot act through a player's browser either.
+is not answered), so a page elsewhere cannot act through a player's browser either; and a
+``Host`` that is not an IP literal, this machine's name or a configured one is refused
+(421), so that a site whose name is made to point at the box (DNS rebinding) cannot read
+it or act as its own origin.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
-from collections.abc import Awaitable, Callable
+import socket
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +35,8 @@ from pitable.config import MODES
 from pitable.errors import RulesError, TooManyListeners
 from pitable.hw.events import Event, NewGameCommand, RollCommand
 from pitable.rules import all_titles, find_title
-from pitable.web.guard import PinGuard, Verdict
+from pitable.web.budget import Limits
+from pitable.web.guard import PinGuard, Verdict, client_key
 from pitable.web.hub import Hub
 
 STATIC = Path(__file__).parent / "static"
@@ -43,6 +49,10 @@ MAX_BODY = 4096
 KEEPALIVE_S = 15.0
 #: The header that carries the PIN.
 PIN_HEADER = "x-pitable-pin"
+#: The event stream's path: its connections are counted apart from the others'.
+EVENTS_PATH = "/api/events"
+#: Seconds a page that met a full room is told to wait before it asks again.
+RETRY_S = 5
 
 #: Sent with every answer: the page uses only its own scripts, styles, fonts and data.
 SECURITY_HEADERS = [
@@ -54,13 +64,55 @@ SECURITY_HEADERS = [
 ]
 
 
-class Guarded:
-    """ASGI middleware: a body over ``limit`` bytes is refused with 413 (read no further),
-    and every answer carries :data:`SECURITY_HEADERS`."""
+def host_names(configured: Iterable[str] = ()) -> frozenset[str]:
+    """The names the page answers to beside IP literals: this machine's own name, with and
+    without ``.local`` (mDNS), ``localhost``, and ``configured``; lower case."""
+    own = socket.gethostname().lower()
+    names = {own, f"{own}.local", "localhost", *(n.lower().rstrip(".") for n in configured)}
+    return frozenset(n for n in names if n)
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+
+def host_allowed(header: bytes | None, names: frozenset[str]) -> bool:
+    """Whether a request's ``Host`` header names the box: an IP literal (with or without a
+    port, IPv6 in brackets) or one of ``names``; a request without one (HTTP/1.0) too."""
+    if header is None:
+        return True
+    try:
+        text = header.decode("ascii").strip().lower()
+    except UnicodeDecodeError:
+        return False
+    if text.startswith("["):
+        literal, bracket, rest = text[1:].partition("]")
+        if not bracket or (rest and not (rest.startswith(":") and rest[1:].isdigit())):
+            return False
+        try:
+            return ipaddress.ip_address(literal).version == 6
+        except ValueError:
+            return False
+    name, colon, port = text.partition(":")
+    if colon and not port.isdigit():
+        return False
+    name = name.rstrip(".")
+    if name in names:
+        return True
+    try:
+        ipaddress.IPv4Address(name)
+    except ValueError:
+        return False
+    return True
+
+
+class Guarded:
+    """ASGI middleware: a ``Host`` that does not name the box is refused with 421; a body
+    over ``limit`` bytes is refused with 413 (read no further), and one that takes over
+    ``body_s`` to arrive with 408; every answer carries :data:`SECURITY_HEADERS`."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY, *, body_s: float = 5.0,
+                 names: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.limit = limit
+        self.body_s = body_s
+        self.names = names
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -73,26 +125,35 @@ class Guarded:
                                                   *SECURITY_HEADERS]}
             await send(message)
 
-        declared = dict(scope.get("headers", [])).get(b"content-length")
+        headers = dict(scope.get("headers", []))
+        if not host_allowed(headers.get(b"host"), self.names):
+            await _answer(send_guarded, 421, "this box does not answer to that Host")
+            return
+        declared = headers.get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
             await _too_large(send_guarded, self.limit)
             return
         if scope["method"] in ("GET", "HEAD"):
             await self.app(scope, receive, send_guarded)
             return
-        # Read the (small) body here, counting, so that a chunked one is bounded too; the
-        # application is handed it whole.
+        # Read the (small) body here, counting and against a deadline, so that a chunked
+        # or a slow one is bounded too; the application is handed it whole.
         body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            body += message.get("body", b"")
-            if len(body) > self.limit:
-                await _too_large(send_guarded, self.limit)
-                return
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(self.body_s):
+                while True:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return  # the client went away
+                    body += message.get("body", b"")
+                    if len(body) > self.limit:
+                        await _too_large(send_guarded, self.limit)
+                        return
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            await _answer(send_guarded, 408, f"the body took over {self.body_s:g} s")
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -106,7 +167,12 @@ class Guarded:
 
 
 async def _too_large(send: Send, limit: int) -> None:
-    await JSONResponse({"error": f"the body is over {limit} bytes"}, status_code=413)(
+    await _answer(send, 413, f"the body is over {limit} bytes")
+
+
+async def _answer(send: Send, status: int, text: str) -> None:
+    # Connection: close, as the request's rest (if any) is not read.
+    await JSONResponse({"error": text}, status_code=status, headers={"connection": "close"})(
         {"type": "http"}, _nothing, send
     )
 
@@ -140,10 +206,12 @@ class EventStream:
         self._ticking = loop.call_later(self.keepalive_s, tick)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        address = scope.get("client")
         try:
-            client = self.hub.join()
+            client = self.hub.join(client_key(address[0] if address else ""))
         except TooManyListeners as exc:
-            await error(503, str(exc))(scope, receive, send)
+            await JSONResponse({"error": str(exc), "retry_after": RETRY_S}, status_code=503,
+                               headers={"retry-after": str(RETRY_S)})(scope, receive, send)
             return
         loop = asyncio.get_running_loop()
 
@@ -191,9 +259,12 @@ def build_app(
     post: Callable[[Event], None],
     *,
     keepalive_s: float = KEEPALIVE_S,
+    limits: Limits | None = None,
+    names: Iterable[str] = (),
 ) -> ASGIApp:
     """The page's application: ``hub`` holds what it shows, ``guard`` checks the PIN of
-    the actions, and ``post`` hands them to the box."""
+    the actions, and ``post`` hands them to the box; ``names`` are the host names it
+    answers to beside IP literals and this machine's own."""
     titles = [{"key": t.key, "name": t.name} for t in all_titles()]
 
     async def page(request: Request) -> Response:
@@ -217,13 +288,29 @@ def build_app(
         [Request], Awaitable[Response]
     ]:
         async def checked(request: Request) -> Response:
+            # The TCP peer, never a forwarded header: a client could write any address there.
             address = request.client.host if request.client is not None else ""
-            verdict = guard.check(address, request.headers.get(PIN_HEADER))
-            if verdict is Verdict.LOCKED:
-                return error(429, f"too many wrong PINs: wait {guard.lockout_s:g} s")
-            if verdict is Verdict.FORBIDDEN:
-                return error(403, "a wrong or missing PIN (the X-Pitable-Pin header)")
-            return await action(request)
+            given = request.headers.get(PIN_HEADER)
+            decision = guard.check(address, given)
+            if decision.verdict is Verdict.ALLOWED:
+                return await action(request)
+            seconds, left = decision.retry_after_s, decision.tries_left
+            if decision.verdict is Verdict.LOCKED:
+                status, text = 429, f"too many wrong PINs: try again in {seconds} s"
+            elif given is None:
+                status, text = 403, "a wrong or missing PIN (the X-Pitable-Pin header)"
+            elif seconds is not None:
+                status, text = 403, f"a wrong PIN: try again in {seconds} s"
+            else:
+                tries = "try" if left == 1 else "tries"
+                status, text = 403, f"a wrong PIN: {left} {tries} left before a wait"
+            body: dict[str, Any] = {"error": text}
+            if left is not None:
+                body["tries_left"] = left
+            if seconds is None:
+                return JSONResponse(body, status_code=status)
+            body["retry_after"] = seconds
+            return JSONResponse(body, status_code=status, headers={"retry-after": str(seconds)})
 
         return checked
 
@@ -236,7 +323,8 @@ def build_app(
         expected = f"expected a JSON object such as {example}"
         try:
             body: Any = json.loads(await request.body() or b"{}")
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            # RecursionError: the decoder recurses once per nested [ or {.
             return error(400, expected)
         if not isinstance(body, dict):
             return error(400, expected)
@@ -256,7 +344,7 @@ def build_app(
     routes = [
         Route("/", page, methods=["GET", "HEAD"]),
         Route("/api/state", state, methods=["GET", "HEAD"]),
-        Route("/api/events", EventStream(hub, keepalive_s), methods=["GET"]),
+        Route(EVENTS_PATH, EventStream(hub, keepalive_s), methods=["GET"]),
         Route("/api/roll", guarded(roll), methods=["POST"]),
         Route("/api/new-game", guarded(new_game), methods=["POST"]),
         Route("/fonts/{name}", font, methods=["GET", "HEAD"]),
@@ -264,5 +352,6 @@ def build_app(
         # this folder (no "..", no absolute path, no symlink out of it).
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
-    return Guarded(Starlette(routes=routes))
+    return Guarded(Starlette(routes=routes), body_s=(limits or Limits()).body_s,
+                   names=host_names(names))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 from collections import deque
 from typing import Any, Protocol
 
@@ -16,8 +17,10 @@ from pitable.errors import TooManyListeners
 
 #: Events kept for a client that has not read them yet.
 QUEUE_SIZE = 16
-#: The most clients of the event stream at once: a club night is well under this.
+#: The most clients of the event stream at once (a club night is well under this), and
+#: from one client address (a phone needs one; a few tabs or a TV behind it, a few more).
 MAX_CLIENTS = 500
+MAX_PER_CLIENT = 8
 
 
 class Snapshot(Protocol):
@@ -30,9 +33,11 @@ class Snapshot(Protocol):
 
 
 class Client:
-    """One reader of the event stream: the events it has not read, oldest first."""
+    """One reader of the event stream: the events it has not read, oldest first; ``key``
+    is who reads it (:func:`~pitable.web.guard.client_key` of its address)."""
 
-    def __init__(self, size: int = QUEUE_SIZE) -> None:
+    def __init__(self, size: int = QUEUE_SIZE, key: str = "") -> None:
+        self.key = key
         self.queue: deque[bytes] = deque(maxlen=size)
         self.wake = asyncio.Event()
         self.closed = False
@@ -65,37 +70,77 @@ class Client:
 
 
 class Hub:
-    """The latest snapshot as JSON text, and the clients to hand each new one to."""
+    """The latest snapshot as JSON text, and the clients to hand each new one to.
 
-    def __init__(self, *, queue_size: int = QUEUE_SIZE, max_clients: int = MAX_CLIENTS) -> None:
+    Every event carries ``run``, drawn anew each time the box starts, beside the snapshot's
+    ``seq``: a restarted box counts from 1 again, and a page that sees another run takes
+    its state whatever the number.
+    """
+
+    def __init__(self, *, queue_size: int = QUEUE_SIZE, max_clients: int = MAX_CLIENTS,
+                 max_per_client: int = MAX_PER_CLIENT, run: str | None = None) -> None:
         self.queue_size = queue_size
         self.max_clients = max_clients
-        self.clients: set[Client] = set()
+        self.max_per_client = max_per_client
+        self.run = run or secrets.token_hex(8)
+        # Insertion-ordered, so that each client's oldest stream comes first.
+        self.clients: dict[Client, None] = {}
+        self.by_key: dict[str, dict[Client, None]] = {}
         self.latest: dict[str, Any] | None = None
         self.latest_event: bytes | None = None
         self.closed = False
+        #: Streams ended to make room for another client's.
+        self.evicted = 0
 
     def publish(self, snapshot: Snapshot) -> None:
-        data = snapshot.to_json()
+        data = {**snapshot.to_json(), "run": self.run}
         self.latest = data
         self.latest_event = event_text(snapshot.seq, data)
         for client in self.clients:
             client.put(self.latest_event)
 
-    def join(self) -> Client:
-        """A new client, handed the latest snapshot first."""
-        if len(self.clients) >= self.max_clients:
-            raise TooManyListeners(f"the page has {len(self.clients)} listeners, the most it takes")
-        client = Client(self.queue_size)
+    def count(self, key: str) -> int:
+        return len(self.by_key.get(key, ()))
+
+    def join(self, key: str = "") -> Client:
+        """A new client for ``key``, handed the latest snapshot first.
+
+        A client at its own cap gives up its oldest stream (a phone whose old connection
+        died unseen comes back on a new one). When the room is full, the newcomer takes the
+        oldest stream of the client that holds the most, if that one holds at least two
+        more than the newcomer; otherwise :class:`~pitable.errors.TooManyListeners`.
+        """
+        mine = self.count(key)
+        victim: Client | None = None
+        if mine >= self.max_per_client:
+            victim = next(iter(self.by_key[key]))
+        elif len(self.clients) >= self.max_clients:
+            heaviest = max(self.by_key, key=self.count, default=None)
+            if heaviest is not None and self.count(heaviest) > mine + 1:
+                victim = next(iter(self.by_key[heaviest]))
+            else:
+                raise TooManyListeners(
+                    f"the page has {len(self.clients)} listeners, the most it takes")
+        if victim is not None:
+            self.evicted += 1
+            victim.close()
+            self.leave(victim)
+        client = Client(self.queue_size, key)
         if self.closed:
             client.close()
         elif self.latest_event is not None:
             client.put(self.latest_event)
-        self.clients.add(client)
+        self.clients[client] = None
+        self.by_key.setdefault(key, {})[client] = None
         return client
 
     def leave(self, client: Client) -> None:
-        self.clients.discard(client)
+        self.clients.pop(client, None)
+        mine = self.by_key.get(client.key)
+        if mine is not None:
+            mine.pop(client, None)
+            if not mine:
+                del self.by_key[client.key]
 
     def tick(self) -> None:
         """Wake every client to send a keep-alive comment (one timer for the whole room,

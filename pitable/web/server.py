@@ -21,12 +21,13 @@ import socket
 import struct
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pitable.errors import WebError
 from pitable.hw.clock import Clock, MonotonicClock
 from pitable.hw.events import Event
-from pitable.web.app import KEEPALIVE_S, build_app
+from pitable.web.app import EVENTS_PATH, KEEPALIVE_S, build_app
+from pitable.web.budget import BACKLOG, Bounded, ConnectionBudget, Limits, budgeted_protocol
 from pitable.web.guard import PinGuard
 from pitable.web.hub import Hub, Snapshot
 
@@ -37,6 +38,8 @@ log = logging.getLogger("pitable.web")
 
 #: How long closing waits for the server's thread.
 CLOSE_S = 5.0
+#: The page server's log lines of uvicorn and asyncio, a few a minute at most.
+_BOUNDED = Bounded()
 #: Linux's ioctl that gives an interface's IPv4 address.
 SIOCGIFADDR = 0x8915
 
@@ -46,7 +49,10 @@ class WebServer:
 
     :meth:`start` binds the port (a :class:`~pitable.errors.WebError` when it cannot) and
     starts serving; :meth:`close` ends every event stream and stops the thread. ``clock``
-    times the lock-out of wrong PINs (a test passes a fake one).
+    times the lock-out of wrong PINs (a test passes a fake one). ``limits`` are the
+    connection budgets (default: the box's), fitted to the process's descriptor limit;
+    ``names`` are host names the page answers to beside its IP literals and this
+    machine's own name (a ``Host`` that is none of them is refused: DNS rebinding).
     """
 
     def __init__(
@@ -58,13 +64,19 @@ class WebServer:
         *,
         clock: Clock | None = None,
         keepalive_s: float = KEEPALIVE_S,
+        limits: Limits | None = None,
+        names: tuple[str, ...] = (),
     ) -> None:
         self.host = host
         self.port = port
         self.pin = pin
-        self.hub = Hub()
+        self.limits = (limits or Limits()).fitted()
+        self.hub = Hub(max_clients=self.limits.listeners,
+                       max_per_client=self.limits.listeners_per_client)
+        self.budget = ConnectionBudget(self.limits)
         self.guard = PinGuard(pin, clock or MonotonicClock())
-        self.app = build_app(self.hub, self.guard, post, keepalive_s=keepalive_s)
+        self.app = build_app(self.hub, self.guard, post, keepalive_s=keepalive_s,
+                             limits=self.limits, names=names)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: uvicorn.Server | None = None
@@ -84,17 +96,33 @@ class WebServer:
             self.app,
             lifespan="off",
             loop="none",
-            http="h11",
+            http=budgeted_protocol(self.budget, _is_stream),
             ws="none",
             log_config=None,
             access_log=False,
             server_header=False,
-            # The event stream's clients, and a few more for the page and its actions.
-            limit_concurrency=self.hub.max_clients + 50,
+            # The address the limits see is the connection's own: a header that names
+            # another (X-Forwarded-For) would let a client dodge them.
+            proxy_headers=False,
+            # The budgets (budget.py) replace uvicorn's one global count.
+            limit_concurrency=None,
+            # Typed int, used as loop.call_later's seconds: a float is as good.
+            timeout_keep_alive=self.limits.idle_s,  # type: ignore[arg-type]
+            backlog=BACKLOG,
             timeout_graceful_shutdown=2,
         )
         server = uvicorn.Server(config)
         loop = asyncio.new_event_loop()
+        # A flood of bad requests, or a resource running out, says so in a few lines a
+        # minute rather than a traceback each.
+        logging.getLogger("uvicorn.error").addFilter(_BOUNDED)
+
+        def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            record = logging.LogRecord("asyncio", logging.ERROR, __file__, 0, "", (), None)
+            if _BOUNDED.filter(record):
+                loop.default_exception_handler(context)
+
+        loop.set_exception_handler(handle)
 
         def serve() -> None:
             asyncio.set_event_loop(loop)
@@ -138,6 +166,10 @@ class WebServer:
             thread.join(CLOSE_S)
 
 
+def _is_stream(method: str, path: str) -> bool:
+    return method == "GET" and path == EVENTS_PATH
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening TCP socket on ``host``:``port``, or a :class:`WebError` naming why not."""
     try:
@@ -145,7 +177,7 @@ def bind(host: str, port: int) -> socket.socket:
     except ValueError:
         family = socket.AF_INET
     try:
-        sock = socket.create_server((host, port), family=family, backlog=128)
+        sock = socket.create_server((host, port), family=family, backlog=BACKLOG)
     except OSError as exc:
         # create_server words it "... (while attempting to bind on address ...)": the
         # address is in this message already.
