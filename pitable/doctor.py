@@ -384,6 +384,53 @@ def check_pins(config: Config, factory: Any = None) -> Result:
 # --- all of it ---------------------------------------------------------------------
 
 
+# --- the table's page ---------------------------------------------------------------------
+
+
+def _unit_settings(unit_dir: Path, key: str) -> list[str]:
+    """Every value of ``key`` in the installed unit and its drop-ins, in systemd's order."""
+    files = [unit_dir / "pitable.service",
+             *sorted((unit_dir / "pitable.service.d").glob("*.conf"))]
+    values = []
+    for path in files:
+        try:
+            text = path.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            name, equals, value = line.strip().partition("=")
+            if equals and name.strip() == key:
+                values.append(value.strip())
+    return values
+
+
+def check_web(config: Config, unit_dir: Path) -> Result | None:
+    """With [web] on: the installed service may use the network (install.sh's drop-in),
+    and its descriptor limit holds the page's budgets beside the box's reserve."""
+    if not config.web.enabled:
+        return None
+    from pitable.web.budget import Limits
+
+    part = "web page"
+    if not (unit_dir / "pitable.service").exists():
+        return Result(part, Status.SKIP, f"no pitable.service in {unit_dir}")
+    if not (unit_dir / "pitable.service.d" / "web.conf").exists():
+        return _failed(part, "[web] is enabled but the service has no network (its web.conf"
+                       " drop-in is missing)", INSTALL)
+    limits = _unit_settings(unit_dir, "LimitNOFILE")
+    soft = limits[-1].split(":")[0] if limits else ""
+    if not soft.isdigit():
+        return _failed(part, "the service sets no LimitNOFILE: the page would fit its"
+                       " connections into systemd's default of 1024", INSTALL)
+    wanted, fitted = Limits(), Limits().fitted(int(soft))
+    if fitted != wanted:
+        return _failed(part, f"LimitNOFILE={soft} leaves the page {fitted.listeners} listeners"
+                       f" and {fitted.connections} connections (of {wanted.listeners} and"
+                       f" {wanted.connections})", INSTALL)
+    return _passed(part, f"served with LimitNOFILE={soft}: {wanted.listeners} listeners and"
+                   f" {wanted.connections} connections beside the box's reserve")
+
+
 def default_boot_dir() -> Path:
     """/boot/firmware on Bookworm; /boot on the releases before it."""
     bookworm = Path("/boot/firmware")
@@ -403,10 +450,13 @@ class Probes:
     hwrng: str | os.PathLike[str] | None = None
     hwrng_sample: int = HWRNG_SAMPLE
     pin_factory: Any = None
+    #: Where install.sh puts the unit and its drop-ins.
+    unit_dir: Path = Path("/etc/systemd/system")
 
 
 def run_checks(config: Config, probes: Probes | None = None) -> Iterator[Result]:
-    """Every check, in the order of the box: boot, buses, displays, printer, RNG, pins."""
+    """Every check, in the order of the box: boot, buses, displays, printer, RNG, pins,
+    and the table's page when it is on."""
     probes = probes or Probes()
     yield check_boot_config(config, probes.boot_dir)
     console = check_serial_console(config, probes.boot_dir)
@@ -420,4 +470,7 @@ def run_checks(config: Config, probes: Probes | None = None) -> Iterator[Result]
     yield check_printer(config, port=probes.printer_port, transport=probes.printer_transport)
     yield check_hwrng(config, probes.hwrng, probes.hwrng_sample)
     yield check_pins(config, probes.pin_factory)
+    web = check_web(config, probes.unit_dir)
+    if web is not None:
+        yield web
 

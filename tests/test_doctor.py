@@ -478,3 +478,56 @@ def test_a_missing_printer_port_is_named_once_with_the_os_error_once() -> None:
     assert result.status is Status.FAIL
     assert result.detail == (
         "cannot open printer port /nonexistent/ttyAMA9: No such file or directory")
+
+
+# --- the table's page ----------------------------------------------------------------------
+
+WEB_ON = dataclasses.replace(DEFAULTS, web=dataclasses.replace(DEFAULTS.web, enabled=True))
+SYSTEMD = Path(__file__).parent.parent / "systemd"
+
+
+def install_units(unit_dir: Path, *, web: bool = True, unit_text: str | None = None) -> None:
+    """What install.sh leaves in /etc/systemd/system, from the source's own files."""
+    unit_dir.mkdir(parents=True, exist_ok=True)
+    text = unit_text if unit_text is not None else (SYSTEMD / "pitable.service").read_text()
+    (unit_dir / "pitable.service").write_text(text)
+    if web:
+        (unit_dir / "pitable.service.d").mkdir(exist_ok=True)
+        (unit_dir / "pitable.service.d" / "web.conf").write_text(
+            (SYSTEMD / "pitable-web.conf").read_text())
+
+
+def test_the_doctor_passes_the_installed_page_with_its_descriptor_limit(tmp_path: Path) -> None:
+    from pitable.doctor import check_web
+
+    install_units(tmp_path)
+    result = check_web(WEB_ON, tmp_path)
+    assert result is not None and result.status is Status.PASS, result
+    assert "LimitNOFILE=4096" in result.detail and "500 listeners" in result.detail
+    assert check_web(DEFAULTS, tmp_path) is None  # the web off: nothing to say
+
+
+def test_the_doctor_fails_a_page_without_its_drop_in(tmp_path: Path) -> None:
+    from pitable.doctor import check_web
+
+    install_units(tmp_path, web=False)
+    result = check_web(WEB_ON, tmp_path)
+    assert result is not None and result.status is Status.FAIL
+    assert "web.conf" in result.detail and "install.sh" in result.fix
+
+
+@pytest.mark.parametrize(("limit", "said"),
+                         [(None, "no LimitNOFILE"), ("1024", "LimitNOFILE=1024")])
+def test_the_doctor_fails_a_unit_whose_descriptors_cannot_hold_the_page(
+    tmp_path: Path, limit: str | None, said: str,
+) -> None:
+    from pitable.doctor import check_web
+
+    lines = [line for line in (SYSTEMD / "pitable.service").read_text().splitlines()
+             if not line.startswith("LimitNOFILE=")]
+    if limit is not None:
+        lines.insert(lines.index("[Service]") + 1, f"LimitNOFILE={limit}")
+    install_units(tmp_path, unit_text="\n".join(lines) + "\n")
+    result = check_web(WEB_ON, tmp_path)
+    assert result is not None and result.status is Status.FAIL, result
+    assert said in result.detail
