@@ -1,6 +1,6 @@
 // The table's page: draws the box's latest snapshot and each one the box sends after it.
-// Plain JavaScript, no framework and no build step: EventSource for the live events,
-// fetch for the state and the PIN-guarded actions, SVG drawn from the snapshot.
+// Plain JavaScript, no framework and no build step: fetch for the live events (read as
+// Server-Sent Events), the state and the PIN-guarded actions, SVG drawn from the snapshot.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -14,7 +14,10 @@ const PIPS = {
   4: [[L, L], [R, L], [L, R], [R, R]],
   5: [[L, L], [R, L], [C, C], [L, R], [R, R]],
 };
-const COLOURS = { green: "#28aa50", purple: "#9650c8", red: "#dc3232" };
+// The dice, as style.css's --green, --purple and --red; dark enough that the white INK of
+// the pips and words reads at 4.5:1 on each (tests/test_page_contrast.py).
+const COLOURS = { green: "#1d8442", purple: "#9650c8", red: "#d02c2c" };
+const INK = "#ffffff";
 
 function el(name, attrs, parent) {
   const node = document.createElementNS(SVG, name);
@@ -40,24 +43,24 @@ function dieSvg(die, face, options) {
   let label = "no roll yet";
   if (face === null || face === undefined) {
     el("rect", { x: 14, y: 14, width: 72, height: 72, rx: 8, fill: "none",
-      stroke: "#ffffff", "stroke-opacity": 0.35, "stroke-width": 2 }, svg);
+      stroke: INK, "stroke-opacity": 0.35, "stroke-width": 2 }, svg);
   } else if (face === "*") {
     let word = "special";
     if (die === "red") {
-      el("polygon", { points: "50,14 86,76 14,76", fill: "#ffffff" }, svg);
+      el("polygon", { points: "50,14 86,76 14,76", fill: INK }, svg);
       el("rect", { x: 46, y: 34, width: 8, height: 24, rx: 3, fill: COLOURS.red }, svg);
       el("circle", { cx: 50, cy: 66, r: 4.5, fill: COLOURS.red }, svg);
       word = "hazard";
     } else {
-      el("polygon", { points: star(50, 44, 30, 12), fill: "#ffffff" }, svg);
+      el("polygon", { points: star(50, 44, 30, 12), fill: INK }, svg);
       word = die === "purple" ? "1-15" : (options && options.green) || "special";
       const text = el("text", { x: 50, y: 90, "text-anchor": "middle", "font-size": 14,
-        "font-weight": "bold", fill: "#ffffff" }, svg);
+        "font-weight": "bold", fill: INK }, svg);
       text.textContent = word;
     }
     label = `${die}: ${word}`;
   } else {
-    for (const [x, y] of PIPS[face] || []) el("circle", { cx: x, cy: y, r: 9.5, fill: "#ffffff" }, svg);
+    for (const [x, y] of PIPS[face] || []) el("circle", { cx: x, cy: y, r: 9.5, fill: INK }, svg);
     label = `${die}: ${face}`;
   }
   el("title", {}, svg).textContent = label;
@@ -82,7 +85,8 @@ function gameText(s) {
     parts.push(s.hazard_limit ? `dangers ${s.hazards} of ${s.hazard_limit}` : `dangers ${s.hazards}`);
   }
   if (s.result) parts.push(`level: ${s.result}`);
-  return parts.join(" · ");
+  // A line that wraps does so between parts, never inside "round 3 of 12".
+  return parts.map((part) => part.replace(/ /g, "\u00a0")).join(" · ");
 }
 
 let titlesShown = false;
@@ -100,10 +104,18 @@ function showTitles(titles, current) {
   titlesShown = true;
 }
 
+// Which snapshot is shown: its box's run (new at each start of the box) and its number.
+// A restarted box counts from 1 again, so numbers are compared only within one run.
+const shown = { run: null, seq: 0 };
+
 function render(s) {
+  const run = s.run === undefined ? null : s.run;
+  if (run === shown.run && s.seq < shown.seq) return;  // an older event of this run
+  shown.run = run;
+  shown.seq = s.seq;
   const table = document.getElementById("table");
-  if (Number(table.dataset.seq) > s.seq && s.seq !== 1) return;  // an older event
   table.dataset.seq = String(s.seq);
+  table.dataset.run = run === null ? "" : String(run);
   table.classList.toggle("rolling", Boolean(s.rolling));
   table.classList.toggle("hazard", Boolean(s.hazard));
   document.getElementById("title").textContent = s.title_name;
@@ -136,10 +148,101 @@ function render(s) {
   }));
 }
 
-function linkState(live) {
+function linkState(live, why) {
   const link = document.getElementById("link");
   link.className = `link ${live ? "live" : "lost"}`;
   link.textContent = live ? "live" : "reconnecting";
+  link.title = live ? "connected to the box" : (why || "not connected to the box");
+}
+
+function loadTitles() {
+  if (titlesShown) return;
+  fetch("/api/state", { cache: "no-store" }).then((r) => r.json()).then((s) => {
+    showTitles(s.titles, s.title);
+    if (s.seq) render(s);
+  }).catch(() => { /* the stream brings the game; the titles come on its next opening */ });
+}
+
+// The live events. EventSource gives up for good on an answer that is not 200 (a full
+// room's 503, a proxy's 502), and the page would say "reconnecting" forever; so the page
+// reads the stream with fetch and opens it again itself, whatever ended it, after a wait:
+// the server's Retry-After when it gave one, else 1 s doubling to 30 s, each lengthened by
+// up to half at random so that a room of phones does not come back in step.
+const RETRY_FIRST_MS = 1000;
+const RETRY_MOST_MS = 30000;
+// Nothing at all (not even the box's keep-alive, every 15 s) for this long: the
+// connection died unseen (a phone that changed networks), so it is dropped and opened again.
+const SILENT_MS = 45000;
+let retryMs = RETRY_FIRST_MS;
+
+function delivered(block) {
+  const data = [];
+  for (const line of block.split("\n")) {
+    if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+  }
+  if (data.length === 0) return;  // a keep-alive comment, or the retry field
+  retryMs = RETRY_FIRST_MS;  // this stream delivers: a later loss starts the waits again
+  linkState(true);
+  render(JSON.parse(data.join("\n")));
+}
+
+// Reads one stream until it ends; resolves to the wait the server asked for, in ms (0: none).
+async function listen() {
+  const stop = new AbortController();
+  let silence = setTimeout(() => stop.abort(), SILENT_MS);
+  const heard = () => {
+    clearTimeout(silence);
+    silence = setTimeout(() => stop.abort(), SILENT_MS);
+  };
+  try {
+    const response = await fetch("/api/events", {
+      headers: { Accept: "text/event-stream" }, cache: "no-store", signal: stop.signal,
+    });
+    if (!response.ok || !response.body) {
+      const seconds = Number(response.headers.get("Retry-After"));
+      let said = "";
+      try { said = (await response.json()).error || ""; } catch (e) { /* not JSON */ }
+      linkState(false, said || `the box answered ${response.status}`);
+      return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
+    }
+    linkState(true);
+    loadTitles();
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let pending = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) {
+        linkState(false, "the box ended the stream");
+        return 0;
+      }
+      heard();
+      // The box ends its lines with "\n" alone (hub.py's event_text).
+      pending += decoder.decode(value, { stream: true });
+      let end = pending.indexOf("\n\n");
+      while (end >= 0) {
+        delivered(pending.slice(0, end));
+        pending = pending.slice(end + 2);
+        end = pending.indexOf("\n\n");
+      }
+    }
+  } catch (e) {
+    // Refused, dropped or silent: the box is restarting, or the network moved.
+    linkState(false, "the box cannot be reached");
+    return 0;
+  } finally {
+    clearTimeout(silence);
+    stop.abort();
+  }
+}
+
+async function follow() {
+  for (;;) {
+    const told = await listen();
+    const wait = Math.max(told, retryMs) * (1 + Math.random() / 2);
+    retryMs = Math.min(retryMs * 2, RETRY_MOST_MS);
+    await new Promise((resolve) => { setTimeout(resolve, wait); });
+  }
 }
 
 async function act(path, body) {
@@ -148,13 +251,20 @@ async function act(path, body) {
   try {
     sessionStorage.setItem("pitable-pin", pin);
   } catch (e) { /* private mode: the PIN is typed again next time */ }
-  const response = await fetch(path, {
-    method: "POST",
-    headers: { "X-Pitable-Pin": pin, "Content-Type": "application/json" },
-    body: JSON.stringify(body || {}),
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method: "POST",
+      headers: { "X-Pitable-Pin": pin, "Content-Type": "application/json" },
+      body: JSON.stringify(body || {}),
+    });
+  } catch (e) {
+    answer.textContent = "the box did not answer: try again";
+    return;
+  }
   let said = {};
   try { said = await response.json(); } catch (e) { said = {}; }
+  // The server words a refusal itself (the tries left, the seconds to wait): shown as sent.
   answer.textContent = response.ok ? "" : (said.error || `refused (${response.status})`);
 }
 
@@ -171,14 +281,8 @@ function start() {
       mode: document.getElementById("new-mode").value,
     });
   });
-  fetch("/api/state").then((r) => r.json()).then((s) => {
-    showTitles(s.titles, s.title);
-    if (s.seq) render(s);
-  }).catch(() => linkState(false));
-  const events = new EventSource("/api/events");
-  events.onopen = () => linkState(true);
-  events.onerror = () => linkState(false);
-  events.onmessage = (e) => { linkState(true); render(JSON.parse(e.data)); };
+  loadTitles();
+  follow();
 }
 
 document.addEventListener("DOMContentLoaded", start);
