@@ -220,9 +220,14 @@ def test_the_page_and_every_asset_it_names_are_served_from_the_box() -> None:
 
 
 def test_an_action_needs_the_right_pin(page: Page) -> None:
-    assert page.act("/api/roll", pin=None)[0] == 403
-    assert page.act("/api/roll", pin="1111")[0] == 403
-    assert page.act("/api/roll", pin="")[0] == 403
+    status, answer = page.act("/api/roll", pin=None)
+    assert status == 403 and "X-Pitable-Pin" in answer["error"]
+    assert answer["tries_left"] == TRIES, "a missing PIN is not counted as a wrong one"
+    status, answer = page.act("/api/roll", pin="1111")
+    assert status == 403
+    assert answer == {"error": f"a wrong PIN: {TRIES - 1} tries left before a wait",
+                      "tries_left": TRIES - 1}
+    assert page.act("/api/roll", pin="")[1]["tries_left"] == TRIES - 2
     assert page.posted == []
     status, answer = page.act("/api/roll")
     assert status == 202 and answer == {"queued": "roll"}
@@ -230,41 +235,45 @@ def test_an_action_needs_the_right_pin(page: Page) -> None:
 
 
 def test_five_wrong_pins_lock_the_address_out_for_a_minute(page: Page) -> None:
+    pin = {"X-Pitable-Pin": PIN}
     for _ in range(TRIES):
         assert page.act("/api/roll", pin="0000")[0] == 403
-    status, answer = page.act("/api/roll")
-    assert status == 429 and "wait" in answer["error"]
+    status, headers, body = page.request("POST", "/api/roll", headers=pin)
+    assert status == 429 and headers["retry-after"] == f"{LOCKOUT_S:.0f}"
+    assert json.loads(body) == {"error": f"too many wrong PINs: try again in {LOCKOUT_S:.0f} s",
+                                "retry_after": LOCKOUT_S}
     assert page.act("/api/new-game", body={"title": "island"})[0] == 429
-    page.clock.advance(LOCKOUT_S - 1)
-    assert page.act("/api/roll")[0] == 429
+    page.clock.advance(LOCKOUT_S - 1.5)
+    status, headers, body = page.request("POST", "/api/roll", headers=pin)
+    assert status == 429 and headers["retry-after"] == "2", "whole seconds, rounded up"
     page.clock.advance(1.5)
     assert page.act("/api/roll")[0] == 202
     assert page.posted == [RollCommand()]
 
 
 def test_a_right_pin_forgets_the_wrong_ones_before_it() -> None:
-    guard = PinGuard(PIN, FakeClock())
-    for _ in range(TRIES - 1):
-        assert guard.check("10.0.0.5", "0000") is Verdict.FORBIDDEN
-    assert guard.check("10.0.0.5", PIN) is Verdict.ALLOWED
-    for _ in range(TRIES - 1):
-        assert guard.check("10.0.0.5", "0000") is Verdict.FORBIDDEN
-    assert guard.check("10.0.0.5", PIN) is Verdict.ALLOWED
+    guard = PinGuard(PIN, FakeClock(), bucket_size=100)
+    for _ in range(3):
+        for _ in range(TRIES - 1):
+            assert guard.check("10.0.0.5", "0000").verdict is Verdict.FORBIDDEN
+        assert guard.check("10.0.0.5", PIN).verdict is Verdict.ALLOWED
 
 
 def test_a_lockout_is_for_one_address_only() -> None:
     guard = PinGuard(PIN, FakeClock())
     for _ in range(TRIES):
         guard.check("10.0.0.5", "0000")
-    assert guard.check("10.0.0.5", PIN) is Verdict.LOCKED
-    assert guard.check("10.0.0.6", PIN) is Verdict.ALLOWED
+    assert guard.check("10.0.0.5", PIN).verdict is Verdict.LOCKED
+    assert guard.check("10.0.0.6", PIN).verdict is Verdict.ALLOWED
 
 
 def test_a_flood_of_addresses_is_remembered_within_bounds() -> None:
-    guard = PinGuard(PIN, FakeClock(), max_addresses=100)
+    # A bucket big enough that every guess is counted: this is about memory, not about rate.
+    guard = PinGuard(PIN, FakeClock(), max_addresses=100, bucket_size=10**6)
     for i in range(1000):
-        guard.check(f"10.0.{i // 256}.{i % 256}", "0000")
-    assert len(guard._records) <= 100
+        guard.check(f"10.{i // 256}.{i % 256}.1", "0000")
+    addresses, prefixes = guard.remembered
+    assert 0 < addresses <= 100 and 0 < prefixes <= 100
 
 
 def test_a_pin_chosen_at_start_is_six_digits() -> None:
