@@ -211,7 +211,7 @@ def test_the_page_and_every_asset_it_names_are_served_from_the_box() -> None:
             assert asset.startswith("/"), f"{asset}: an asset from elsewhere"
             status, _, body = page.request("GET", asset)
             assert status == 200 and body, asset
-        assert "EventSource" in page.request("GET", "/static/app.js")[2].decode()
+        assert "/api/events" in page.request("GET", "/static/app.js")[2].decode()
     finally:
         page.server.close()
 

@@ -16,9 +16,10 @@ well-kept pure-Python servers (hypercorn, daphne) have no per-client caps either
 - A connection must send its request's headers within ``header_s`` of its accept or of
   its last answer; a kept-alive one that says nothing is closed after ``idle_s``.
 - When the total is reached, a new connection takes the place of the oldest connection
-  that is still waiting for its headers, from the client that holds the most, if that
-  client holds more than the newcomer: an attacker from a few addresses can hold only
-  what those addresses' share allows, and a phone from another address still gets in.
+  that has waited over ``GRACE_S`` for its headers, from the client that holds the most,
+  if that client holds more than the newcomer: an attacker from a few addresses can hold
+  only what those addresses' share allows, and a phone from another address still gets
+  in. (A connection younger than that is a browser that has not been read yet.)
 - The caps are fitted to the process's descriptor limit (:meth:`Limits.fitted`), leaving
   a reserve for the box, so that the accept loop never meets EMFILE.
 """
@@ -44,6 +45,9 @@ BOX_RESERVE = 160
 #: How many connections the accept loop takes in one go, each a descriptor until the
 #: budget has looked at it (uvicorn's default of 2048 would overrun any budget).
 BACKLOG = 64
+#: Seconds a new connection has to send its headers before another may take its place: a
+#: browser sends them as soon as it is connected, a slow attacker never does.
+GRACE_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -53,9 +57,9 @@ class Limits:
     #: Event streams in all (a club night is well under this), and from one client.
     listeners: int = 500
     listeners_per_client: int = 8
-    #: Other connections (the page, its assets, the actions) in all, and from one client:
-    #: a browser opens at most six to a host.
-    connections: int = 256
+    #: Other connections (the page, its assets, the actions, and a stream until its
+    #: headers are in) in all, and from one client: a browser opens at most six to a host.
+    connections: int = 512
     connections_per_client: int = 16
     #: Seconds to send a request's headers, and its body.
     header_s: float = 5.0
@@ -142,7 +146,9 @@ class ConnectionBudget:
         return slot
 
     def _oldest_waiting(self, key: str) -> Slot | None:
-        waiting = [s for s in self.held.get(key, ()) if s.state is State.WAITING]
+        now = self.clock()
+        waiting = [s for s in self.held.get(key, ())
+                   if s.state is State.WAITING and now - s.since >= GRACE_S]
         return min(waiting, key=lambda s: s.since) if waiting else None
 
     def _uncount(self, slot: Slot) -> None:
