@@ -3,19 +3,22 @@ screen from the menu and at the top of a printed sheet."""
 
 from __future__ import annotations
 
-import socket
+from pathlib import Path
 
 import pytest
 import segno
 from PIL import Image, ImageChops, ImageDraw
 
-from pitable.box.join import join_code, join_url, lan_address
-from pitable.box.sim import Simulator
+from pitable.box.join import join_code
+from pitable.box.menus import JOIN_CHECK_S
+from pitable.box.sim import Simulator, status_words
+from pitable.hw.network import shown_url
 from pitable.render.fonts import CONDENSED_BOLD, REGULAR, font
 from pitable.render.join import JoinCode, join_screen, join_strip, qr_text
 from pitable.render.sheet import render_sheet
 from tests.test_box import make, read_faces, same
 from tests.test_box_printer import fake_printer
+from tests.test_network import LOCAL_NAME, WILDCARD, RouteTable
 
 URL = "http://192.168.1.23:8080/"
 
@@ -203,16 +206,48 @@ def test_print_join_code_is_offered_only_while_the_page_is_served() -> None:
 def test_a_wildcard_bind_address_becomes_the_lan_address(
     url: str, lan: str | None, expected: str
 ) -> None:
-    assert join_url(url, lan) == expected
-
-
-def test_the_lan_address_is_the_one_the_kernel_would_send_from() -> None:
-    # Towards loopback (nothing is sent: a UDP connect only chooses the route).
-    assert lan_address(("127.0.0.1", 9)) == "127.0.0.1"
-    found = lan_address()
-    if found is not None:
-        socket.inet_aton(found)  # an IPv4 address
+    assert shown_url(url, lan) == expected
     assert join_code(object()) is None
+
+
+def test_the_join_screen_follows_the_network_without_a_press(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    routes = RouteTable.install(monkeypatch, tmp_path)  # no network yet
+    sim = make("1,2,3")
+    sim.press()
+    sim.box.web_url, sim.box.web_pin = WILDCARD, "4821"  # bound on every address
+    choose(sim, "Show join code")
+    before = JoinCode(f"http://{LOCAL_NAME}:8080/", "4821")
+    assert same(sim.panel("status"), join_screen(before, (128, 64)))
+    routes.add_default("lo")  # the Wi-Fi comes up
+    sim.advance(JOIN_CHECK_S)
+    after = JoinCode("http://127.0.0.1:8080/", "4821")
+    assert same(sim.panel("status"), join_screen(after, (128, 64)))
+    assert "Join the table: http://127.0.0.1:8080/   PIN 4821" in status_words(sim)
+    assert sim.box.menus.join is not None  # still up, for the rest of its minute
+    sim.advance(60 - JOIN_CHECK_S - 1)
+    assert same(sim.panel("status"), join_screen(after, (128, 64)))
+    sim.advance(1)
+    assert sim.box.menu == []
+    sim.close()
+
+
+def test_a_printed_code_is_the_address_at_the_moment_it_is_printed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    routes = RouteTable.install(monkeypatch, tmp_path)
+    printer, paper = fake_printer()
+    sim = make("1,2,3", title="island", printer=printer)
+    sim.box.web_url, sim.box.web_pin = WILDCARD, "4821"
+    routes.add_default("lo")
+    choose(sim, "Print join code")
+    sim.wait_for_prints()
+    url = "http://127.0.0.1:8080/"
+    strip = join_strip(JoinCode(url, "4821"), printer.settings.dots)
+    top = paper.printout().convert("1").crop((0, 0, strip.width, strip.height))
+    assert ImageChops.logical_xor(top, strip.convert("1")).getbbox() is None
+    sim.close()
 
 
 def test_the_printed_strip_speaks_the_boxs_language() -> None:

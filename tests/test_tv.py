@@ -8,6 +8,7 @@ import json
 import logging
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from PIL import Image, ImageChops
 
 from pitable.box.assembly import build_box
 from pitable.box.backends import Backends
+from pitable.box.join import join_code
 from pitable.box.snapshot import TableSnapshot
 from pitable.box.tv import TvWorker
 from pitable.config import DEFAULTS, TvConfig
@@ -26,6 +28,7 @@ from pitable.rules import SPECIAL, Die, find_title
 from tests.conftest import run_cli
 from tests.test_box import make, read_faces
 from tests.test_join import URL, library_matrix, read_qr
+from tests.test_network import LOCAL_NAME, WILDCARD, RouteTable
 
 VALLEY = find_title("valley")
 
@@ -215,3 +218,89 @@ def test_sim_writes_the_tv_picture_of_its_last_roll(
     assert code == 0, err
     last = json.loads(out.splitlines()[-1])["faces"]
     assert faces == [SPECIAL if f == "*" else f for f in last]
+
+
+class Corners:
+    """A TV's draw function that notes the code it put in the corner of each picture."""
+
+    def __init__(self) -> None:
+        self.codes: list[JoinCode | None] = []
+        self.seqs: list[int] = []
+        self.drew = threading.Condition()
+
+    def __call__(self, snap: TableSnapshot, size: tuple[int, int],
+                 join: JoinCode | None = None) -> Image.Image:
+        picture = draw_tv(snap, size, join)
+        with self.drew:
+            self.codes.append(join)
+            self.seqs.append(snap.seq)
+            self.drew.notify_all()
+        return picture
+
+
+class Screen:
+    size = (640, 360)
+    mode = "RGB"
+
+    def __init__(self) -> None:
+        self.image: Image.Image | None = None
+
+    def display(self, image: Image.Image) -> None:
+        self.image = image
+
+
+def test_the_tv_corner_follows_the_network_without_a_roll(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    routes = RouteTable.install(monkeypatch, tmp_path)  # the box starts before its Wi-Fi
+    table = SimpleNamespace(web_url=WILDCARD, web_pin="4821")
+    corners, screen = Corners(), Screen()
+    # No poll of its own in this test's time: the test asks the worker to look.
+    worker = TvWorker(screen, lambda: join_code(table), draw=corners, poll_s=3600)
+    worker.offer(snapshot(seq=1))
+    assert worker.wait_idle(30)
+    assert corners.codes == [JoinCode(f"http://{LOCAL_NAME}:8080/", "4821")]
+    worker.recheck()  # nothing changed: nothing drawn
+    assert worker.wait_idle(30)
+    assert len(corners.codes) == 1
+    routes.add_default("lo")  # the Wi-Fi comes up
+    worker.recheck()
+    assert worker.wait_idle(30)
+    after = JoinCode("http://127.0.0.1:8080/", "4821")
+    assert corners.codes[-1] == after
+    assert corners.seqs == [1, 1]  # the same table, drawn again
+    assert screen.image is not None
+    assert screen.image == draw_tv(snapshot(seq=1), screen.size, after)
+    worker.close()
+
+
+def test_the_tv_looks_at_the_code_by_itself(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    routes = RouteTable.install(monkeypatch, tmp_path)
+    table = SimpleNamespace(web_url=WILDCARD, web_pin=None)
+    corners = Corners()
+    worker = TvWorker(Screen(), lambda: join_code(table), draw=corners, poll_s=0.01)
+    worker.offer(snapshot(seq=1))
+    assert worker.wait_idle(30)
+    assert corners.codes[0] == JoinCode(f"http://{LOCAL_NAME}:8080/", None)
+    routes.add_default("lo")  # nobody offers nor asks: the worker's own poll sees it
+    with corners.drew:
+        assert corners.drew.wait_for(
+            lambda: JoinCode("http://127.0.0.1:8080/", None) in corners.codes, 30
+        ), "the worker never drew the new code"
+    worker.close()
+
+
+def test_the_tv_shows_the_code_once_the_page_is_served() -> None:
+    """The TV starts before the web page: its first picture has no corner yet."""
+    table = SimpleNamespace(web_url=None, web_pin=None)
+    corners = Corners()
+    worker = TvWorker(Screen(), lambda: join_code(table), draw=corners, poll_s=3600)
+    worker.offer(snapshot(seq=1))
+    assert worker.wait_idle(30)
+    table.web_url, table.web_pin = URL, "4821"
+    worker.recheck()
+    assert worker.wait_idle(30)
+    assert corners.codes == [None, JoinCode(URL, "4821")]
+    worker.close()

@@ -75,6 +75,9 @@ class Entry:
 
 #: How long the code to join stays on the status screen when nobody presses anything.
 JOIN_SHOW_S = 60.0
+#: How often the code on the status screen is worked out again, so that it follows the
+#: network (Wi-Fi up after the box started, a new address) without a press.
+JOIN_CHECK_S = 5.0
 
 
 @dataclass
@@ -83,6 +86,10 @@ class JoinShown:
 
     image: Image.Image
     until: float
+    #: The code in the picture (None: the page is off), and when to see whether it still is
+    #: the code now.
+    code: JoinCode | None = None
+    check_at: float = float("inf")
 
 
 @dataclass
@@ -109,12 +116,22 @@ class Menus:
         return self.join.image if self.join is not None else None
 
     def deadline(self) -> float | None:
-        """When the menu closes by itself, if it does."""
-        return self.join.until if self.join is not None else None
+        """When the menu closes by itself, or the code to join is looked at again."""
+        return min(self.join.until, self.join.check_at) if self.join is not None else None
 
     def expire(self, now: float) -> None:
-        if self.join is not None and now >= self.join.until:
+        join = self.join
+        if join is None:
+            return
+        if now >= join.until:
             self.box.close_menu()
+        elif now >= join.check_at:
+            # On the box's loop, but cheap and never waiting: the LAN address is read from
+            # the kernel's route table and the interface, nothing is sent on the network.
+            join.check_at = now + JOIN_CHECK_S
+            code = join_code(self.box)
+            if code != join.code:
+                self._draw_join(code, join.until)
 
     def view(self) -> MenuView:
         if self.entry is not None:
@@ -346,9 +363,12 @@ class Menus:
         box.close_menu()
 
     def _show_join(self) -> None:
+        self._draw_join(join_code(self.box), self.box.clock.now() + JOIN_SHOW_S)
+
+    def _draw_join(self, code: JoinCode | None, until: float) -> None:
         box = self.box
-        image = join_screen(join_code(box), box.status.size, box.tr)
-        self.join = JoinShown(image, box.clock.now() + JOIN_SHOW_S)
+        image = join_screen(code, box.status.size, box.tr)
+        self.join = JoinShown(image, until, code, box.clock.now() + JOIN_CHECK_S)
         box.draw_status()
 
     def _print_join(self) -> None:

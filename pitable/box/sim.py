@@ -526,7 +526,6 @@ def _layout_lines(
 def status_words(sim: Simulator) -> list[str]:
     """What the status screen says, as lines of text: a header, then the words of the roll,
     the open menu (the chosen item marked), or the code to join."""
-    from pitable.box.join import join_code
     from pitable.box.snapshot import words_of
 
     box = sim.box
@@ -539,7 +538,8 @@ def status_words(sim: Simulator) -> list[str]:
         header.append(f"{view.title.hazard_name}s {view.hazards}")
     lines = [" · ".join(header)]
     if box.menus.join is not None:
-        code = join_code(box)
+        # The code the screen shows (worked out again every few seconds while it is up).
+        code = box.menus.join.code
         if code is None:
             lines.append("Join code: the table's web page is off ([web] enabled = true)")
         else:
