@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import stat
 import tomllib
 import typing
@@ -557,6 +558,48 @@ class WebConfig:
         " NAME.local (for a name of your DNS); any other Host is refused.",
         check=_check_names,
     )
+
+
+#: Descriptors left to the box whatever the page takes: the fonts, the store and its
+#: journal, the buses and pins, the log, the threads' pipes (the sim uses about 40).
+BOX_RESERVE = 160
+#: How many connections the accept loop takes in one go, each a descriptor until the
+#: budget has looked at it (uvicorn's default of 2048 would overrun any budget).
+BACKLOG = 64
+
+
+@dataclass(frozen=True)
+class PageLimits:
+    """The page's budgets (``pitable.web.budget`` enforces them); the defaults are the box's,
+    not keys of the file: ``pitable doctor`` checks the service's descriptor limit holds them."""
+
+    #: Event streams in all (a club night is well under this), and from one client.
+    listeners: int = 500
+    listeners_per_client: int = 8
+    #: Other connections (the page, its assets, the actions, and a stream until its
+    #: headers are in) in all, and from one client: a browser opens at most six to a host.
+    connections: int = 512
+    connections_per_client: int = 16
+    #: Seconds to send a request's headers, and its body.
+    header_s: float = 5.0
+    body_s: float = 5.0
+    #: Seconds a kept-alive connection may wait for its next request.
+    idle_s: float = 2.0
+
+    def fitted(self, nofile: int | None = None) -> PageLimits:
+        """These limits, made smaller where the descriptor limit ``nofile`` (default:
+        this process's soft ``RLIMIT_NOFILE``) could not hold them with the box's reserve
+        and a full accept backlog beside them."""
+        if nofile is None:
+            nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        room = nofile - BOX_RESERVE - 2 * BACKLOG
+        wanted = self.listeners + self.connections
+        if room >= wanted:
+            return self
+        room = max(room, 16)
+        listeners = max(1, room * self.listeners // wanted)
+        return replace(self, listeners=listeners, connections=max(8, room - listeners),
+                       listeners_per_client=min(self.listeners_per_client, listeners))
 
 
 @dataclass(frozen=True)

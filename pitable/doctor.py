@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pitable.config import Config, DisplayConfig, PrinterConfig, pin_claims, printer_config
+from pitable.config import (
+    Config,
+    DisplayConfig,
+    PageLimits,
+    PrinterConfig,
+    pin_claims,
+    printer_config,
+)
 from pitable.errors import PitableError
 from pitable.firmware import (
     FRAGMENT_NAME,
@@ -409,8 +416,6 @@ def check_web(config: Config, unit_dir: Path) -> Result | None:
     and its descriptor limit holds the page's budgets beside the box's reserve."""
     if not config.web.enabled:
         return None
-    from pitable.web.budget import Limits
-
     part = "web page"
     if not (unit_dir / "pitable.service").exists():
         return Result(part, Status.SKIP, f"no pitable.service in {unit_dir}")
@@ -422,7 +427,7 @@ def check_web(config: Config, unit_dir: Path) -> Result | None:
     if not soft.isdigit():
         return _failed(part, "the service sets no LimitNOFILE: the page would fit its"
                        " connections into systemd's default of 1024", INSTALL)
-    wanted, fitted = Limits(), Limits().fitted(int(soft))
+    wanted, fitted = PageLimits(), PageLimits().fitted(int(soft))
     if fitted != wanted:
         return _failed(part, f"LimitNOFILE={soft} leaves the page {fitted.listeners} listeners"
                        f" and {fitted.connections} connections (of {wanted.listeners} and"

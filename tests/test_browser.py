@@ -25,8 +25,8 @@ import pytest
 from PIL import Image, ImageChops
 
 from pitable.box.sim import Simulator
+from pitable.config import PageLimits
 from pitable.hw.events import RollCommand
-from pitable.web.budget import Limits
 from pitable.web.server import WebServer
 from tests.conftest import GOLDEN, golden_image, kept_failure
 from tests.test_box import make
@@ -93,7 +93,7 @@ class Table:
         self.sim.settle()
 
 
-def table(title: str, *rolls: str, port: int = 0, limits: Limits | None = None) -> Table:
+def table(title: str, *rolls: str, port: int = 0, limits: PageLimits | None = None) -> Table:
     sim = make(*rolls, tumble_ms=300, title=title)
     server = WebServer("127.0.0.1", port, PIN, sim.box.post, limits=limits)
     server.start()
@@ -178,7 +178,7 @@ def hold_a_stream(port: int, address: str) -> http.client.HTTPConnection:
 def test_a_page_turned_away_by_a_full_room_comes_back_by_itself(browser: Any) -> None:
     # Two streams in all, each held by a client of its own: the browser, holding none,
     # may take neither's place and is answered 503.
-    served = table("valley", "2,4,5", limits=Limits(listeners=2))
+    served = table("valley", "2,4,5", limits=PageLimits(listeners=2))
     fillers = [hold_a_stream(served.server.port, address)
                for address in ("127.0.0.2", "127.0.0.3")]
     try:

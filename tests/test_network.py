@@ -1,5 +1,5 @@
 """The machine's address on the network, read from a route table (a test's own file here)
-and followed as routes come and go, and the page's URL built from it."""
+and read again as routes come and go, and the page's URL built from it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import pytest
 from pitable.box.join import join_code
 from pitable.hw import network
 from pitable.hw.network import (
-    NetworkWatch,
     bound_url,
     default_route,
     lan_address,
@@ -75,38 +74,19 @@ def test_with_no_route_at_all_the_page_is_at_the_machines_mdns_name(
     assert code is not None and code.url == f"http://{LOCAL_NAME}:8080/"
 
 
-def test_a_default_route_that_comes_up_changes_the_join_url_and_the_watch_sees_it(
+def test_a_default_route_that_comes_up_changes_the_join_url(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     routes = RouteTable.install(monkeypatch, tmp_path)
     box = SimpleNamespace(web_url=WILDCARD, web_pin="4821")
-    watch = NetworkWatch()
-    assert watch.address == LOCAL_NAME
-    assert not watch.poll()  # nothing changed yet
     routes.add_default("lo")  # the Wi-Fi comes up after the box started
     code = join_code(box)
     assert code is not None and code.url == "http://127.0.0.1:8080/"
     assert code.pin == "4821"
     assert box.web_url == WILDCARD  # the box keeps the URL as bound
-    assert watch.poll()
-    assert watch.address == "127.0.0.1"
-    assert not watch.poll()  # reported once
     routes.clear()  # and goes away again
-    assert watch.poll()
     code = join_code(box)
     assert code is not None and code.url == f"http://{LOCAL_NAME}:8080/"
-
-
-def test_the_watch_sees_a_new_gateway_even_on_the_same_address(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    routes = RouteTable.install(monkeypatch, tmp_path)
-    routes.add_default("lo")
-    watch = NetworkWatch()
-    routes.lines = [routes.lines[0].replace("0101A8C0", "FE01A8C0")]
-    routes.write()
-    assert watch.poll()
-    assert watch.address == "127.0.0.1"
 
 
 def test_a_lan_without_a_gateway_is_found_without_a_default_route(

@@ -25,7 +25,7 @@ from pitable.rules import find_title
 from pitable.web.app import MAX_BODY
 from pitable.web.guard import LOCKOUT_S, TRIES, PinGuard, Verdict, random_pin
 from pitable.web.hub import QUEUE_SIZE, Hub
-from pitable.web.server import WebServer, bind, page_url
+from pitable.web.server import WebServer, bind
 from tests.test_box import make
 
 PIN = "4321"
@@ -386,11 +386,15 @@ def test_a_port_in_use_is_one_clear_error() -> None:
         taken.close()
 
 
-def test_a_page_on_every_address_is_shown_at_the_machine_s_own() -> None:
-    assert page_url("127.0.0.1", 8080) == "http://127.0.0.1:8080/"
-    assert page_url("::1", 8080) == "http://[::1]:8080/"
-    shown = page_url("0.0.0.0", 8080)
-    assert "0.0.0.0" not in shown and shown.endswith(":8080/")
+def test_the_server_keeps_its_url_as_bound_for_the_join_code_to_show() -> None:
+    """A wildcard stays one: the join code reads the LAN address each time it is shown."""
+    def url(host: str) -> str:
+        return WebServer(host, 8080, PIN, lambda event: None).url
+
+    assert url("127.0.0.1") == "http://127.0.0.1:8080/"
+    assert url("::1") == "http://[::1]:8080/"
+    assert url("0.0.0.0") == "http://0.0.0.0:8080/"
+    assert url("::") == "http://[::]:8080/"
 
 
 # --- the fan-out -----------------------------------------------------------------------------

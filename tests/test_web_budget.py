@@ -15,14 +15,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from pitable.web.budget import (
-    BACKLOG,
-    BOX_RESERVE,
-    GRACE_S,
-    ConnectionBudget,
-    Limits,
-    State,
-)
+from pitable.config import BACKLOG, BOX_RESERVE, PageLimits
+from pitable.web.budget import GRACE_S, ConnectionBudget, State
 from pitable.web.hub import Hub
 from pitable.web.server import WebServer
 from tests.test_web import PIN, TIMEOUT_S, Events
@@ -41,7 +35,7 @@ class Clock:
 
 def budget(**limits: int) -> tuple[ConnectionBudget, list[str]]:
     aborted: list[str] = []
-    return ConnectionBudget(Limits(**limits), Clock()), aborted  # type: ignore[arg-type]
+    return ConnectionBudget(PageLimits(**limits), Clock()), aborted  # type: ignore[arg-type]
 
 
 def test_a_client_holds_at_most_its_share_and_its_own_oldest_idle_one_makes_room() -> None:
@@ -87,7 +81,7 @@ def test_a_full_room_of_clients_being_answered_refuses_the_next() -> None:
 
 def test_a_connection_just_accepted_is_not_taken_for_a_slow_one() -> None:
     now = [0.0]
-    b = ConnectionBudget(Limits(connections=2, connections_per_client=2), lambda: now[0])
+    b = ConnectionBudget(PageLimits(connections=2, connections_per_client=2), lambda: now[0])
     aborted: list[str] = []
     assert b.admit("10.0.0.66", lambda: aborted.append("first"))
     assert b.admit("10.0.0.66", lambda: aborted.append("second"))
@@ -123,9 +117,9 @@ def test_an_event_stream_is_counted_apart_and_back_when_it_ends() -> None:
 
 
 def test_the_limits_fit_the_descriptors_left_beside_the_box_s_reserve() -> None:
-    ample = Limits().fitted(65536)
-    assert ample == Limits()
-    tight = Limits().fitted(1024)
+    ample = PageLimits().fitted(65536)
+    assert ample == PageLimits()
+    tight = PageLimits().fitted(1024)
     assert tight.listeners + tight.connections <= 1024 - BOX_RESERVE - 2 * BACKLOG
     assert tight.listeners >= 300 and tight.connections >= 300
 
@@ -150,7 +144,7 @@ def test_a_full_room_of_streams_makes_room_only_at_a_heavier_client_s_cost() -> 
 @pytest.fixture
 def server() -> Iterator[WebServer]:
     served = WebServer("127.0.0.1", 0, PIN, lambda event: None,
-                       limits=Limits(connections=12, connections_per_client=4, header_s=1.0,
+                       limits=PageLimits(connections=12, connections_per_client=4, header_s=1.0,
                                      body_s=1.0, idle_s=0.5))
     served.start()
     yield served

@@ -101,30 +101,6 @@ def lan_address(table: Path | str | None = None) -> str:
     return f"{socket.gethostname()}.local"
 
 
-class NetworkWatch:
-    """Notices when the machine's place on the network changes: a new (or no) default
-    route, or a new address. Each :meth:`poll` reads the route table (``table``, default
-    :data:`ROUTES`) and asks the interface its address; it sends nothing."""
-
-    def __init__(self, table: Path | str | None = None) -> None:
-        self.table = table
-        self.seen = self._look()
-
-    @property
-    def address(self) -> str:
-        """The LAN address as of the last poll (or the watch's start)."""
-        return self.seen[1]
-
-    def poll(self) -> bool:
-        """Whether the default route or the address changed since the last poll."""
-        now = self._look()
-        changed, self.seen = now != self.seen, now
-        return changed
-
-    def _look(self) -> tuple[Route | None, str]:
-        return default_route(self.table), lan_address(self.table)
-
-
 def is_wildcard(host: str) -> bool:
     """Whether ``host`` (as bound, or as a URL's hostname) means every interface."""
     if host in ("", "[::]"):

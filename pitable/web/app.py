@@ -31,11 +31,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pitable.config import MODES
+from pitable.config import MODES, PageLimits
 from pitable.errors import RulesError, TooManyListeners
 from pitable.hw.events import Event, NewGameCommand, RollCommand
 from pitable.rules import all_titles, find_title
-from pitable.web.budget import Limits
 from pitable.web.guard import PinGuard, Verdict, client_key
 from pitable.web.hub import Hub
 
@@ -259,7 +258,7 @@ def build_app(
     post: Callable[[Event], None],
     *,
     keepalive_s: float = KEEPALIVE_S,
-    limits: Limits | None = None,
+    limits: PageLimits | None = None,
     names: Iterable[str] = (),
 ) -> ASGIApp:
     """The page's application: ``hub`` holds what it shows, ``guard`` checks the PIN of
@@ -352,6 +351,6 @@ def build_app(
         # this folder (no "..", no absolute path, no symlink out of it).
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
-    return Guarded(Starlette(routes=routes), body_s=(limits or Limits()).body_s,
+    return Guarded(Starlette(routes=routes), body_s=(limits or PageLimits()).body_s,
                    names=host_names(names))
 

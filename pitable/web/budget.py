@@ -20,7 +20,7 @@ well-kept pure-Python servers (hypercorn, daphne) have no per-client caps either
   if that client holds more than the newcomer: an attacker from a few addresses can hold
   only what those addresses' share allows, and a phone from another address still gets
   in. (A connection younger than that is a browser that has not been read yet.)
-- The caps are fitted to the process's descriptor limit (:meth:`Limits.fitted`), leaving
+- The caps are fitted to the process's descriptor limit (:meth:`PageLimits.fitted`), leaving
   a reserve for the box, so that the accept loop never meets EMFILE.
 """
 
@@ -29,58 +29,18 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-import resource
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
 
+from pitable.config import PageLimits
 from pitable.web.guard import client_key
 
 log = logging.getLogger("pitable.web")
 
-#: Descriptors left to the box whatever the page takes: the fonts, the store and its
-#: journal, the buses and pins, the log, the threads' pipes (the sim uses about 40).
-BOX_RESERVE = 160
-#: How many connections the accept loop takes in one go, each a descriptor until the
-#: budget has looked at it (uvicorn's default of 2048 would overrun any budget).
-BACKLOG = 64
 #: Seconds a new connection has to send its headers before another may take its place: a
 #: browser sends them as soon as it is connected, a slow attacker never does.
 GRACE_S = 1.0
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The page's budgets; the defaults are the box's."""
-
-    #: Event streams in all (a club night is well under this), and from one client.
-    listeners: int = 500
-    listeners_per_client: int = 8
-    #: Other connections (the page, its assets, the actions, and a stream until its
-    #: headers are in) in all, and from one client: a browser opens at most six to a host.
-    connections: int = 512
-    connections_per_client: int = 16
-    #: Seconds to send a request's headers, and its body.
-    header_s: float = 5.0
-    body_s: float = 5.0
-    #: Seconds a kept-alive connection may wait for its next request.
-    idle_s: float = 2.0
-
-    def fitted(self, nofile: int | None = None) -> Limits:
-        """These limits, made smaller where the descriptor limit ``nofile`` (default:
-        this process's soft ``RLIMIT_NOFILE``) could not hold them with the box's reserve
-        and a full accept backlog beside them."""
-        if nofile is None:
-            nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-        room = nofile - BOX_RESERVE - 2 * BACKLOG
-        wanted = self.listeners + self.connections
-        if room >= wanted:
-            return self
-        room = max(room, 16)
-        listeners = max(1, room * self.listeners // wanted)
-        return replace(self, listeners=listeners, connections=max(8, room - listeners),
-                       listeners_per_client=min(self.listeners_per_client, listeners))
 
 
 class State(enum.Enum):
@@ -104,7 +64,7 @@ class Slot:
 class ConnectionBudget:
     """Who holds which connection; runs on the server's event loop only."""
 
-    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, limits: PageLimits, clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits
         self.clock = clock
         #: Counted connections (all but event streams) by client key.

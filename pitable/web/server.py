@@ -13,21 +13,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import ipaddress
 import logging
 import os
 import socket
-import struct
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pitable.config import BACKLOG, PageLimits
 from pitable.errors import WebError
 from pitable.hw.clock import Clock, MonotonicClock
 from pitable.hw.events import Event
+from pitable.hw.network import bound_url, page_url
 from pitable.web.app import EVENTS_PATH, KEEPALIVE_S, build_app
-from pitable.web.budget import BACKLOG, Bounded, ConnectionBudget, Limits, budgeted_protocol
+from pitable.web.budget import Bounded, ConnectionBudget, budgeted_protocol
 from pitable.web.guard import PinGuard
 from pitable.web.hub import Hub, Snapshot
 
@@ -40,8 +40,6 @@ log = logging.getLogger("pitable.web")
 CLOSE_S = 5.0
 #: The page server's log lines of uvicorn and asyncio, a few a minute at most.
 _BOUNDED = Bounded()
-#: Linux's ioctl that gives an interface's IPv4 address.
-SIOCGIFADDR = 0x8915
 
 
 class WebServer:
@@ -64,13 +62,13 @@ class WebServer:
         *,
         clock: Clock | None = None,
         keepalive_s: float = KEEPALIVE_S,
-        limits: Limits | None = None,
+        limits: PageLimits | None = None,
         names: tuple[str, ...] = (),
     ) -> None:
         self.host = host
         self.port = port
         self.pin = pin
-        self.limits = (limits or Limits()).fitted()
+        self.limits = (limits or PageLimits()).fitted()
         self.hub = Hub(max_clients=self.limits.listeners,
                        max_per_client=self.limits.listeners_per_client)
         self.budget = ConnectionBudget(self.limits)
@@ -84,8 +82,9 @@ class WebServer:
 
     @property
     def url(self) -> str:
-        """Where a player on the network finds the page."""
-        return page_url(self.host, self.port)
+        """The page's URL as bound, a wildcard host kept: the join code puts the LAN
+        address in its place each time it is shown (:mod:`pitable.hw.network`)."""
+        return bound_url(self.host, self.port)
 
     def start(self) -> None:
         import uvicorn
@@ -138,7 +137,7 @@ class WebServer:
         self._open = True
         self._thread = threading.Thread(target=serve, name="pitable-web", daemon=True)
         self._thread.start()
-        log.warning("the table's page: %s (PIN %s)", self.url, self.pin)
+        log.warning("the table's page: %s (PIN %s)", page_url(self.host, self.port), self.pin)
 
     def publish(self, snapshot: Snapshot) -> None:
         """Hand ``snapshot`` to the page's clients; any thread; returns at once."""
@@ -185,37 +184,3 @@ def bind(host: str, port: int) -> socket.socket:
         raise WebError(f"cannot serve the page on {host}:{port}: {reason}") from None
     sock.setblocking(False)
     return sock
-
-
-def page_url(host: str, port: int) -> str:
-    """The page's URL for ``host`` as bound: an address that listens everywhere is shown
-    as the machine's own address on its network."""
-    shown = host
-    with contextlib.suppress(ValueError):
-        if ipaddress.ip_address(host).is_unspecified:
-            shown = lan_address()
-    if ":" in shown:
-        shown = f"[{shown}]"
-    return f"http://{shown}:{port}/"
-
-
-def lan_address() -> str:
-    """This machine's IPv4 address on the interface of its default route; its mDNS name
-    (``HOST.local``, which Raspberry Pi OS answers) when it has none.
-
-    Read from /proc/net/route and the interface itself, so that finding it sends nothing
-    on the network.
-    """
-    try:
-        with open("/proc/net/route") as routes:
-            next(routes)
-            for line in routes:
-                fields = line.split()
-                if len(fields) > 2 and fields[1] == "00000000":
-                    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-                        packed = struct.pack("256s", fields[0].encode()[:15])
-                        answer = fcntl.ioctl(s.fileno(), SIOCGIFADDR, packed)
-                    return socket.inet_ntoa(answer[20:24])
-    except (OSError, StopIteration):
-        pass
-    return f"{socket.gethostname()}.local"
