@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,16 @@ class Served:
         assert self.found.wait(60), "pitable did not say where the page is"
         assert self.port, "".join(self.stderr)
 
+    def wait_for_box(self) -> None:
+        """Until the box has published its first state: before it the page answers 503
+        with Retry-After, as a loaded machine shows between the page's start and the box's."""
+        self.wait_for_page()
+        deadline = time.monotonic() + 60
+        while self.get("/api/state")[0] == 503:
+            assert time.monotonic() < deadline, "the box never published its state"
+            assert self.process.poll() is None, "".join(self.stderr)
+            time.sleep(0.1)
+
     def get(self, path: str) -> tuple[int, Any]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT_S)
         try:
@@ -90,7 +101,7 @@ def check_roll_seen(script: str, tmp_path: Path) -> None:
     served = Served("sim", "--script", script, "--web", "127.0.0.1:0", "--seed", "11",
                     "--state-dir", str(tmp_path))
     try:
-        served.wait_for_page()
+        served.wait_for_box()
         events = Events(served.port)
         rolled = events.until(lambda e: not e["rolling"] and e["roll"] is not None)
         status, state = served.get("/api/state")
@@ -128,7 +139,7 @@ def test_run_serves_the_page_when_the_config_enables_it(tmp_path: Path) -> None:
     served = Served("--config", str(config), "run", "--state-dir", str(tmp_path),
                     env={"PITABLE_BACKENDS": "sim"})
     try:
-        served.wait_for_page()
+        served.wait_for_box()
         assert served.port == port
         assert re.fullmatch(r"\d{6}", served.pin), "a new PIN, chosen at start"
         status, state = served.get("/api/state")
