@@ -118,6 +118,11 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], int]] = {
     "4 bits a byte (16 values)": (lambda: few_values(4, 4 * BLOCK), 0),
     "32-bit LFSR": (lambda: lfsr(4 * BLOCK), 0),
     "xorshift32": (lambda: xorshift(4 * BLOCK), 0),
+    **{f"period {p}, beyond zlib's window": ((lambda p=p: repeating(p, p + 8 * BLOCK)),
+                                             p // BLOCK + 8)
+       for p in (DEFLATE_WINDOW + 1, 100_000, 200_003)},
+    "good, then a 40 kB recording of itself played again": (
+        lambda: replayed(40 * BLOCK, 40 * BLOCK), 48),
     "good, then zeros": (lambda: os.urandom(3 * BLOCK) + bytes(BLOCK), 3),
     "good, then a counter": (lambda: os.urandom(3 * BLOCK + 100) + counter(3 * BLOCK), 4),
     "good, then its own first 2 kB again": (lambda: replayed(5 * BLOCK, 2 * BLOCK), 5),

@@ -7,7 +7,7 @@ min-entropy per byte ``H`` and a false alarm rate of 2^-20.
 
 Those two pass any source that cycles through many values: a counter 0, 1, ..., 255, any
 pattern with a period above about 21 bytes, a 32-byte buffer handed out again and again.
-So every block of :data:`BLOCK` bytes also goes through three block tests before any byte
+So every block of :data:`BLOCK` bytes also goes through four block tests before any byte
 of it is used; the first block is the start-up test (SP 800-90B section 4.3: at least
 1024 samples before the first output), every later one the periodic test, so a device that
 goes bad after a good start is caught too:
@@ -18,16 +18,23 @@ goes bad after a good start is caught too:
   bytes long or shorter, so a source whose blocks carry H*1024 bits of min-entropy comes out
   that short with probability below 256^(m+1)/255 * 2^(-H*1024): the cut-off makes that
   2^-20. A repeated pattern of any period up to 32 kB, a counter, too little entropy, fail.
-- bits: each of the 8 bit positions must be 1 in about half of the block's bytes (a
-  stuck or biased bit; a source with a stuck bit still passes the other tests).
+- bits: each of the 8 bit positions must be 1 in about half of the block's bytes: a
+  stuck or biased bit (7 good bits a byte are more than a claim of 6, so the compression
+  test lets a stuck bit by).
 - linear complexity: each bit position's 1024 bits must not follow a linear recurrence
   shorter than about 500 (Berlekamp-Massey): an LFSR, xorshift or any generator linear
   over GF(2) with a state of up to ~500 bits, whatever its period.
+- replay: the 12 bytes after each 0x00 byte must not have followed an earlier 0x00 byte:
+  a recording played again, or a period longer than the compression test's 32 kB, is
+  caught within a few kB of its repeat (each kB holds about 4 such anchors), as far back
+  as the first 2 MB the device gave.
 
 :class:`HealthMonitor` runs them all; everything that judges a device (the dice's source,
 ``pitable roll`` and ``fairness``, the box, ``pitable doctor``) asks it and nothing else.
 :func:`false_alarms` gives the chance that a block of a working generator (independent,
-uniform bytes) fails a test, computed from the cut-offs.
+uniform bytes) fails a test, computed from the cut-offs: at the default claim of 6 bits a
+byte, 3.1e-7 a block (2^-21.6), nearly all of it the repetition count test's 2.4e-7, the
+bit test's 5.4e-8 and the linear complexity test's 2.0e-8.
 
 These lines are written here rather than taken from a library: no maintained Python
 package implements the 90B health tests (the reference implementation is a C++ tool for
@@ -62,6 +69,12 @@ APT_WINDOW = 512
 BLOCK = 1024
 #: zlib's largest window: the compression test sees a period up to this many bytes.
 DEFLATE_WINDOW = 1 << 15
+#: The replay test's anchors: the bytes after each 0x00 byte, this many of them...
+ANCHOR_BYTES = 12
+#: ...remembered for this many anchors, one in about 256 bytes: the first 2 MB a device
+#: gives, in under 1 MB of memory (the dice take 48 device bytes for 1024 rolls, so 2 MB
+#: last some 40 million rolls).
+MAX_ANCHORS = 1 << 13
 
 
 def rct_cutoff(min_entropy: float, alpha_log2: int = ALPHA_LOG2) -> int:
@@ -116,10 +129,11 @@ def bit_cutoff(block: int = BLOCK, alpha_log2: int = BLOCK_ALPHA_LOG2) -> int:
     uniform bytes, exactly (binomial sums in integers). -1 when no count is that rare."""
     # P(X <= k) * 2^(alpha_log2 + 4) <= 1, with P(X <= k) = sum C(n, i) / 2^n.
     limit = 1 << (block - alpha_log2 - 4) if block >= alpha_log2 + 4 else 0
-    total, k = 0, -1
-    while k + 1 <= block and total + math.comb(block, k + 1) <= limit:
+    total, k, term = 0, -1, 1  # term = C(n, k + 1), walked up by C(n, j+1) = C(n, j)(n-j)/(j+1)
+    while k + 1 <= block and total + term <= limit:
         k += 1
-        total += math.comb(block, k)
+        total += term
+        term = term * (block - k) // (k + 1)
     return k
 
 
@@ -192,6 +206,9 @@ def false_alarms(min_entropy: float = DEFAULT_MIN_ENTROPY, block: int = BLOCK,
     low = bit_cutoff(block)
     rates["bits"] = 16 * sum(math.comb(block, k) for k in range(low + 1)) / 2**block
     rates["linear complexity"] = 8 * complexity_tail(block, complexity_cutoff(block))
+    # About block/256 new anchors (a 0x00 is one byte in 256), each equal to one of at most
+    # MAX_ANCHORS others with chance 256^-12; doubled for anchors that overlap.
+    rates["replay"] = 2 * block / 256 * MAX_ANCHORS * 256.0**-ANCHOR_BYTES
     rates["any"] = sum(rates.values())
     return rates
 
@@ -230,6 +247,8 @@ class HealthMonitor:
     _apt_seen: int = field(default=0, init=False)
     _pending: bytearray = field(default_factory=bytearray, init=False)
     _deflater: Any = field(default_factory=_new_deflater, init=False, repr=False)
+    #: Each anchor seen (the bytes after a 0x00) -> where it was, counted from the start.
+    _anchors: dict[bytes, int] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not 0 < self.min_entropy <= 8:
@@ -326,6 +345,24 @@ class HealthMonitor:
                         f" recurrence of length {length} (expected more than"
                         f" {self.complexity_limit}: a linear generator such as an LFSR)"
                     )
+
+        self._replay(block, which)
+
+    def _replay(self, block: bytes, which: str) -> None:
+        start = self.blocks_passed * self.block
+        anchors = self._anchors
+        i = block.find(0)
+        while 0 <= i < len(block) - ANCHOR_BYTES:
+            key = block[i + 1:i + 1 + ANCHOR_BYTES]
+            seen = anchors.get(key)
+            if seen is not None:
+                self._fail(
+                    f"{which} replay test: the {ANCHOR_BYTES} bytes after byte {start + i}"
+                    f" came before, after byte {seen} (a recording played again)"
+                )
+            if len(anchors) < MAX_ANCHORS:
+                anchors[key] = start + i
+            i = block.find(0, i + 1)
 
     def _fail(self, message: str) -> None:
         self.failure = message
