@@ -56,3 +56,19 @@ def few_values(bits: int, n: int, seed: int = 6) -> bytes:
     rng = random.Random(seed)
     values = rng.sample(range(256), 1 << bits)
     return bytes(rng.choice(values) for _ in range(n))
+
+
+def half_patterned(n: int, every: int = 2, seed: int = 8) -> bytes:
+    """Every ``every``-th byte from a counter, the others random: 8 bits of structure in
+    every ``every`` bytes, with no repeated string for a compressor to find."""
+    rng = random.Random(seed)
+    return bytes((i // every) & 0xFF if i % every == 0 else rng.randrange(256)
+                 for i in range(n))
+
+
+def noisy_pattern(period: int, n: int, noise: float = 0.5, seed: int = 10) -> bytes:
+    """A repeated pattern with a share ``noise`` of its bytes replaced by random ones."""
+    rng = random.Random(seed)
+    pattern = rng.randbytes(period)
+    return bytes(rng.randrange(256) if rng.random() < noise else pattern[i % period]
+                 for i in range(n))

@@ -7,7 +7,7 @@ min-entropy per byte ``H`` and a false alarm rate of 2^-20.
 
 Those two pass any source that cycles through many values: a counter 0, 1, ..., 255, any
 pattern with a period above about 21 bytes, a 32-byte buffer handed out again and again.
-So every block of :data:`BLOCK` bytes also goes through four block tests before any byte
+So every block of :data:`BLOCK` bytes also goes through five block tests before any byte
 of it is used; the first block is the start-up test (SP 800-90B section 4.3: at least
 1024 samples before the first output), every later one the periodic test, so a device that
 goes bad after a good start is caught too:
@@ -18,6 +18,9 @@ goes bad after a good start is caught too:
   bytes long or shorter, so a source whose blocks carry H*1024 bits of min-entropy comes out
   that short with probability below 256^(m+1)/255 * 2^(-H*1024): the cut-off makes that
   2^-20. A repeated pattern of any period up to 32 kB, a counter, too little entropy, fail.
+- lags: for each lag k up to 1024, the block's bytes equal to the byte k places before
+  them must be about 1 in 256: a structure that only part of the bytes follow (a counter
+  in every other byte, a pattern under noise), which leaves no long string to compress.
 - bits: each of the 8 bit positions must be 1 in about half of the block's bytes: a
   stuck or biased bit (7 good bits a byte are more than a claim of 6, so the compression
   test lets a stuck bit by).
@@ -33,8 +36,8 @@ goes bad after a good start is caught too:
 ``pitable roll`` and ``fairness``, the box, ``pitable doctor``) asks it and nothing else.
 :func:`false_alarms` gives the chance that a block of a working generator (independent,
 uniform bytes) fails a test, computed from the cut-offs: at the default claim of 6 bits a
-byte, 3.1e-7 a block (2^-21.6), nearly all of it the repetition count test's 2.4e-7, the
-bit test's 5.4e-8 and the linear complexity test's 2.0e-8.
+byte, 3.6e-7 a block (2^-21.4), nearly all of it the repetition count test's 2.4e-7, the
+bit test's 5.4e-8, the lag test's 5.2e-8 and the linear complexity test's 2.0e-8.
 
 These lines are written here rather than taken from a library: no maintained Python
 package implements the 90B health tests (the reference implementation is a C++ tool for
@@ -55,7 +58,7 @@ from pitable.errors import HealthTestFailure
 #: False alarm probability of each continuous test and of the compression test: 2^-20,
 #: the value SP 800-90B recommends.
 ALPHA_LOG2 = 20
-#: False alarm probability, per block, of each of the bit and linear complexity tests:
+#: False alarm probability, per block, of each of the lag, bit and linear complexity tests:
 #: 2^-24, below the repetition count test's own (2^-22 a block for uniform bytes).
 BLOCK_ALPHA_LOG2 = 24
 #: The claimed min-entropy of one raw byte of /dev/hwrng. The Pi's generators
@@ -69,6 +72,8 @@ APT_WINDOW = 512
 BLOCK = 1024
 #: zlib's largest window: the compression test sees a period up to this many bytes.
 DEFLATE_WINDOW = 1 << 15
+#: The lag test compares each byte with the bytes this many places before it and fewer.
+MAX_LAG = 1024
 #: The replay test's anchors: the bytes after each 0x00 byte, this many of them...
 ANCHOR_BYTES = 12
 #: ...remembered for this many anchors, one in about 256 bytes: the first 2 MB a device
@@ -135,6 +140,23 @@ def bit_cutoff(block: int = BLOCK, alpha_log2: int = BLOCK_ALPHA_LOG2) -> int:
         total += term
         term = term * (block - k) // (k + 1)
     return k
+
+
+@lru_cache(maxsize=16)
+def lag_cutoff(block: int = BLOCK, lags: int = MAX_LAG,
+               alpha_log2: int = BLOCK_ALPHA_LOG2) -> int:
+    """The fewest equal pairs at one lag that fail: for uniform bytes, at most ``block``
+    pairs each equal with chance 1/256 reach it with probability at most alpha/lags."""
+    # P(Bin(n, 1/256) >= c) = sum_{i >= c} C(n, i) 255^(n-i) / 256^n, in integers, from the top.
+    limit = 256**block
+    tail, c = 0, block + 1
+    while c > 0:
+        term = math.comb(block, c - 1) * 255 ** (block - c + 1)
+        if (tail + term) * lags * 2**alpha_log2 > limit:
+            break
+        tail += term
+        c -= 1
+    return c
 
 
 def complexity_tail(n: int, t: int) -> float:
@@ -206,6 +228,9 @@ def false_alarms(min_entropy: float = DEFAULT_MIN_ENTROPY, block: int = BLOCK,
     low = bit_cutoff(block)
     rates["bits"] = 16 * sum(math.comb(block, k) for k in range(low + 1)) / 2**block
     rates["linear complexity"] = 8 * complexity_tail(block, complexity_cutoff(block))
+    cut = lag_cutoff(block)
+    rates["lags"] = MAX_LAG * sum(math.comb(block, i) * 255 ** (block - i)
+                                  for i in range(cut, block + 1)) / 256**block
     # About block/256 new anchors (a 0x00 is one byte in 256), each equal to one of at most
     # MAX_ANCHORS others with chance 256^-12; doubled for anchors that overlap.
     rates["replay"] = 2 * block / 256 * MAX_ANCHORS * 256.0**-ANCHOR_BYTES
@@ -237,6 +262,7 @@ class HealthMonitor:
     deflate_limit: int = field(init=False)
     bit_limit: int = field(init=False)
     complexity_limit: int = field(init=False)
+    lag_limit: int = field(init=False)
     failure: str | None = field(default=None, init=False)
     #: Whole blocks that passed the block tests; the start-up test is passed at 1.
     blocks_passed: int = field(default=0, init=False)
@@ -249,6 +275,8 @@ class HealthMonitor:
     _deflater: Any = field(default_factory=_new_deflater, init=False, repr=False)
     #: Each anchor seen (the bytes after a 0x00) -> where it was, counted from the start.
     _anchors: dict[bytes, int] = field(default_factory=dict, init=False, repr=False)
+    #: The last MAX_LAG bytes before the block being judged.
+    _history: bytes = field(default=b"", init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not 0 < self.min_entropy <= 8:
@@ -260,6 +288,7 @@ class HealthMonitor:
         self.deflate_limit = deflate_cutoff(self.min_entropy, self.block)
         self.bit_limit = bit_cutoff(self.block)
         self.complexity_limit = complexity_cutoff(self.block)
+        self.lag_limit = lag_cutoff(self.block)
 
     @property
     def started(self) -> bool:
@@ -325,6 +354,7 @@ class HealthMonitor:
                 f" bits a byte need more than {self.deflate_limit} (a repeating pattern, or"
                 " too little entropy)"
             )
+        self._lags(block, which)
         low = self.bit_limit
         sequences = []
         for j, table in enumerate(_BIT_TABLES):
@@ -347,6 +377,25 @@ class HealthMonitor:
                     )
 
         self._replay(block, which)
+
+    def _lags(self, block: bytes, which: str) -> None:
+        # Equal bytes are zero bytes of the XOR of the two strings read as integers: one
+        # pass in C a lag instead of a Python loop over every pair.
+        window = self._history + block
+        before, n = len(self._history), len(block)
+        for k in range(1, min(MAX_LAG, len(window) - 1) + 1):
+            first = max(before, k)
+            a, b = window[first:before + n], window[first - k:before + n - k]
+            if not a:
+                break
+            equal = (int.from_bytes(a) ^ int.from_bytes(b)).to_bytes(len(a)).count(0)
+            if equal >= self.lag_limit:
+                self._fail(
+                    f"{which} lag test: {equal} of {len(a)} bytes equal the byte {k} places"
+                    f" before them (fails at {self.lag_limit}; about {len(a) / 256:.0f}"
+                    " expected): a pattern that part of the bytes follow"
+                )
+        self._history = window[-MAX_LAG:]
 
     def _replay(self, block: bytes, which: str) -> None:
         start = self.blocks_passed * self.block
