@@ -73,7 +73,7 @@ class EntropyError(HardwareError):
 
 
 class HealthTestFailure(EntropyError):
-    """Raw entropy failed an SP 800-90B continuous health test."""
+    """Raw entropy failed a health test (SP 800-90B's, or a start-up or periodic block test)."""
 
 
 class WebError(HardwareError, OSError):

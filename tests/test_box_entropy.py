@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -102,3 +103,38 @@ def test_after_a_stall_mid_game_the_store_says_which_rolls_came_from_the_device(
         entropy.close()
     finally:
         stream.release.set()
+
+
+@pytest.mark.parametrize("require", [False, True])
+def test_a_device_that_turns_periodic_mid_game_is_dropped_and_the_box_says_so(
+    store: SessionStore, caplog: pytest.LogCaptureFixture, require: bool
+) -> None:
+    # The start-up block passes; then the device hands out its first block again and again:
+    # no byte runs, none comes too often, so only the periodic test can see it.
+    first = good_bytes(64)
+    entropy = FallbackSource(
+        PooledSource(HwrngSource(io.BytesIO(first * 50), block=64), deadline_s=0.5, chunk=16),
+        require=require,
+    )
+    sim = Simulator(CONFIG, entropy=entropy, store=store)
+    refused = "No trusted randomness: roll refused"
+    presses = 0
+    while sim.box.view().message != refused and not entropy.degraded:
+        press_within_a_second(sim)
+        presses += 1
+        assert presses < 80
+    game_id = sim.box.game.store_id
+    assert game_id is not None
+    assert "periodic compression test" in caplog.text
+    press_within_a_second(sim)
+    sources = [r.source for r in store.rolls(game_id)]
+    device = sources.index("os") if "os" in sources else len(sources)
+    assert device > 0 and set(sources[:device]) == {"hwrng:<stream>"}
+    if require:
+        assert sim.box.view().message == refused
+        assert device == len(sources) == presses - 1  # the refused press saved nothing
+    else:
+        assert "hwrng failed: OS generator" in sim.box.notices()
+        assert sources[device:] == ["os", "os"]  # the press that failed over, and the next
+    sim.close()
+    entropy.close()

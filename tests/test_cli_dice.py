@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from pitable.hw.health import BLOCK
 from tests.conftest import run_cli as run
+from tests.entropy_faults import counter, lfsr, repeating
 
 
 def test_options_human_reading(capsys: pytest.CaptureFixture[str]) -> None:
@@ -200,12 +202,14 @@ def test_roll_from_a_fifo_nobody_writes_to_is_refused_when_required(tmp_path: Pa
 
 
 def test_doctor_does_not_hang_on_a_fifo_nobody_writes_to(tmp_path: Path) -> None:
+    from pitable.doctor import HWRNG_SAMPLE
+
     fifo = tmp_path / "hwrng"
     os.mkfifo(fifo)
     result = pitable("doctor", "--rng-device", str(fifo))
     assert result.returncode == 1
     line = next(x for x in result.stdout.splitlines() if "random generator" in x)
-    assert f"{fifo} gave 0 of 20000 bytes" in line
+    assert f"{fifo} gave 0 of {HWRNG_SAMPLE} bytes" in line
 
 
 @pytest.fixture
@@ -235,7 +239,7 @@ def test_roll_and_fairness_follow_the_config_entropy_table(
     assert code == 0 and err == ""
     assert json.loads(out)["source"] == f"hwrng:{device}"
     missing = write_config(tmp_path, tmp_path / "missing", require=True)
-    for command in (["roll"], ["fairness", "--rolls", "10"]):
+    for command in (["roll"], ["fairness", "--rolls", "30"]):
         code, out, err = run(capsys, "--config", str(missing), *command)
         assert code == 1 and out == "" and len(err.splitlines()) == 1  # a missing part
         assert str(tmp_path / "missing") in err
@@ -263,3 +267,65 @@ def test_a_bad_deadline_is_one_line_and_exit_2(
 ) -> None:
     code, out, err = run(capsys, "roll", "--rng-deadline", value)
     assert code == 2 and out == "" and len(err.splitlines()) == 1 and "--rng-deadline" in err
+
+
+#: Devices that pass SP 800-90B's continuous tests and must still never be rolled from:
+#: the block tests judge them, the same for roll, fairness, the box and the doctor.
+PATTERNED = {
+    "counter": counter(24 * BLOCK),
+    "period-64": repeating(64, 24 * BLOCK),
+    "32-byte-block": repeating(32, 24 * BLOCK, seed=11),
+    "lfsr": lfsr(24 * BLOCK),
+    "stuck-bit": bytes(b & 0xBF for b in os.urandom(24 * BLOCK)),
+}
+
+
+@pytest.mark.parametrize("name", PATTERNED)
+def test_a_patterned_device_is_refused_by_roll_and_fairness_and_failed_by_the_doctor(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str
+) -> None:
+    device = tmp_path / name
+    device.write_bytes(PATTERNED[name])
+    for command in (["roll", "--count", "3"], ["fairness", "--rolls", "300"]):
+        code, out, err = run(capsys, *command, "--rng-device", str(device), "--require-hwrng",
+                             "--rng-deadline", "1")
+        assert code == 1 and out == "", (command, out)
+        assert len(err.splitlines()) == 1 and str(device) in err and "test" in err, err
+        # Without --require-hwrng the rolls come from the OS, and say so.
+        code, out, err = run(capsys, *command, "--json", "--rng-device", str(device))
+        assert code == 0 and err.count("operating system's generator") == 1
+        sources = ({json.loads(line)["source"] for line in out.splitlines()}
+                   if command[0] == "roll" else {json.loads(out)["source"]})
+        assert sources == {"os"}
+    from pitable.config import DEFAULTS
+    from pitable.doctor import Status, check_hwrng
+
+    result = check_hwrng(DEFAULTS, device)
+    assert result.status is Status.FAIL, result.line()
+    assert "failed a health test" in result.detail
+
+
+def test_the_doctor_passes_what_roll_rolls_from(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from pitable.config import DEFAULTS
+    from pitable.doctor import HWRNG_SAMPLE, Status, check_hwrng
+
+    device = tmp_path / "good"
+    device.write_bytes(os.urandom(HWRNG_SAMPLE))
+    result = check_hwrng(DEFAULTS, device)
+    assert result.status is Status.PASS, result.line()
+    code, out, err = run(capsys, "roll", "--rng-device", str(device), "--require-hwrng")
+    assert code == 0 and err == "" and len(out.splitlines()) == 1
+
+
+@pytest.mark.parametrize("rolls", ["1", "29"])
+def test_fairness_refuses_too_few_rolls_for_its_test(
+    capsys: pytest.CaptureFixture[str], rolls: str
+) -> None:
+    code, out, err = run(capsys, "fairness", "--rolls", rolls)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1
+    assert f"--rolls {rolls}" in err and "at least 30" in err
+    code, out, _ = run(capsys, "fairness", "--rolls", "30")
+    assert code == 0 and out.startswith("30 rolls")

@@ -25,6 +25,7 @@ from pitable.hw.entropy import (
     open_source,
     read_device,
 )
+from pitable.hw.health import BLOCK
 from pitable.rules import draw_roll, draw_rolls
 
 
@@ -108,21 +109,22 @@ def test_drbg_nonce_does_not_come_from_the_clock(monkeypatch: pytest.MonkeyPatch
     assert first != second
 
 
-def test_hwrng_bytes_are_released_only_after_a_whole_window_passes(tmp_path: Path) -> None:
+def test_hwrng_bytes_are_released_only_after_a_whole_block_passes(tmp_path: Path) -> None:
     device = tmp_path / "hwrng"
-    data = good_bytes(1024)
+    data = good_bytes(2 * BLOCK)
     device.write_bytes(data)
     source = HwrngSource(device)
     assert source.read(10) == data[:10]
-    assert source.bytes_read == 512  # a whole SP 800-90B window was read and tested
-    assert source.read(600) == data[10:610]
+    assert source.bytes_read == BLOCK  # the whole start-up block was read and tested
+    assert source.monitor.started
+    assert source.read(BLOCK) == data[10:BLOCK + 10]
     with pytest.raises(EntropyError, match="no more data"):
-        source.read(1000)
+        source.read(BLOCK)
 
 
-def test_a_window_that_fails_is_never_handed_out() -> None:
-    source = HwrngSource.from_bytes(good_bytes(512) + good_bytes(100, 2) + bytes(412))
-    assert source.read(512) == good_bytes(512)
+def test_a_block_that_fails_is_never_handed_out() -> None:
+    source = HwrngSource.from_bytes(good_bytes(BLOCK) + good_bytes(100, 2) + bytes(BLOCK - 100))
+    assert source.read(BLOCK) == good_bytes(BLOCK)
     with pytest.raises(HealthTestFailure):
         source.read(1)
     with pytest.raises(HealthTestFailure):  # and the device stays distrusted
@@ -189,10 +191,10 @@ def test_drbg_reseeds_from_the_device_every_kilobyte() -> None:
 
 
 def test_drbg_stops_when_its_device_fails() -> None:
-    raw = HwrngSource.from_bytes(good_bytes(512) + bytes(512))
+    raw = HwrngSource.from_bytes(good_bytes(BLOCK) + bytes(BLOCK))
     source = DrbgSource(raw, seed_bytes=48, reseed_every=1024)
-    # 512 good bytes carry 10 seeds of 48 bytes; the 11th seed needs the bad window.
-    source.read(10 * 1024)
+    # 1024 good bytes carry 21 seeds of 48 bytes; the 22nd seed needs the bad block.
+    source.read(21 * 1024)
     with pytest.raises(HealthTestFailure):
         source.read(1)
 
@@ -275,7 +277,7 @@ class StallingStream(io.RawIOBase):
 
 @pytest.fixture
 def stalling() -> Iterator[StallingStream]:
-    stream = StallingStream(good_bytes(512))
+    stream = StallingStream(good_bytes(BLOCK))
     yield stream
     stream.release.set()
 
@@ -283,7 +285,7 @@ def stalling() -> Iterator[StallingStream]:
 def test_a_device_that_stalls_mid_run_falls_back_and_each_roll_says_where_it_came_from(
     stalling: StallingStream,
 ) -> None:
-    # One window of 512 bytes seeds the DRBG 10 times: about 10 kB of device rolls, then
+    # One block of 1024 bytes seeds the DRBG 21 times: about 21 kB of device rolls, then
     # the device blocks for good and the rolls must come from the OS.
     pooled = PooledSource(DrbgSource(HwrngSource(stalling)), deadline_s=0.2)
     source = FallbackSource(pooled)
@@ -323,9 +325,9 @@ def test_close_stops_the_reader_thread_and_closes_the_device(fifo: Path) -> None
 
 
 def test_a_health_failure_in_the_reader_reaches_the_caller_after_the_checked_bytes() -> None:
-    raw = HwrngSource.from_bytes(good_bytes(512) + bytes(512))
+    raw = HwrngSource.from_bytes(good_bytes(BLOCK) + bytes(BLOCK))
     pooled = PooledSource(raw, deadline_s=5, chunk=64)
-    assert finishes(lambda: pooled.read(512)) == good_bytes(512)
+    assert finishes(lambda: pooled.read(BLOCK)) == good_bytes(BLOCK)
     with pytest.raises(HealthTestFailure):
         finishes(lambda: pooled.read(1))
     pooled.close()

@@ -156,12 +156,15 @@ def setup_roll(p: argparse.ArgumentParser) -> None:
 
 
 def setup_fairness(p: argparse.ArgumentParser) -> None:
+    from pitable.rules.fairness import MIN_EXPECTED, min_rolls
+
     p.add_argument(
         "--rolls",
         type=whole_number(1, MAX_ROLLS),
         default=10_000,
         metavar="N",
-        help=f"rolls, 1 to {MAX_ROLLS:,} (10000)",
+        help=f"rolls, {min_rolls()} ({MIN_EXPECTED} a face, for the chi-square test) to"
+        f" {MAX_ROLLS:,} (10000)",
     )
     p.add_argument(
         "--png",
@@ -214,9 +217,14 @@ def run_roll(args: argparse.Namespace) -> int:
 
 
 def run_fairness(args: argparse.Namespace) -> int:
-    from pitable.rules.fairness import fairness
+    from pitable.rules.fairness import MIN_EXPECTED, fairness, min_rolls
 
     dice = find_dice_set(args.dice)
+    if args.rolls < min_rolls(dice):
+        raise UsageError(
+            f"--rolls {args.rolls}: the chi-square test needs at least {min_rolls(dice)} rolls"
+            f" ({MIN_EXPECTED} expected on each of the {len(dice.faces)} faces)"
+        )
     source = open_args_source(args)
     # After a fallback mid-run, the report names both sources in the order they served.
     sources: dict[str, None] = {}

@@ -11,7 +11,7 @@ from pitable.commands.args import directory_path, non_empty
 def setup_doctor(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Check each part the config names: the boot config, the I2C mux, each"
-        " OLED, the printer, /dev/hwrng (SP 800-90B and FIPS 140-2 tests) and the GPIO"
+        " OLED, the printer, /dev/hwrng (the health tests the dice apply) and the GPIO"
         " pins. One line per part; exit status 0 only when every check passes. Stop the"
         " service first (sudo systemctl stop pitable): it holds the pins."
     )

@@ -1,10 +1,12 @@
 """Where the dice get their randomness: the Pi's hardware generator, checked, with a fallback.
 
 :class:`HwrngSource` reads ``/dev/hwrng`` (or any path, or any binary stream standing in for
-it) one SP 800-90B window at a time and hands out bytes only from windows that passed both
-health tests. :class:`DrbgSource` stretches those bytes with an SP 800-90A HMAC_DRBG that is
-reseeded from the device every kilobyte, because a hardware generator is slow (the one
-here gives 10 kB/s) and ``pitable roll --count 100000`` must not wait for it.
+it) one block at a time and hands out bytes only from blocks that passed every health test
+of :class:`pitable.hw.health.HealthMonitor` (the start-up test before the first byte, the
+continuous and periodic tests after). :class:`DrbgSource` stretches those bytes with an
+SP 800-90A HMAC_DRBG that is reseeded from the device every kilobyte, because a hardware
+generator is slow (the one here gives 10 kB/s) and ``pitable roll --count 100000`` must not
+wait for it.
 :class:`FallbackSource` rolls from them while they work and, the first time the device
 cannot be opened, read or trusted, switches for good to the operating system's generator
 and says so once in the log; with ``require=True`` it raises instead.
@@ -30,7 +32,7 @@ from collections.abc import Callable
 from typing import BinaryIO, Protocol
 
 from pitable.errors import EntropyError, HealthTestFailure
-from pitable.hw.health import APT_WINDOW, DEFAULT_MIN_ENTROPY, HealthMonitor
+from pitable.hw.health import BLOCK, DEFAULT_MIN_ENTROPY, HealthMonitor
 
 log = logging.getLogger("pitable.entropy")
 
@@ -137,6 +139,11 @@ class OsSource:
 class HwrngSource:
     """Raw bytes from a hardware generator, released only after they pass the health tests.
 
+    Bytes are read and judged ``block`` at a time: the first block is the start-up test,
+    and no byte of a block is handed out before the whole block passed. A smaller block
+    than :data:`pitable.hw.health.BLOCK` weakens the block tests; tests use it to keep
+    their devices short.
+
     ``device`` is a path (opened on first use, without blocking) or an open binary stream,
     which is how tests and the simulator stand a file or a byte string in for the device.
     A path that gives nothing for ``deadline_s`` is an :class:`EntropyError`; a stream is
@@ -149,7 +156,7 @@ class HwrngSource:
         device: str | os.PathLike[str] | BinaryIO = DEFAULT_DEVICE,
         *,
         min_entropy: float = DEFAULT_MIN_ENTROPY,
-        block: int = APT_WINDOW,
+        block: int = BLOCK,
         deadline_s: float = DEFAULT_DEADLINE_S,
     ) -> None:
         self._stream: BinaryIO | None = None
@@ -160,7 +167,7 @@ class HwrngSource:
         else:
             self.path = getattr(device, "name", None) or "<stream>"
             self._stream = device
-        self.monitor = HealthMonitor(min_entropy=min_entropy)
+        self.monitor = HealthMonitor(min_entropy=min_entropy, block=block)
         self.block = block
         self.deadline_s = deadline_s
         self._buffer = bytearray()
@@ -198,7 +205,7 @@ class HwrngSource:
         self._buffer += block
 
     def _read_block(self) -> bytes:
-        """One whole window: every byte of it is tested before any byte of it is used."""
+        """One whole block: every byte of it is tested before any byte of it is used."""
         with self._io:
             try:
                 return self._read_window()

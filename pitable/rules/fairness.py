@@ -40,6 +40,16 @@ def chi2_sf(x: float, df: int) -> float:
     return min(1.0, q)
 
 
+#: Pearson's test is trusted only when each face is expected at least this many times: the
+#: usual rule for the chi-square approximation (Cochran, 1954).
+MIN_EXPECTED = 5
+
+
+def min_rolls(dice: DiceSet = ONE_TO_FIVE) -> int:
+    """The fewest rolls for which the chi-square test of one die means something."""
+    return MIN_EXPECTED * len(dice.faces)
+
+
 @dataclass(frozen=True)
 class DieFairness:
     die: Die
