@@ -106,6 +106,16 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
+    def _parse_optional(self, arg_string: str) -> Any:
+        # A word with a comma after a single dash (-1,2,3) is a value, such as a roll, that
+        # the command checks itself: argparse would take it for an unknown option.
+        if (
+            arg_string[:1] == "-" and arg_string[1:2] != "-" and "," in arg_string
+            and arg_string[:2] not in self._option_string_actions
+        ):
+            return None
+        return super()._parse_optional(arg_string)
+
 
 def build_parser(command: str | None = None) -> Parser:
     """The parser of ``pitable``, with:
@@ -188,6 +198,14 @@ def _is_ours(handler: logging.Handler) -> bool:
     return isinstance(getattr(handler, "stream", None), _Stderr)
 
 
+def check_config(path: str) -> None:
+    """A :class:`~pitable.errors.ConfigError` when the ``--config`` file given is broken,
+    whether or not the command reads it: a command given a config says so."""
+    from pitable.box.config_title import load_checked
+
+    load_checked(path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
@@ -196,6 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command not in QUIET_COMMANDS:
         setup_logging(args.verbose)
     try:
+        if args.config is not None:
+            check_config(args.config)
         return int(args.run(args) or 0)
     except PitableError as exc:
         print(f"pitable {args.command}: error: {exc}", file=sys.stderr)

@@ -157,13 +157,111 @@ def spec_of(f: Field[Any]) -> Spec:
     return spec if isinstance(spec, Spec) else Spec()
 
 
+#: The pyserial URLs the printer's port is checked against: the form each takes, an example,
+#: and the options of its query (``?timeout=3``) with the values each takes (None: a number
+#: of seconds; (): no value). pyserial's ``logging`` option is left out: it configures the
+#: root logger of the whole process, which is pitable's.
+_PORT_URLS: dict[str, tuple[str, str, dict[str, tuple[str, ...] | None]]] = {
+    "socket": ("socket://HOST:PORT", "socket://printer.local:9100", {}),
+    "rfc2217": ("rfc2217://HOST:PORT", "rfc2217://192.168.1.20:2217",
+                {"ign_set_control": (), "poll_modem": (), "timeout": None}),
+    "loop": ("loop://", "loop://", {}),
+}
+#: pyserial's other URL handlers a printer may sit behind (a USB adapter found by its id,
+#: another Serial class, a CP2110 bridge): passed to pyserial as written, which checks them.
+#: ``spy://`` is not one: it writes a trace of every byte to stderr or to a file it names.
+_OTHER_PORT_URLS = ("hwgrep", "alt", "cp2110")
+_NETLOC = re.compile(r"(?:\[(?P<v6>[^\]]*)\]|(?P<host>[^:\[\]]*))(?::(?P<port>.*))?", re.DOTALL)
+
+
 def _check_url_or_path(key: str, value: str) -> None:
-    if not (value.startswith("/") or _URL.match(value)):
+    """A device path, or a pyserial URL that pyserial will open: for socket:// and
+    rfc2217:// a host and a port of 1 to 65535, and only the options each takes.
+
+    Written by hand: pyserial's own parsing of a wrong URL answers with its internals
+    (``'<=' not supported between instances of 'int' and 'NoneType'`` for a missing port,
+    ``'debug|info|warning|error'``, a KeyError from formatting its own message).
+    """
+    shown = _show(value if len(value) <= 40 else value[:37] + "...")
+    if value.startswith("/"):
+        return
+    match = _URL.match(value)
+    if not match:
         raise _fail(
             key,
             "expected a device path such as /dev/serial0 or a pyserial URL such as"
-            f" socket://host:9100, got {_show(value)}",
+            f" socket://host:9100, got {shown}",
         )
+    scheme = match.group(0)[:-3].lower()
+    if scheme in _OTHER_PORT_URLS:
+        if len(value) == len(match.group(0)):
+            raise _fail(key, f"nothing after {scheme}://: expected what pyserial's {scheme}://"
+                        f" handler opens, got {shown}")
+        return
+    if scheme not in _PORT_URLS:
+        known = ", ".join(f"{s}://" for s in (*_PORT_URLS, *_OTHER_PORT_URLS))
+        raise _fail(key, f"unknown URL scheme {scheme + '://'!r}: expected a device path or"
+                    f" one of {known}, got {shown}")
+    form, example, options = _PORT_URLS[scheme]
+
+    def wrong(reason: str) -> ConfigError:
+        return _fail(key, f"{reason}: expected {form} such as {example}, got {shown}")
+
+    rest = value[len(match.group(0)):]
+    where, _, query = rest.partition("?")
+    if "#" in query or "#" in where:
+        raise wrong("a URL with a # fragment")
+    if form == "loop://":
+        if where:
+            raise wrong(f"{where!r} after loop://")
+    else:
+        _check_host_port(where, wrong)
+    for option in query.split("&") if query else ():
+        name, equals, given = option.partition("=")
+        if not options:
+            raise wrong(f"{scheme}:// takes no options")
+        if name not in options:
+            raise wrong(f"unknown option {name[:20]!r}" if name else "an empty option")
+        allowed = options[name]
+        if allowed == ():
+            if equals:
+                raise wrong(f"option {name!r} takes no value")
+        elif allowed is None:
+            if not re.fullmatch(r"[0-9]{1,6}(\.[0-9]{1,6})?", given):
+                raise wrong(f"option {name!r} takes a number of seconds")
+        elif given not in allowed:
+            raise wrong(f"option {name!r} takes {' or '.join(allowed)}")
+
+
+def _check_host_port(where: str, wrong: Callable[[str], ConfigError]) -> None:
+    """The ``HOST:PORT`` of a network URL: a host name or an IP address (IPv6 in brackets),
+    and a port of 1 to 65535."""
+    import ipaddress
+
+    if "/" in where:
+        raise wrong("a path after the port")
+    found = _NETLOC.fullmatch(where)
+    if found is None or not (found["v6"] or found["host"]):
+        raise wrong("no host")
+    if found["v6"] is not None:
+        try:
+            ipaddress.IPv6Address(found["v6"])
+        except ValueError:
+            raise wrong(f"[{found['v6']}] is not an IPv6 address") from None
+    else:
+        host = found["host"]
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            if not _HOST_NAME.fullmatch(host) or len(host) > 253:
+                raise wrong(f"{host!r} is not a host name nor an IP address") from None
+    port = found["port"]
+    if port is None or port == "":
+        raise wrong("no port")
+    if not (port.isascii() and port.isdigit()):
+        raise wrong(f"the port {port[:12]!r} is not a number")
+    if not 1 <= int(port[:6]) <= 65535:
+        raise wrong(f"the port {port[:12]} is not 1 to 65535")
 
 
 def _check_device(key: str, value: str) -> None:

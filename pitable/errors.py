@@ -124,6 +124,12 @@ class StoreUnavailable(StoreError, OSError):
     exit_status = EXIT_FAILURE
 
 
+class StoreBusy(StoreError):
+    """Another process holds the session database locked for longer than the wait."""
+
+    exit_status = EXIT_FAILURE
+
+
 class StoreDamaged(StoreError):
     """The session database is damaged or foreign and was not moved aside (recover=False)."""
 
@@ -173,3 +179,7 @@ class PaperOut(PrinterError):
 
 class PrinterTimeout(PrinterError, TimeoutError):
     """The printer stopped taking data (a write or its busy line timed out)."""
+
+
+class JobNotTaken(PrinterTimeout):
+    """A job was written but the printer did not take it all in time: it is not reading."""

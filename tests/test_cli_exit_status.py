@@ -32,6 +32,8 @@ from tests.conftest import run_cli as run
         (errors.GpioError("cannot claim the input pins"), 1),
         (errors.HealthTestFailure("/dev/hwrng failed the repetition count test"), 1),
         (errors.StoreUnavailable("cannot create the state directory"), 1),
+        (errors.StoreBusy("pitable.db is in use by another process: database is locked"), 1),
+        (errors.JobNotTaken("the printer is not taking the job"), 1),
         (PermissionError(13, "Permission denied", "/dev/serial0"), 1),
     ],
 )
@@ -94,5 +96,7 @@ def test_every_exception_pitable_defines_is_in_errors_under_pitable_error() -> N
         if inspect.isclass(value) and issubclass(value, BaseException):
             assert issubclass(value, errors.PitableError), value
             assert value.__doc__ and len(value.__doc__.strip().splitlines()) == 1, value
-            failing = issubclass(value, errors.HardwareError | errors.StoreUnavailable)
+            failing = issubclass(
+                value, errors.HardwareError | errors.StoreUnavailable | errors.StoreBusy
+            )
             assert value.exit_status == (1 if failing else 2), value

@@ -20,6 +20,7 @@ from babel.messages.extract import extract
 from pitable import i18n
 from pitable.box.games import score_components
 from pitable.box.menus import SCORE_RANGE
+from pitable.box.printing import FAILURE_REASONS
 from pitable.i18n import LANGUAGES, translator
 from pitable.render.status import MenuView, StatusView, layout
 from pitable.rules import Roll, all_titles, find_title
@@ -60,7 +61,7 @@ def longest(lang: str) -> dict[str, str]:
     widest = functools.partial(max, key=len)
     names = [_(t.short_name) for t in all_titles()]
     components = [_(n) for t in all_titles() for n in score_components(t)]
-    reasons = [_(r) for r in ("paper out", "timed out", "offline", "printer error", "failed")]
+    reasons = [_(r) for r in FAILURE_REASONS]
     low = SCORE_RANGE[0]
     sheets = translator(lang).ngettext(
         "{copies} sheet of {name}", "{copies} sheets of {name}", 100

@@ -506,8 +506,9 @@ def test_the_store_opens_in_the_state_directory_from_the_environment(
 
 def test_a_state_directory_that_cannot_be_created_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("in the way")
-    with pytest.raises(StoreError, match="state directory"):
+    with pytest.raises(StoreError, match="file is not a directory"):
         SessionStore.open(tmp_path / "file" / "state")
+    assert (tmp_path / "file").read_text() == "in the way"
 
 
 def test_moving_aside_never_touches_other_files(tmp_path: Path) -> None:

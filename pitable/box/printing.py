@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pitable.config import PrinterConfig
-from pitable.errors import PaperOut, PitableError, PrinterError, PrinterOffline, PrinterTimeout
+from pitable.errors import (
+    JobNotTaken,
+    PaperOut,
+    PitableError,
+    PrinterError,
+    PrinterOffline,
+    PrinterTimeout,
+)
 from pitable.hw.events import Event, PrinterChanged
 from pitable.rules.base import ENGLISH, N_, Translator
 
@@ -77,9 +84,20 @@ class JobStatus:
         return f"print {self.id} ({self.name}{times}) {self.state.value}{why}"
 
 
+#: Every reason :func:`failure_reason` gives, as the status screen shows them.
+FAILURE_REASONS = (
+    N_("paper out"), N_("not reading"), N_("timed out"), N_("offline"), N_("printer error"),
+    N_("failed"),
+)
+
+
 def failure_reason(exc: BaseException) -> str:
+    """Why a print failed, in a few words (one of :data:`FAILURE_REASONS`)."""
     if isinstance(exc, PaperOut):
         return N_("paper out")
+    if isinstance(exc, JobNotTaken):
+        # Written but never taken: the printer accepts bytes and does not read them.
+        return N_("not reading")
     if isinstance(exc, PrinterTimeout):
         return N_("timed out")
     if isinstance(exc, PrinterOffline):

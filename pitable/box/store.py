@@ -51,6 +51,7 @@ from pitable.errors import (
     BadScore,
     GameEnded,
     InconsistentRoll,
+    StoreBusy,
     StoreDamaged,
     StoreError,
     StoreUnavailable,
@@ -413,6 +414,8 @@ class SessionStore:
         path that is not a regular file (a directory, a FIFO).
         """
         path = database_path(location)
+        # Before the directory is made: a path through a file is named as such.
+        _refuse_non_file(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -697,7 +700,7 @@ class SessionStore:
             try:
                 yield self._connection()
             except sqlite3.Error as exc:
-                raise StoreError(f"{self.path}: {exc}") from exc
+                raise _store_error(self.path, exc) from exc
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -719,7 +722,7 @@ class SessionStore:
                             db.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
-                raise StoreError(f"{self.path}: {exc}") from exc
+                raise _store_error(self.path, exc) from exc
 
     def _game(self, db: sqlite3.Connection, game_id: int) -> Game:
         row = db.execute(f"SELECT {self._columns} FROM games WHERE id = ?", (game_id,)).fetchone()
@@ -828,14 +831,25 @@ def _empty_schema() -> sqlite3.Connection:
     return db
 
 
+def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """SQLite's error on the open store: :class:`StoreBusy` when another process holds the
+    lock (a failure at run time), else :class:`StoreError`."""
+    busy = getattr(exc, "sqlite_errorcode", None) in _BUSY_CODES
+    return (StoreBusy if busy else StoreError)(f"{path}: {exc}")
+
+
 def _refuse_non_file(path: Path) -> None:
     """:class:`StoreError` unless ``path`` is a regular file or nothing (a new database).
 
     SQLite reads a directory as an empty database, and opening a FIFO blocks until
     something writes to it: neither may stand for the store.
     """
-    if path.parent.exists() and not path.parent.is_dir():
-        raise StoreError(f"{path.parent} is not a directory")
+    # The nearest part of the directory's path that exists must be a directory.
+    for folder in (path.parent, *path.parent.parents):
+        if os.path.lexists(folder):
+            if not folder.is_dir():
+                raise StoreError(f"{folder} is not a directory")
+            break
     if not os.path.lexists(path):
         return
     try:
@@ -886,7 +900,7 @@ def _translated(path: Path, *, reading: bool) -> Iterator[None]:
         yield
     except sqlite3.Error as exc:
         if getattr(exc, "sqlite_errorcode", None) in _BUSY_CODES:
-            raise StoreError(f"{path} is in use by another process: {exc}") from None
+            raise StoreBusy(f"{path} is in use by another process: {exc}") from None
         if _refused(exc):
             if reading:
                 raise StoreUnavailable(f"{path} cannot be read: {exc}") from None

@@ -133,6 +133,11 @@ def check_output_path(text: str, suffixes: Iterable[str] = ()) -> str:
         return '"": expected a file name'
     if "\0" in text:
         return f"{text!r}: a path cannot hold a NUL character"
+    if names_a_directory(text):
+        # pathlib drops a trailing / and . ("x.pdf/" is Path("x.pdf")), so the check is on
+        # the text as given: the file written would not be the one named.
+        ending = os.path.basename(text) or text[-1]
+        return f"{text}: ends in {ending}, which names a directory, not a file"
     path = Path(text)
     wanted = tuple(suffixes)
     if wanted and path.suffix.lower() not in wanted:
@@ -162,8 +167,17 @@ def check_output_path(text: str, suffixes: Iterable[str] = ()) -> str:
     return ""
 
 
+def names_a_directory(text: str) -> bool:
+    """True when ``text`` can only name a directory: it ends in a separator, ``.`` or ``..``."""
+    return os.path.basename(text) in ("", ".", "..")
+
+
 def output_file(*suffixes: str) -> Callable[[str], str]:
-    """An argparse type: a file that can be written, ending in one of ``suffixes`` (if any)."""
+    """An argparse type: a file that can be written, ending in one of ``suffixes`` (if any).
+
+    The function it returns is marked ``writes_file``, so that the tests find every option
+    that writes a file.
+    """
 
     def parse(text: str) -> str:
         problem = check_output_path(text, suffixes)
@@ -172,4 +186,5 @@ def output_file(*suffixes: str) -> Callable[[str], str]:
         return text
 
     parse.__name__ = "output file"
+    parse.writes_file = True  # type: ignore[attr-defined]
     return parse

@@ -9,6 +9,7 @@ Nothing heavy is imported until a command runs.
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ from pitable.commands.args import (
     check_output_path,
     is_whole,
     non_empty,
+    output_file,
     whole_number,
 )
 from pitable.errors import BadSeed, PrinterError, UsageError
@@ -39,6 +41,8 @@ MAX_WIDTH = 4096
 MAX_COPIES = 20
 #: The most different maps in one PDF pad (each in --copies copies).
 MAX_MAPS = 20
+#: Sheets on a page of the PDF: one on each half of a landscape A4 or Letter page.
+SHEETS_A_PAGE = 2
 #: The most copies one `pitable print` sends: a sheet for each player of the largest table
 #: the series seats (1 to 100 players).
 MAX_PRINT_COPIES = 100
@@ -91,28 +95,32 @@ def setup_sheet(p: argparse.ArgumentParser) -> None:
         "Write a fresh adventure sheet for GAME to FILE; the format follows the"
         " extension: .pdf (spaces of 13 mm when printed at actual size, one sheet per"
         " half page), .png or .pbm (the thermal printer's strip, --width pixels wide, or"
-        " with --page the PDF's first page), .txt (the map as letters)."
+        " with --page the PDF's pages), .txt (the map as letters). A picture or a text map"
+        " holds one map (a --page picture, one page): with more, each goes to its own file,"
+        " FILE's name numbered (map-1.png, map-2.png, ...). An option that does not apply"
+        " to FILE's format is refused."
     )
     add_sheet_arguments(p)
-    p.add_argument("--out", metavar="FILE", required=True, help="the file to write")
+    p.add_argument("--out", metavar="FILE", required=True, type=output_file(),
+                   help="the file to write")
     p.add_argument(
         "--width",
         type=sheet_width,
-        default=MIN_WIDTH,
+        default=None,
         metavar="PX",
-        help=f"PNG and PBM: the strip's width in dots, {MIN_WIDTH} to {MAX_WIDTH}"
-        " (384: 58 mm paper; 576: 80 mm paper)",
+        help=f"PNG and PBM strips: the strip's width in dots, {MIN_WIDTH} to {MAX_WIDTH}"
+        f" ({MIN_WIDTH}: 58 mm paper; 576: 80 mm paper)",
     )
-    p.add_argument("--paper", default="a4", metavar="a4|letter",
+    p.add_argument("--paper", default=None, metavar="a4|letter",
                    help="PDF and --page: page size (a4)")
     p.add_argument("--page", action="store_true",
-                   help="PNG and PBM: the PDF's first page at 8 dots a millimetre, not the strip")
+                   help="PNG and PBM: the PDF's pages at 8 dots a millimetre, not the strip")
     p.add_argument(
         "--copies",
         type=whole_number(1, MAX_COPIES),
         default=None,
         metavar="N",
-        help=f"PDF: how many copies of each map, 1 to {MAX_COPIES}"
+        help=f"PDF and --page: how many copies of each map, 1 to {MAX_COPIES}"
         " (2, one page; 1 with --maps)",
     )
     p.add_argument(
@@ -120,8 +128,8 @@ def setup_sheet(p: argparse.ArgumentParser) -> None:
         type=whole_number(1, MAX_MAPS),
         default=1,
         metavar="N",
-        help=f"PDF: a pad of N different maps, 1 to {MAX_MAPS}: the seed and the N-1 after"
-        " it (1)",
+        help=f"N different maps, 1 to {MAX_MAPS}: the seed and the N-1 after it (1); a PDF"
+        " holds them all, other formats write one numbered file a map",
     )
     p.set_defaults(run=run_sheet)
 
@@ -161,36 +169,97 @@ def make_sheet(args: argparse.Namespace) -> Sheet:
     return generate(args.game, seed, args.side)
 
 
+#: What each format of ``sheet --out`` is, in words, by kind: a PDF, a strip picture, a
+#: page picture (``--page``) or a text map.
+KINDS = {
+    "pdf": "a PDF", "strip": "a strip picture", "page": "a page picture", "text": "a text map",
+}
+#: The options of ``sheet`` that apply to some kinds only: the kinds, and the words that
+#: say where they apply.
+ONLY_FOR = {
+    "width": (("strip",), "the strip's width: for a .png or .pbm strip only"),
+    "paper": (("pdf", "page"), "the page size: for a .pdf, or a .png or .pbm with --page"),
+    "page": (("strip", "page"), "for a .png or .pbm only"),
+    "copies": (("pdf", "page"), "copies on pages: for a .pdf, or a .png or .pbm with --page"),
+    "solo": (("pdf", "strip", "page"), "a text map holds no levels nor stars to beat"),
+}
+
+
+def sheet_kind(suffix: str, page: bool) -> str:
+    """The kind of file ``sheet`` writes for ``suffix``: pdf, strip, page or text."""
+    if suffix == ".pdf":
+        return "pdf"
+    if suffix == ".txt":
+        return "text"
+    return "page" if page else "strip"
+
+
+def refuse_what_does_not_apply(args: argparse.Namespace, kind: str) -> None:
+    """A :class:`UsageError` naming the first option given that ``kind`` of file ignores."""
+    for name, (kinds, where) in ONLY_FOR.items():
+        given = getattr(args, name)
+        if given not in (None, False) and kind not in kinds:
+            raise UsageError(f"--{name}: {where}; {args.out} is {KINDS[kind]}")
+
+
+def numbered(out: str, count: int) -> list[str]:
+    """The files of ``count`` maps or pages for ``--out out``: ``out`` itself for one, else
+    its name numbered from 1 (``map.png``: ``map-1.png``, ``map-2.png``, ...)."""
+    if count == 1:
+        return [out]
+    root, suffix = os.path.splitext(out)
+    return [f"{root}-{n}{suffix}" for n in range(1, count + 1)]
+
+
 def run_sheet(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    suffix = out.suffix.lower()
+    out = args.out
+    suffix = os.path.splitext(out)[1].lower()
     if suffix not in FORMATS:
         raise UsageError(
-            f"--out {args.out}: unknown extension {out.suffix or '(none)'!r}:"
+            f"--out {out}: unknown extension {os.path.splitext(out)[1] or '(none)'!r}:"
             f" expected {', '.join(FORMATS)}"
         )
+    kind = sheet_kind(suffix, args.page)
+    refuse_what_does_not_apply(args, kind)
+    copies = args.copies if args.copies is not None else 2 if args.maps == 1 else 1
+    # One file holds a PDF's every sheet, a page picture's two, any other format's one map.
+    if kind == "pdf":
+        files = 1
+    elif kind == "page":
+        files = -(-args.maps * copies // SHEETS_A_PAGE)
+    else:
+        files = args.maps
+    names = numbered(out, files)
     # Checked before anything is drawn: a path that cannot be written costs no work.
-    problem = check_output_path(args.out)
-    if problem:
-        raise UsageError(f"--out {problem}")
+    for name in names:
+        problem = check_output_path(name)
+        if problem:
+            raise UsageError(f"--out {problem}")
     sheet = make_sheet(args)
     pad = [sheet] + [
         generate(sheet.title, (sheet.seed + k) % (MAX_SEED + 1), sheet.side)
         for k in range(1, args.maps)
     ]
-    copies = args.copies if args.copies is not None else 2 if args.maps == 1 else 1
-    data = sheet_bytes(
-        [s for s in pad for _ in range(copies)],
-        suffix,
-        width=args.width,
-        paper=args.paper,
-        page=args.page,
-        solo=args.solo,
-    )
-    out.write_bytes(data)
+    sheets = [s for s in pad for _ in range(copies)]
+    if kind == "pdf":
+        parts = [sheets]
+    elif kind == "page":
+        parts = [sheets[i : i + SHEETS_A_PAGE] for i in range(0, len(sheets), SHEETS_A_PAGE)]
+    else:
+        parts = [[s] for s in pad]
+    for name, part in zip(names, parts, strict=True):
+        data = sheet_bytes(
+            part,
+            suffix,
+            width=args.width or MIN_WIDTH,
+            paper=args.paper or "a4",
+            page=args.page,
+            solo=args.solo,
+        )
+        Path(name).write_bytes(data)
     seeds = ", ".join(str(s.seed) for s in pad)
     seeds = f"seed {seeds}" if args.maps == 1 else f"seeds {seeds}"
-    print(f"{sheet.title_name}, side {sheet.side.value.upper()}, {seeds}: {out}")
+    print(f"{sheet.title_name}, side {sheet.side.value.upper()}, {seeds}: {', '.join(names)}")
     return 0
 
 
@@ -206,7 +275,8 @@ def sheet_bytes(
     """The file for ``sheets`` in the format of ``suffix``; the same bytes every time.
 
     A PDF holds them all, two a page; a picture is the first sheet's strip, or with
-    ``page`` the PDF's first page; a text map is the first sheet's map.
+    ``page`` the PDF's first page (the first two sheets); a text map is the first sheet's
+    map.
     """
     if suffix == ".txt":
         return sheets[0].to_text().encode()
@@ -219,7 +289,8 @@ def sheet_bytes(
     if page:
         from pitable.render.sheet_pdf import page_image
 
-        image = page_image(sheets[:2], paper, solo=solo, target=target_of if solo else None)
+        image = page_image(sheets[:SHEETS_A_PAGE], paper, solo=solo,
+                           target=target_of if solo else None)
     else:
         from pitable.render.sheet import render_sheet
 

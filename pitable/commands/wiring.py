@@ -18,7 +18,7 @@ def setup_wiring(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--svg",
         metavar="FILE",
-        type=lambda text: Path(output_file(".svg")(text)),
+        type=output_file(".svg"),
         help="write the wiring as an SVG picture",
     )
     p.set_defaults(run=run_wiring)
@@ -32,7 +32,7 @@ def run_wiring(args: argparse.Namespace) -> int:
     if args.svg is not None:
         from pitable.render.wiring_diagram import wiring_svg
 
-        args.svg.write_text(wiring_svg(config, wiring_rows(config)), encoding="utf-8")
+        Path(args.svg).write_text(wiring_svg(config, wiring_rows(config)), encoding="utf-8")
     print(wiring_table(config))
     if args.svg is not None:
         print(f"\nwrote {args.svg}")

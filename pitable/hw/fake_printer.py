@@ -15,7 +15,9 @@ but the last ``keep_rows`` rows of paper, and the buffer's history before the pr
 (keeping its peak): :attr:`FakePrinter.data` then holds the bytes since.
 
 It can also misbehave: no paper, offline, a write that hangs until released and then
-times out (as pyserial's ``write_timeout`` does), or a port that does not answer status.
+times out (as pyserial's ``write_timeout`` does), a port that does not answer status, or a
+printer that reads nothing (``reads=False``: what is written stays in the port, as on a
+network printer that accepts the connection and never reads, and :meth:`drain` times out).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pitable.config import PAPER_DOTS
-from pitable.errors import PrinterOffline, PrinterTimeout
+from pitable.errors import JobNotTaken, PrinterOffline, PrinterTimeout
 from pitable.hw.clock import FakeClock
 from pitable.hw.printer import BITS_PER_BYTE, INVERT
 
@@ -62,6 +64,10 @@ class FakePrinter:
     answers_status: bool = True
     #: When set, every write waits for this event and then times out.
     hang: threading.Event | None = None
+    #: False: the printer takes nothing; every byte written waits in the port (:attr:`unsent`).
+    #: Set back to True, later writes go through and what waited is dropped, as the port's
+    #: buffers are when a printer is reset.
+    reads: bool = True
     keep_bytes: int = KEEP_BYTES
     keep_rows: int = KEEP_ROWS
 
@@ -74,6 +80,8 @@ class FakePrinter:
         self.fed_rows = 0
         self.unknown: list[int] = []  # offsets of bytes that began no known command
         self.closed = False
+        #: Bytes written that the printer did not take (``reads=False``).
+        self.unsent = 0
         self._arrivals: list[_Arrival] = []
         self._wire_free = 0.0
         self._parsed = 0
@@ -94,6 +102,9 @@ class FakePrinter:
         if not self.online:
             raise PrinterOffline("the printer does not answer")
         self.writes += 1
+        if not self.reads:
+            self.unsent += len(data)
+            return
         now = self.clock.now()
         start = max(now, self._wire_free)
         self._arrivals.append(_Arrival(len(self.data), start))
@@ -111,6 +122,19 @@ class FakePrinter:
 
     def discard_input(self) -> None:
         self._replies.clear()
+
+    def drain(self, timeout: float) -> None:
+        """Wait until the last byte written has arrived at the baud rate, or fail after
+        ``timeout`` seconds as the real port does when the printer takes nothing."""
+        stuck = not self.reads and self.unsent
+        left = stuck or round(max(0.0, self._wire_free - self.clock.now()) / self._byte_s)
+        if stuck or self._wire_free - self.clock.now() > timeout:
+            self.clock.sleep(timeout)
+            raise JobNotTaken(
+                f"the printer is not taking the job: {left:,} bytes still waiting to be sent"
+                f" after {timeout:.1f} s"
+            )
+        self.clock.sleep(self._wire_free - self.clock.now())
 
     def close(self) -> None:
         self.closed = True

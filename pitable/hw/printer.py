@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from pitable.config import PrinterConfig
 from pitable.errors import (
+    JobNotTaken,
     MissingDependency,
     PaperOut,
     PrinterError,
@@ -40,6 +42,8 @@ from pitable.hw.clock import Clock, MonotonicClock
 
 if TYPE_CHECKING:
     from PIL import Image
+
+T = TypeVar("T")
 
 ESC = b"\x1b"
 GS = b"\x1d"
@@ -73,6 +77,8 @@ STATUS_WAIT_S = 0.3
 #: loopback port is written this many bytes at a time, its echo discarded after each. Small
 #: enough too for the loopback's own check that a write fits its timeout at 9600 baud.
 LOOP_SLICE = 256
+#: How often a drain asks the port how much of the job is still waiting to be sent.
+DRAIN_POLL_S = 0.05
 
 
 # --- time and bytes ------------------------------------------------------------------
@@ -86,6 +92,11 @@ class Transport(Protocol):
     def read(self, size: int, timeout: float) -> bytes: ...
 
     def discard_input(self) -> None: ...
+
+    def drain(self, timeout: float) -> None:
+        """Return once the printer has taken every byte written; raise
+        :class:`~pitable.errors.JobNotTaken` when it has not within ``timeout`` seconds."""
+        ...
 
     def close(self) -> None: ...
 
@@ -142,6 +153,64 @@ class SerialTransport:
     def discard_input(self) -> None:
         with contextlib.suppress(self._serial_module.SerialException, OSError):
             self._serial.reset_input_buffer()
+
+    def drain(self, timeout: float) -> None:
+        """Wait, at most ``timeout`` seconds, until the port has sent every byte written.
+
+        A write only hands the bytes to the kernel: a network printer that reads nothing
+        leaves them in the socket's send queue, a UART sends them at its baud rate. So the
+        queue is asked how much it still holds (``SIOCOUTQ`` on a socket: bytes the other
+        end has not yet acknowledged; ``TIOCOUTQ`` on a serial port) until it is empty,
+        and a serial port is then flushed (``tcdrain``) for its last byte. A port with no
+        queue to ask (``loop://``) is flushed.
+        """
+        pending = self._pending_bytes()
+        if pending is None:
+            self._ask(self._serial.flush)
+            return
+        deadline = time.monotonic() + timeout
+        left = self._ask(pending)
+        while left > 0:
+            now = time.monotonic()
+            if now >= deadline:
+                raise JobNotTaken(
+                    f"the printer on {self.port} is not taking the job: {left:,} bytes"
+                    f" still waiting to be sent after {timeout:.1f} s"
+                )
+            time.sleep(min(DRAIN_POLL_S, deadline - now))
+            left = self._ask(pending)
+        if getattr(self._serial, "fd", None) is not None:
+            self._ask(self._serial.flush)
+
+    def _ask(self, call: Callable[[], T]) -> T:
+        """``call()``, with pyserial's and the OS's errors made the printer's own."""
+        try:
+            return call()
+        except (self._serial_module.SerialException, OSError) as exc:
+            raise PrinterOffline(f"printer port {self.port}: {exc}") from None
+
+    def _pending_bytes(self) -> Callable[[], int] | None:
+        """What asks the port how many written bytes it has not sent; None where nothing
+        can (not Linux, or a URL handler without a queue of its own)."""
+        import termios
+
+        request = getattr(termios, "TIOCOUTQ", None)
+        # pyserial's socket:// and rfc2217:// handlers keep their socket in ``_socket``:
+        # the one way to reach the queue that tells whether the printer took the job.
+        sock = getattr(self._serial, "_socket", None)
+        if sock is not None and request is not None:
+            import fcntl
+            import struct
+
+            # On Linux SIOCOUTQ is TIOCOUTQ's number; the socket module does not name it.
+            def unsent() -> int:
+                answer = fcntl.ioctl(sock.fileno(), request, struct.pack("i", 0))
+                return int(struct.unpack("i", answer)[0])
+
+            return unsent
+        if getattr(self._serial, "fd", None) is not None:
+            return lambda: int(self._serial.out_waiting)
+        return None
 
     def close(self) -> None:
         self._serial.close()
@@ -386,7 +455,8 @@ class ThermalPrinter:
         return self.send(chunks * copies)
 
     def send(self, chunks: list[Chunk]) -> PrintReport:
-        """Write ``chunks`` paced by the busy line, or else by the model."""
+        """Write ``chunks`` paced by the busy line, or else by the model; returns once the
+        printer has taken them all (:class:`~pitable.errors.JobNotTaken` if it does not)."""
         settings = self.settings
         clock = self.clock
         busy = self.busy_line
@@ -412,6 +482,9 @@ class ThermalPrinter:
             in_flight.append((finish, len(chunk.data)))
             while in_flight and in_flight[0][0] <= now:
                 in_flight.popleft()
+        # Printed once the printer has taken every byte: by the model's end of the job,
+        # and the write timeout after it.
+        self.transport.drain(max(0.0, finish - clock.now()) + settings.timeout_s)
         return PrintReport(
             bytes_sent=sum(len(c.data) for c in chunks),
             printed_rows=sum(c.printed_rows for c in chunks),
