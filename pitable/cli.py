@@ -198,14 +198,6 @@ def _is_ours(handler: logging.Handler) -> bool:
     return isinstance(getattr(handler, "stream", None), _Stderr)
 
 
-def check_config(path: str) -> None:
-    """A :class:`~pitable.errors.ConfigError` when the ``--config`` file given is broken,
-    whether or not the command reads it: a command given a config says so."""
-    from pitable.box.config_title import load_checked
-
-    load_checked(path)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
@@ -215,7 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         setup_logging(args.verbose)
     try:
         if args.config is not None:
-            check_config(args.config)
+            # Through __import__, as the commands are: the check is the commands' own.
+            __import__("pitable.commands.args", fromlist=["_"]).check_config(args.config)
         return int(args.run(args) or 0)
     except PitableError as exc:
         print(f"pitable {args.command}: error: {exc}", file=sys.stderr)

@@ -188,3 +188,12 @@ def output_file(*suffixes: str) -> Callable[[str], str]:
     parse.__name__ = "output file"
     parse.writes_file = True  # type: ignore[attr-defined]
     return parse
+
+
+def check_config(path: str) -> None:
+    """A :class:`~pitable.errors.ConfigError` when the ``--config`` file given is broken
+    (its title checked too), whether or not the command reads it: a command given a config
+    says so, rather than ignoring it."""
+    from pitable.box.config_title import load_checked
+
+    load_checked(path)
