@@ -535,7 +535,7 @@ def status_words(sim: Simulator) -> list[str]:
         header.append(f"round {view.round}" + (f"/{view.round_limit}" if view.round_limit
                                                else ""))
     if view.hazards is not None:
-        header.append(f"{view.title.hazard_name}s {view.hazards}")
+        header.append(view.title.hazards_text(view.hazards))
     lines = [" · ".join(header)]
     if box.menus.join is not None:
         # The code the screen shows (worked out again every few seconds while it is up).

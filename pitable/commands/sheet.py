@@ -209,7 +209,7 @@ def sheet_bytes(
     ``page`` the PDF's first page; a text map is the first sheet's map.
     """
     if suffix == ".txt":
-        return sheets[0].to_text().encode()
+        return sheets[0].to_text(label=True).encode()
     if suffix == ".pdf":
         from pitable.render.sheet_pdf import sheets_pdf
 
