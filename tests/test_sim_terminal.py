@@ -330,3 +330,17 @@ def test_the_live_header_counts_the_hazards_in_proper_plurals(title: str, rolls:
         sim.press()
     header = status_words(sim)[0].split(" · ")
     assert words in header, header  # once "mummys 2"
+
+
+@pytest.mark.parametrize("turned", [("green",), ("green", "purple", "red", "status")])
+def test_panels_mounted_turned_fit_the_terminal_too(turned: tuple[str, ...]) -> None:
+    from pitable.config import loads_config
+
+    config = loads_config("".join(f"[displays.{n}]\nrotate = 1\n" for n in turned))
+    sim = make("3,3,3", config=config)
+    sim.press()
+    for size in ((80, 24), (120, 40), (200, 60)):
+        screen = terminal_screen(sim._panels(), sim.led_states(), size, status_words(sim))
+        assert fits(screen, *size), (size, screen)
+        assert "GREEN" in screen and "Needs a terminal" not in screen
+    sim.close()

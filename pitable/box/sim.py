@@ -255,8 +255,12 @@ class Simulator:
     # --- outputs ----------------------------------------------------------------------
 
     def panel(self, name: str) -> Image.Image:
-        """What the named panel shows now, decoded from the bytes sent to it."""
-        return self.fakes.image(name)
+        """What the named panel shows now, decoded from the bytes sent to it, as its viewer
+        sees it: a panel mounted turned (``rotate``) is turned back upright."""
+        ram = self.fakes.image(name)
+        turns = next((d.rotate for d in self.config.displays.all() if d.name == name), 0)
+        # The driver turned the picture -90 degrees a quarter turn into the panel's RAM.
+        return ram.rotate(90 * turns, expand=True) if turns else ram
 
     def tv_picture(self, timeout: float = 30.0) -> Image.Image | None:
         """The TV's picture once it has drawn the latest change (None without a TV)."""
@@ -447,10 +451,12 @@ def reduced(image: Image.Image, factor: int) -> Image.Image:
 
 
 def face_square(panel: Image.Image) -> Image.Image:
-    """The die's face on a panel: the centred square as tall as the panel."""
+    """The die's face on a panel: the centred square as large as the panel holds (as tall
+    as a panel lying down, as wide as one turned a quarter)."""
     w, h = panel.size
-    left = (w - h) // 2
-    return panel.crop((left, 0, left + h, h))
+    side = min(w, h)
+    left, top = (w - side) // 2, (h - side) // 2
+    return panel.crop((left, top, left + side, top + side))
 
 
 def dice_block(panels: dict[str, Image.Image], layout: TerminalLayout) -> list[str]:
@@ -462,6 +468,9 @@ def dice_block(panels: dict[str, Image.Image], layout: TerminalLayout) -> list[s
             dice.append((name, half_blocks(reduced(panel, layout.dice_reduce))))
     if not dice:
         return []
+    # Panels turned differently are of different heights: the shorter ones end in blanks.
+    rows = max(len(d) for _, d in dice)
+    dice = [(n, d + [" " * len(d[0])] * (rows - len(d))) for n, d in dice]
     out = ["   ".join(f"{n.upper():<{len(d[0])}}" for n, d in dice)]
     out.extend(" | ".join(row) for row in zip(*(d for _, d in dice), strict=True))
     return out
