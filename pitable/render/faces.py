@@ -329,14 +329,20 @@ def rolled(picture: Image.Image, lines: int) -> Image.Image:
 def _tumble_panel(face: Face | None, die: Die, title: Title, step: int,
                   size: tuple[int, int]) -> Image.Image:
     start = _tumble_pips(0, die) if face is None else face
-    return rolled(_die_panel(start, die, title, size, True), tumble_lines(die, step, size[1]))
+    width, height = size
+    picture = _die_panel(start, die, title, size, True)
+    if width >= height:
+        return rolled(picture, tumble_lines(die, step, height))
+    # A panel turned a quarter: the face travels across, which is along the panel's own
+    # rows, so that the panel still shows every frame by its start-line command.
+    return ImageChops.offset(picture, -tumble_lines(die, step, width), 0)
 
 
 def tumble_panel(face: Face | None, die: Die, title: Title, step: int, *, width: int = 128,
                  height: int = 64) -> Image.Image:
     """A whole die panel for tumble frame ``step`` of a roll from ``face``: the labelled panel
     of the face shown before the press (of a few pips, when none was), rolled down by
-    :func:`tumble_lines`.
+    :func:`tumble_lines` (across, on a panel turned a quarter, taller than wide).
 
     Every frame of a tumble is the same picture rolled, so a panel shows it by moving its
     display start line (one command byte) instead of receiving the picture again; only the
