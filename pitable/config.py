@@ -442,9 +442,20 @@ class DisplayConfig:
     dc: int | None = setting(None, "On SPI: the GPIO wired to its D/C pin.", gpio=True)
     reset: int | None = setting(None, "On SPI, optional: the GPIO wired to its reset pin.",
                                 gpio=True)
-    rotate: int = setting(0, "Quarter turns.", choices=(0, 1, 2, 3))
+    rotate: int = setting(
+        0,
+        "Quarter turns clockwise of what it shows, for a panel mounted turned: 1 or 3 show"
+        " a 128x64 panel's pictures 64 wide and 128 high.",
+        choices=(0, 1, 2, 3),
+    )
     contrast: int = setting(255, "Brightness.", low=0, high=255)
     enabled: bool = setting(True, "false leaves the display out.")
+
+    @property
+    def picture_size(self) -> tuple[int, int]:
+        """The size of the pictures drawn for it, as its viewer sees them: its width and
+        height, swapped when it is turned a quarter (``rotate`` 1 or 3)."""
+        return (self.height, self.width) if self.rotate % 2 else (self.width, self.height)
 
     @property
     def part_name(self) -> str:

@@ -15,6 +15,20 @@ EXIT_USAGE = 2
 EXIT_FAILURE = 1
 
 
+#: The most characters of a user's input an error message quotes.
+QUOTED = 40
+
+
+def quoted(text: str, limit: int = QUOTED) -> str:
+    """``text``, given by a user, as an error message quotes it: in quotes with its control
+    characters escaped (nothing it holds can move the terminal's cursor), cut to its first
+    ``limit`` characters and its length said when longer, so that the message stays one
+    short line whatever was given."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit] + '...'!r} ({len(text):,} characters)"
+
+
 class PitableError(Exception):
     """Base class of every error pitable raises on purpose."""
 

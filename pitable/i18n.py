@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pitable.errors import UsageError
+from pitable.errors import UsageError, quoted
 
 if TYPE_CHECKING:
     import gettext
@@ -40,7 +40,7 @@ def check_language(code: str) -> str:
     lang = code.strip().lower()
     if lang not in LANGUAGES:
         raise UsageError(
-            f"unknown language {code!r}: expected one of {', '.join(LANGUAGES)}"
+            f"unknown language {quoted(code)}: expected one of {', '.join(LANGUAGES)}"
         )
     return lang
 

@@ -316,3 +316,51 @@ def test_the_loop_feeds_the_watchdog_while_nothing_happens() -> None:
     assert beats == 5
     assert len(waits) == 5 and all(w is not None and 0 <= w <= 0.5 for w in waits)
     sim.close()
+
+
+#: Every kind of panel the box may have: dice on I2C (SSD1306, SH1106) and on SPI, and each
+#: status driver, with the status screen on SPI where its driver needs it.
+PANEL_SETS: dict[str, dict[str, str]] = {
+    "i2c": {},
+    "sh1106 dice, ssd1309 status": {
+        "green": 'driver = "sh1106"', "red": 'driver = "sh1106"', "status": 'driver = "ssd1309"',
+    },
+    "spi, wide status": {
+        "status": 'driver = "ssd1322"\ninterface = "spi"\nspi_device = 0\ndc = 24',
+        "red": 'driver = "sh1106"\ninterface = "spi"\nspi_device = 1\ndc = 23',
+    },
+}
+
+
+@pytest.mark.parametrize("rotate", [0, 1, 2, 3])
+@pytest.mark.parametrize("panels", sorted(PANEL_SETS))
+def test_every_panel_draws_in_every_rotation(rotate: int, panels: str) -> None:
+    """A panel mounted turned (rotate = 1 to 3) shows every picture upright to its viewer:
+    a 128x64 panel turned a quarter gets pictures 64 wide and 128 high (once an
+    AssertionError that left it black)."""
+    from pitable.config import loads_config
+
+    tables = PANEL_SETS[panels]
+    config = loads_config("".join(
+        f"[displays.{name}]\n{tables.get(name, '')}\nrotate = {rotate}\n"
+        for name in ("green", "purple", "red", "status")
+    ))
+    sim = make("4,5,2", "*,*,*", "1,1,1", config=config, title="temple")
+    for press in range(4):
+        if press:
+            sim.press()
+        slots = {"status": sim.box.status} | {str(k): v for k, v in sim.box.dice.items()}
+        for d in config.displays.all():
+            slot = slots[d.name]
+            shown = sim.panel(d.name)
+            assert not slot.degraded, (d.name, slot.failure)
+            assert shown.size == slot.size == d.picture_size
+            assert (shown.width < shown.height) == (rotate % 2 == 1 and d.width > d.height)
+            assert slot.wanted is not None and same(shown, slot.wanted), (d.name, press)
+            assert shown.getbbox() is not None
+    # The faces are the rolled ones, drawn for the panel's own shape.
+    green = config.displays.all()[0]
+    width, height = green.picture_size
+    assert same(sim.panel("green"), die_panel(1, Die.GREEN, find_title("temple"), width=width,
+                                              height=height))
+    sim.close()

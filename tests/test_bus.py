@@ -66,10 +66,12 @@ def same(a: Image.Image, b: Image.Image) -> bool:
     ).getbbox() is None
 
 
-def shipped(*rolls: str, title: str = "valley", **kw: Any) -> Simulator:
-    """The box with the default config (tumble and status screen on), in table play."""
+def shipped(*rolls: str, title: str = "valley", displays: Any = None, **kw: Any) -> Simulator:
+    """The box with the default config (tumble and status screen on), in table play, with
+    ``displays`` for the default ones if given."""
     box = dataclasses.replace(DEFAULTS.box, title=title, mode="table")
-    config: Config = dataclasses.replace(DEFAULTS, box=box)
+    config: Config = dataclasses.replace(DEFAULTS, box=box,
+                                         displays=displays or DEFAULTS.displays)
     assert config.box.tumble_ms > 0
     # A fixed map seed: every scripted byte is a roll.
     return Simulator(config, entropy=Scripted(*rolls), map_seeds=lambda: 1234, **kw)
@@ -131,8 +133,14 @@ def test_every_tumble_frame_and_blink_decodes_to_the_picture_drawn() -> None:
     assert {inverted for _, inverted in status} == {True, False}
 
 
-def test_after_the_first_roll_a_tumble_frame_costs_each_die_three_bytes() -> None:
-    sim = shipped("1,2,3", "4,5,*")
+@pytest.mark.parametrize("rotate", [0, 1, 2, 3])
+def test_after_the_first_roll_a_tumble_frame_costs_each_die_three_bytes(rotate: int) -> None:
+    # On a panel mounted turned too: a quarter turn rolls the face across, along the
+    # panel's own rows, which its start line still moves.
+    turned = {str(die): dataclasses.replace(getattr(DEFAULTS.displays, str(die)), rotate=rotate)
+              for die in Die}
+    displays = dataclasses.replace(DEFAULTS.displays, **turned)
+    sim = shipped("1,2,3", "4,5,*", displays=displays)
     sim.press()
     sim.advance(2.0)
     costs: dict[Die, list[int]] = {die: [] for die in Die}
@@ -154,7 +162,9 @@ def test_after_the_first_roll_a_tumble_frame_costs_each_die_three_bytes() -> Non
         assert costs[die][:-1] == [3] * frames
         assert costs[die][-1] > 3
         face = Roll.from_str("4,5,*")[die]
-        assert same(sim.panel(str(die)), die_panel(face, die, find_title("valley")))
+        width, height = getattr(displays, str(die)).picture_size
+        faces = die_panel(face, die, find_title("valley"), width=width, height=height)
+        assert same(sim.panel(str(die)), faces)
 
 
 def test_a_blink_costs_a_few_bytes_and_shows_the_inverse() -> None:

@@ -318,12 +318,13 @@ def test_text_on_an_anti_aliased_picture_is_drawn_by_pillow() -> None:
     sizes=st.tuples(st.integers(6, 12), st.integers(8, 44)),
     line=st.booleans(),
 )
+# Fit is not monotone in the size: this "R" fits at 7 px and at neither 6 nor 8.
+@example(text="R", box=(6, 5), name=BOLD, sizes=(6, 8), line=False)
 def test_the_size_chosen_is_the_largest_that_fits(text: str, box: tuple[int, int], name: str,
                                                   sizes: tuple[int, int], line: bool) -> None:
-    # Against trying every size: the size found fits and the next one up does not (ink
-    # grows with the size but not strictly: hinting makes a few sizes narrower than the
-    # one below, and no search short of trying them all finds a fitting size past one that
-    # does not fit; bisection did not either).
+    # Against trying every size: the size found is the largest that fits (ink grows with
+    # the size but not strictly: hinting makes a few sizes narrower than the one below, so
+    # a size may fit above one that does not).
     width, height = box
     min_size, max_size = min(sizes), max(sizes)
     fitted = fit_text(text, width, height, name, max_size=max_size, min_size=min_size,
@@ -333,8 +334,7 @@ def test_the_size_chosen_is_the_largest_that_fits(text: str, box: tuple[int, int
     every = [size for size, f in alone.items() if f.whole and f.text == text]
     if every:
         assert fitted.whole and fitted.text == text
-        assert fitted.font.size in every
-        assert fitted.font.size + 1 not in alone or fitted.font.size + 1 not in every
+        assert fitted.font.size == max(every)
     else:
         assert fitted.font.size == min_size
 

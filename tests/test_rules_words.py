@@ -171,3 +171,21 @@ def test_the_words_translate_without_touching_the_rules() -> None:
     assert marked.lines[0] == "» Numbers: 2 3 5"
     assert all(line.startswith("» ") for line in marked.lines)
     assert temple.reading(options).lines[0] == "Numbers: 2 3 5"
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "es"])
+def test_every_titles_hazards_are_counted_in_the_plurals_of_every_language(lang: str) -> None:
+    from pitable.i18n import translator
+
+    tr = translator(lang)
+    singular = {"en": {1}, "fr": {0, 1}, "es": {1}}[lang]  # each catalogue's Plural-Forms
+    for title in all_titles():
+        one, many = title.hazard_count(1, tr), title.hazard_count(2, tr)
+        assert one.startswith("1 ") and many.startswith("2 ")
+        assert many[2:] != one[2:], (title.key, lang)  # a plural of its own: not "mummys"
+        for count in (0, 1, 2, 5, 21):
+            expected = one[2:] if count in singular else many[2:]
+            assert title.hazard_count(count, tr) == f"{count} {expected}"
+    # Translated where the catalogue says so: the Temple's mummies are not left in English.
+    assert find_title("temple").hazard_count(2, tr) == {"en": "2 mummies", "fr": "2 momies",
+                                                        "es": "2 momias"}[lang]

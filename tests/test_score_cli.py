@@ -77,25 +77,48 @@ def test_snakes_is_refused_where_it_means_nothing(
     assert words in err
 
 
+def henri_with(game: str, cell: tuple[int, int], token: str) -> str:
+    """The worked example of ``game`` with ``token`` at ``cell`` (row, column from 0)."""
+    lines = (EXAMPLES / f"{game}_henri.txt").read_text().splitlines()
+    rows = [i for i, line in enumerate(lines) if line.strip() and not line.startswith(";")]
+    at = rows[cell[0]]
+    tokens = lines[at].split()
+    tokens[cell[1]] = token
+    lines[at] = " ".join(tokens)
+    return "\n".join(lines) + "\n"
+
+
 @pytest.mark.parametrize(
-    ("game", "text", "where"),
+    ("game", "change", "where"),
     [
-        ("valley", "1/j1 2/j1 3/j1\n4/j1 4/j1 #\n", "row 1, column 1"),  # a repeated value
-        ("island", "~ 4 4\n4 _/T4 2\n", "row 2, column 2"),  # a treasure without its four
-        ("island", "~ 5\n3 x\n", "row 2, column 2"),  # a danger crossed out, no 9
-        ("temple", "3 4\n5 H\n", "row 2, column 2"),  # a token the title does not know
-        ("temple", "3 4\n5\n", "row 2"),  # rows of different lengths
+        ("valley", ((2, 1), "1/j1"), "row 3, column 1"),  # a repeated value in a jungle
+        ("island", ((2, 1), "5"), "row 3, column 4"),  # the treasure of 1 loses its pair
+        ("island", ((3, 6), "8"), "row 4, column 8"),  # a danger crossed out, no 9 beside it
+        ("temple", ((4, 1), "H"), "row 5, column 2"),  # a token the title does not know
+        ("temple", ((3, 3), "16"), "row 4, column 4"),  # a number out of range
+        ("temple", ((3, 3), "3a"), "row 4, column 4"),  # no token at all
     ],
 )
 def test_a_mark_the_rules_do_not_allow_is_one_line_naming_the_cell_and_exit_2(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str, text: str, where: str
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str,
+    change: tuple[tuple[int, int], str], where: str
 ) -> None:
     sheet = tmp_path / "sheet.txt"
-    sheet.write_text(text)
+    sheet.write_text(henri_with(game, *change))
     code, out, err = run(capsys, "score", game, "--sheet", str(sheet))
     assert (code, out) == (2, "")
     assert err.count("\n") == 1
     assert err.startswith(f"pitable score: error: {sheet}: {where}")
+
+
+def test_rows_of_different_lengths_are_one_line_naming_the_row(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_text("3 4\n5\n")
+    code, _, err = run(capsys, "score", "temple", "--sheet", str(sheet))
+    assert code == 2
+    assert err.startswith(f"pitable score: error: {sheet}: row 2 (line 2): 1 tokens")
 
 
 def test_a_file_that_is_not_a_sheet_is_refused_with_exit_2(
@@ -123,8 +146,8 @@ def test_a_file_that_is_not_a_sheet_is_refused_with_exit_2(
 
 def tokens(map_text: str) -> list[list[str]]:
     """The positions of a map printed by ``sheet --out map.txt``, a letter each, ``#`` where it
-    prints nothing (its rows are cut after their last space)."""
-    rows = map_text.splitlines()
+    prints nothing (its rows are cut after their last space); its comment left out."""
+    rows = [row for row in map_text.splitlines() if not row.startswith(";")]
     width = max(len(row) for row in rows)
     return [["#" if ch == " " else ch for ch in row.ljust(width)] for row in rows]
 
@@ -137,6 +160,8 @@ def test_a_map_from_sheet_out_txt_scores_as_printed_and_once_filled_in(
     printed = tmp_path / "map.txt"
     assert run(capsys, "sheet", game, "--seed", "7", "--side", side, "--out", str(printed))[0] == 0
     grid = tokens(printed.read_text())
+    name = printed.read_text().splitlines()[0]
+    assert name == f"; {game} {side.upper()} 7 (map v2)"
     blank = tmp_path / "blank.txt"
     blank.write_text("\n".join(" ".join(row) for row in grid) + "\n")
     code, out, err = run(capsys, "score", game, "--sheet", str(blank), "--json")
@@ -145,7 +170,8 @@ def test_a_map_from_sheet_out_txt_scores_as_printed_and_once_filled_in(
     # Every space filled with a 1, Doors too: no discovery, treasure or hazard.
     filled = tmp_path / "filled.txt"
     fill = {".": "1", "c": "1", "D": "D1"}
-    filled.write_text("\n".join(" ".join(fill.get(t, t) for t in row) for row in grid) + "\n")
+    filled.write_text(name + "\n"
+                      + "\n".join(" ".join(fill.get(t, t) for t in row) for row in grid) + "\n")
     code, out, err = run(capsys, "score", game, "--sheet", str(filled), "--json")
     assert (code, err) == (0, "")
     expected = {"valley": 7, "island": 0, "temple": 1 + 3}[game]  # full grid; a sequence, a group
@@ -159,3 +185,100 @@ def test_a_sheet_path_that_cannot_name_a_file_is_one_line(
     code, out, err = run(capsys, "score", "valley", "--sheet", path)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "--sheet" in err
+
+
+# --- hostile sheets: answered at once, in one line ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("0" * 20_000 + "a", "is not a token"),  # backtracked quadratically: 17 s of CPU
+        ("1" * 5_000, "is not a token"),  # int() refused it with a traceback
+        ("7" * 12, "numbers go from 1 to 15"),
+        ("0" * 11 + "7/T" + "9" * 60_000, "is not a token"),
+    ],
+)
+def test_a_long_token_is_one_line_quoting_at_most_40_characters(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, words: str
+) -> None:
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_text(text + "\n")
+    code, out, err = run(capsys, "score", "temple", "--sheet", str(sheet))
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and words in err and "Traceback" not in err
+    message = err.split(f"{sheet}: ", 1)[1]
+    assert len(message) < 120 and (len(text) <= 40 or text[:41] not in message)
+
+
+@pytest.mark.parametrize("game", ["valley", "island", "temple"])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("1\n", "not 1"),
+        ("1 " * 120 + "\n", "not 120"),
+        (("1 " * 120 + "\n") * 120, "not 120"),
+        (("# " * 9 + "\n") * 9, "the map of"),
+        (("1 " * 9 + "\n") * 8, "the map of"),
+    ],
+)
+def test_a_sheet_that_is_no_map_of_its_title_is_refused_saying_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str, text: str, words: str
+) -> None:
+    # Each of these once scored a full grid's 7 stars, or a sequence, with exit status 0.
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_text(text)
+    code, out, err = run(capsys, "score", game, "--sheet", str(sheet))
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "not the map of" in err and words in err
+
+
+def test_a_sheet_is_checked_against_the_map_its_comment_names(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    henri = (EXAMPLES / "temple_henri.txt").read_text()
+    assert henri.startswith("; temple A 1 (map v2)\n")
+    sheet = tmp_path / "sheet.txt"
+    # Another seed's temple: a temple's shape, but not this map's.
+    sheet.write_text(henri.replace("; temple A 1 (map v2)", "; temple A 3 (map v2)", 1))
+    code, _, err = run(capsys, "score", "temple", "--sheet", str(sheet))
+    assert code == 2 and "the map temple A 3 (map v2)" in err
+    assert err.count("\n") == 1
+    # A Door left out of the map it names (written as a plain space).
+    sheet.write_text(henri.replace("#  #  #   D   X", "#  #  #   _   X", 1))
+    code, _, err = run(capsys, "score", "temple", "--sheet", str(sheet))
+    assert code == 2 and "row 1, column 4" in err and "a Door (D) here" in err
+    # Another title's map.
+    sheet.write_text(henri.replace("; temple A 1", "; valley A 1", 1))
+    code, _, err = run(capsys, "score", "temple", "--sheet", str(sheet))
+    assert code == 2 and "names the map valley A 1 (map v2), not a map of" in err
+
+
+def test_a_byte_order_mark_is_skipped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_bytes(b"\xef\xbb\xbf" + (EXAMPLES / "island_henri.txt").read_bytes())
+    code, out, err = run(capsys, "score", "island", "--sheet", str(sheet), "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["total"] == 27
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["screen", "valley", "1,2,3", "--lang", "x" * 5_000],
+        ["sim", "--script", "press", "--web", "127.0.0.1:" + "9" * 5_000],
+        ["sim", "--script", "press", "--web", "h" * 5_000 + ":80"],
+        ["sheet", "valley", "--side", "q" * 5_000, "--out", "x.txt"],
+        ["options", "z" * 5_000, "1,2,3"],
+    ],
+)
+def test_the_command_line_quotes_at_most_40_characters_of_what_it_was_given(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert len(err.strip().splitlines()[-1]) < 300, err[:400]
+    assert "x" * 41 not in err and "9" * 41 not in err and "q" * 41 not in err
+    assert "h" * 41 not in err and "z" * 41 not in err

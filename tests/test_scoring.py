@@ -3,6 +3,7 @@ stars" and the README's rulings)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pitable.errors import BadSheet
-from pitable.rules.scoring import FinishedSheet, Score, parse_sheet
+from pitable.rules import scoring
+from pitable.rules.scoring import FinishedSheet, Score, parse_sheet, parse_token
+from pitable.rules.sheets import Side, generate
 from pitable.rules.titles import find_title, registered
 from tests.toy_title import ToyCupboard
 
@@ -395,3 +398,80 @@ def test_crossing_out_a_snake_never_costs_stars(sheet: FinishedSheet) -> None:
     text = "\n".join(" ".join(s.text for s in row) for row in sheet.rows)
     crossed = parse_sheet(text.replace("X", "x"))
     assert valley.score(crossed).total >= valley.score(sheet).total
+
+
+# --- reading a sheet takes time in proportion to its length ----------------------------------
+
+
+def backtracking_repeats(pattern: re.Pattern[str]) -> list[str]:
+    """The repeats of ``pattern`` that may give characters back (greedy or lazy ones): only
+    possessive repeats are kept, so no match can backtrack."""
+    from re import _constants, _parser  # type: ignore[attr-defined]
+
+    found = []
+
+    def walk(items: object) -> None:
+        for op, arg in items:  # type: ignore[attr-defined]
+            if op in (_constants.MAX_REPEAT, _constants.MIN_REPEAT):
+                found.append(f"{op} {arg[:2]}")
+            for sub in arg if isinstance(arg, (tuple, list)) else ():
+                if isinstance(sub, _parser.SubPattern):
+                    walk(sub)
+                elif isinstance(sub, list):
+                    for alternative in sub:
+                        if isinstance(alternative, _parser.SubPattern):
+                            walk(alternative)
+
+    walk(_parser.parse(pattern.pattern))
+    return found
+
+
+def test_the_token_patterns_cannot_backtrack() -> None:
+    assert backtracking_repeats(re.compile(r"a*?b+c{1,3}")) != []  # the check sees them
+    assert backtracking_repeats(scoring._TOKEN) == []
+    assert backtracking_repeats(scoring._MAP_NAME) == []
+
+
+class CountingPattern:
+    """A compiled pattern that counts the characters handed to it."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.characters = 0
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        self.characters += len(text)
+        return self.pattern.fullmatch(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["0" * 64_000 + "a", "1" * 5_000, ("7/T" + "9" * 3_000 + " ") * 20, "D" * 64_000],
+)
+def test_a_token_is_matched_on_at_most_a_tokens_length(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    counting = CountingPattern(scoring._TOKEN)
+    monkeypatch.setattr(scoring, "_TOKEN", counting)
+    with pytest.raises(BadSheet, match=r"is not a token|numbers go") as refused:
+        parse_sheet(text)
+    assert counting.characters <= scoring.MAX_TOKEN
+    assert len(str(refused.value)) < 120
+
+
+def test_every_token_a_sheet_holds_is_within_the_longest_read() -> None:
+    for token in ("15/T15", "15/j12", "D15", "x/T10", "^/T4", "_/T15"):
+        assert len(token) <= scoring.MAX_TOKEN
+        parse_token(token, (0, 0))
+
+
+@pytest.mark.parametrize("game", ["valley", "island", "temple"])
+def test_every_map_of_a_title_has_its_titles_shape_and_no_other_titles(game: str) -> None:
+    title = find_title(game)
+    for seed in range(40):
+        for side in "ab":
+            shape = generate(title, seed, side).shape
+            assert title.shape_problem(shape, Side.from_str(side)) is None
+            assert title.shape_problem(shape) is None
+            others = [t for t in ("valley", "island", "temple") if t != game]
+            assert all(find_title(t).shape_problem(shape) is not None for t in others)

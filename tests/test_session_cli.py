@@ -277,3 +277,29 @@ def test_history_while_the_box_is_rolling(
 def test_no_snakes_is_fine_for_every_title(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "level", "temple", "25", "--snakes", "0")
     assert code == 0 and "Voyager" in out
+
+
+@pytest.mark.parametrize(
+    ("title", "rolls", "words"),
+    [
+        ("temple", ["*,1,*", "1,2,*"], "2 mummies"),  # once "2 mummys"
+        ("temple", ["1,2,*"], "1 mummy"),
+        ("valley", ["1,2,*", "1,2,*", "1,2,*"], "3 snakes"),
+        ("island", ["1,2,*"], "1 danger"),
+        ("valley", ["1,2,3"], "0 snakes"),
+    ],
+)
+def test_history_counts_each_titles_hazards_in_proper_plurals(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, title: str, rolls: list[str],
+    words: str
+) -> None:
+    with SessionStore.open(tmp_path) as store:
+        game = store.new_game(title, "table")
+        state = store.state(game.id)
+        for text in rolls:
+            turn = state.play(Roll.from_str(text))
+            store.record_roll(game.id, turn.roll, "os", turn.hazard, turn.state.hazards)
+            state = turn.state
+    code, out, _ = run(capsys, "history", "--state-dir", str(tmp_path))
+    assert code == 0
+    assert out.splitlines()[0].endswith(f", {words}")

@@ -39,7 +39,7 @@ def test_sheet_writes_the_strip_as_a_picture(
 def test_sheet_writes_a_text_map(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "map.txt"
     assert run(capsys, "sheet", "temple", "--seed", "7", "--out", str(out))[0] == 0
-    assert out.read_text() == generate("temple", 7).to_text()
+    assert out.read_text() == generate("temple", 7).to_text(label=True)
 
 
 def test_the_same_seed_writes_the_same_bytes(
@@ -58,7 +58,7 @@ def test_without_a_seed_a_new_one_is_chosen_and_told(
     out = tmp_path / "m.txt"
     _, stdout, _ = run(capsys, "sheet", "island", "--out", str(out))
     seed = int(stdout.split("seed ")[1].split(":")[0])
-    assert out.read_text() == generate("island", seed).to_text()
+    assert out.read_text() == generate("island", seed).to_text(label=True)
 
 
 def test_a_png_at_any_width(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

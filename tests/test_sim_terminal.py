@@ -9,6 +9,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -151,7 +152,7 @@ def test_words_that_do_not_fit_are_cut_with_an_ellipsis_not_spilled() -> None:
 
 
 LIVE = [sys.executable, "-m", "pitable", "sim", "--seed", "1"]
-SCREEN_START = "\x1b[H\x1b[2J"
+SCREEN_START = "\x1b[H"
 
 
 def last_screen(output: bytes) -> str:
@@ -161,12 +162,12 @@ def last_screen(output: bytes) -> str:
 
 
 @contextlib.contextmanager
-def pty_sim(cols: int, rows: int) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
-    """``pitable sim`` live on a pseudo-terminal of ``cols`` x ``rows``."""
+def pty_sim(cols: int, rows: int, *args: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """``pitable sim`` live (with ``args``) on a pseudo-terminal of ``cols`` x ``rows``."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    proc = subprocess.Popen(LIVE, stdin=slave, stdout=slave, stderr=slave, env=env,
+    proc = subprocess.Popen([*LIVE, *args], stdin=slave, stdout=slave, stderr=slave, env=env,
                             start_new_session=True)
     os.close(slave)
     try:
@@ -218,6 +219,68 @@ def test_pitable_sim_live_in_a_tiny_pty_says_the_size_it_needs() -> None:
         assert proc.wait(30) == 0
 
 
+def marked(screen: str) -> tuple[int, str]:
+    """The line of the menu's chosen item on ``screen``, and its text."""
+    lines = screen.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("> "))
+    return at, lines[at][2:].strip()
+
+
+def test_the_arrow_keys_move_the_menus_highlight_the_way_they_point() -> None:
+    with pty_sim(80, 24) as (master, proc):
+        output = bytearray()
+        read_until(master, "Press ROLL", output)
+        os.write(master, b"h")  # hold: the menu
+        first_at, first = marked(read_until(master, re.compile(r"^> ", re.M), output))
+        for down in (b"\x1b[B", b"\x1bOB", b"\x1b[C"):
+            os.write(master, down)
+            at, item = marked(read_until(master, re.compile(rf"^> (?!{re.escape(first)})",
+                                                            re.M), output))
+            assert at == first_at + 1, f"{down!r} moved the highlight from {first} to {item}"
+            os.write(master, b"\x1b[A" if down != b"\x1b[C" else b"\x1b[D")  # back up
+            assert marked(read_until(master, f"> {first}", output)) == (first_at, first)
+        os.write(master, b"q")
+        assert proc.wait(30) == 0
+
+
+def test_the_simulator_draws_on_the_alternate_screen_and_gives_the_normal_one_back() -> None:
+    for leave in ("q", "Ctrl-C"):
+        with pty_sim(80, 24) as (master, proc):
+            output = bytearray()
+            read_until(master, "Press ROLL", output)
+            if leave == "q":
+                os.write(master, b"q")
+            else:
+                os.killpg(proc.pid, signal.SIGINT)
+            assert proc.wait(30) == (0 if leave == "q" else 130)
+            with contextlib.suppress(OSError):
+                while select.select([master], [], [], 1)[0]:
+                    chunk = os.read(master, 65536)
+                    if not chunk:
+                        break
+                    output += chunk
+            text = output.decode("utf-8", "replace")
+            assert text.index("\x1b[?1049h") < text.index("Press ROLL"), leave
+            assert text.rstrip("\r\n").endswith("\x1b[?1049l"), (leave, text[-80:])
+            assert "Traceback" not in text
+            # No frame clears the whole screen, which pushes the old one into the scrollback.
+            assert "\x1b[2J" not in text
+
+
+def test_the_web_pages_address_and_pin_stay_below_the_faceplate() -> None:
+    with pty_sim(80, 24, "--web", "127.0.0.1:0", "--pin", "4321") as (master, proc):
+        output = bytearray()
+        # The log's line says it before the first frame; the frames keep it on the screen.
+        page = re.compile(r"^The table's page: http://127\.0\.0\.1:\d+/? +PIN 4321$", re.M)
+        screen = read_until(master, page, output)
+        assert "Press ROLL" in screen and fits(screen, 80, 24)
+        os.write(master, b" ")
+        screen = read_until(master, ROLLED, output)
+        assert "PIN 4321" in screen
+        os.write(master, b"q")
+        assert proc.wait(30) == 0
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_pitable_sim_live_in_tmux_at_80x24(tmp_path: Path) -> None:
     """As a person would: a shell in tmux at 80x24, pitable sim typed into it, space to
@@ -253,3 +316,31 @@ def test_pitable_sim_live_in_tmux_at_80x24(tmp_path: Path) -> None:
     finally:
         subprocess.run(["tmux", "-L", server, "kill-server"], check=False, capture_output=True,
                        env=env)
+
+
+@pytest.mark.parametrize(
+    ("title", "rolls", "words"),
+    [("temple", 1, "1 mummy"), ("temple", 2, "2 mummies"), ("valley", 3, "3 snakes"),
+     ("island", 2, "danger 2/5")],
+)
+def test_the_live_header_counts_the_hazards_in_proper_plurals(title: str, rolls: int,
+                                                              words: str) -> None:
+    sim = make(*["1,2,*"] * rolls, title=title, mode="solo")
+    for _ in range(rolls):
+        sim.press()
+    header = status_words(sim)[0].split(" · ")
+    assert words in header, header  # once "mummys 2"
+
+
+@pytest.mark.parametrize("turned", [("green",), ("green", "purple", "red", "status")])
+def test_panels_mounted_turned_fit_the_terminal_too(turned: tuple[str, ...]) -> None:
+    from pitable.config import loads_config
+
+    config = loads_config("".join(f"[displays.{n}]\nrotate = 1\n" for n in turned))
+    sim = make("3,3,3", config=config)
+    sim.press()
+    for size in ((80, 24), (120, 40), (200, 60)):
+        screen = terminal_screen(sim._panels(), sim.led_states(), size, status_words(sim))
+        assert fits(screen, *size), (size, screen)
+        assert "GREEN" in screen and "Needs a terminal" not in screen
+    sim.close()

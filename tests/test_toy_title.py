@@ -124,7 +124,7 @@ def test_sheet_writes_the_toy_titles_map(toy: Title, tmp_path: Path,
         assert image.width == 384 and image.height > 200
     run_cli(capsys, "sheet", "cupboard", "--seed", "5", "--out", str(txt))
     sheet = generate(toy, 5)
-    assert txt.read_text() == sheet.to_text()
+    assert txt.read_text() == sheet.to_text(label=True)
     assert len(sheet.cells(Kind.DOOR)) == 2 and sheet.label == "toy A 5 (map v2)"
     # Every seed keeps the toy title's own invariants (generate checks them).
     shapes = {generate(toy, seed, side).to_text() for seed in range(60) for side in "ab"}

@@ -116,8 +116,7 @@ def build_box(
         for d in config.displays.all():
             if d.enabled:
                 name = f"{d.name} die" if d.name != "status" else "status"
-                slot = DisplaySlot(name, _opener(d, config, backends), (d.width, d.height),
-                                   clock)
+                slot = DisplaySlot(name, _opener(d, config, backends), d.picture_size, clock)
                 stack.callback(slot.close)
                 slots[d.name] = slot
         dice = {die: slots[str(die)] for die in Die if str(die) in slots}

@@ -161,7 +161,7 @@ class Backends:
                 # luma's own stand-in keeps the last image it was given.
                 from luma.core.device import dummy
 
-                device = dummy(width=d.width, height=d.height, mode="1")
+                device = dummy(width=d.width, height=d.height, rotate=d.rotate, mode="1")
                 fakes.panels[d.name] = device
                 return device
             # Any other panel on SPI speaks the same bytes as on I2C: a fake bus of its own.

@@ -255,8 +255,12 @@ class Simulator:
     # --- outputs ----------------------------------------------------------------------
 
     def panel(self, name: str) -> Image.Image:
-        """What the named panel shows now, decoded from the bytes sent to it."""
-        return self.fakes.image(name)
+        """What the named panel shows now, decoded from the bytes sent to it, as its viewer
+        sees it: a panel mounted turned (``rotate``) is turned back upright."""
+        ram = self.fakes.image(name)
+        turns = next((d.rotate for d in self.config.displays.all() if d.name == name), 0)
+        # The driver turned the picture -90 degrees a quarter turn into the panel's RAM.
+        return ram.rotate(90 * turns, expand=True) if turns else ram
 
     def tv_picture(self, timeout: float = 30.0) -> Image.Image | None:
         """The TV's picture once it has drawn the latest change (None without a TV)."""
@@ -400,7 +404,21 @@ def half_blocks(image: Image.Image) -> list[str]:
 
 #: The smallest terminal the live simulator draws in, in characters.
 MIN_TERMINAL = (80, 24)
-HELP = "space: roll   h: hold (menu)   ←/→: turn   enter: push   q: quit"
+HELP = "space: roll   h: hold (menu)   ↑/↓ ←/→: turn   enter: push   q: quit"
+#: The arrow keys, as a terminal sends them in normal and in application cursor mode, and
+#: the encoder's turn each stands for: down and right clockwise, which moves a menu's
+#: highlight down the list; up and left back.
+ARROWS = {
+    b"\x1b[A": -1, b"\x1bOA": -1, b"\x1b[D": -1, b"\x1bOD": -1,
+    b"\x1b[B": +1, b"\x1bOB": +1, b"\x1b[C": +1, b"\x1bOC": +1,
+}
+#: The terminal's alternate screen: the faceplate is drawn there, so that its frames never
+#: reach the scrollback, and the normal screen comes back as it was on leaving.
+ENTER_ALTERNATE = "\x1b[?1049h\x1b[?25l"
+LEAVE_ALTERNATE = "\x1b[?25h\x1b[?1049l"
+#: Each frame: from the top-left corner, each line cleared to its end, and the rest of the
+#: screen below the last line cleared (no clearing of the whole screen, which flickers).
+FRAME_START = "\x1b[H"
 DICE = ("green", "purple", "red")
 
 
@@ -433,10 +451,12 @@ def reduced(image: Image.Image, factor: int) -> Image.Image:
 
 
 def face_square(panel: Image.Image) -> Image.Image:
-    """The die's face on a panel: the centred square as tall as the panel."""
+    """The die's face on a panel: the centred square as large as the panel holds (as tall
+    as a panel lying down, as wide as one turned a quarter)."""
     w, h = panel.size
-    left = (w - h) // 2
-    return panel.crop((left, 0, left + h, h))
+    side = min(w, h)
+    left, top = (w - side) // 2, (h - side) // 2
+    return panel.crop((left, top, left + side, top + side))
 
 
 def dice_block(panels: dict[str, Image.Image], layout: TerminalLayout) -> list[str]:
@@ -448,6 +468,9 @@ def dice_block(panels: dict[str, Image.Image], layout: TerminalLayout) -> list[s
             dice.append((name, half_blocks(reduced(panel, layout.dice_reduce))))
     if not dice:
         return []
+    # Panels turned differently are of different heights: the shorter ones end in blanks.
+    rows = max(len(d) for _, d in dice)
+    dice = [(n, d + [" " * len(d[0])] * (rows - len(d))) for n, d in dice]
     out = ["   ".join(f"{n.upper():<{len(d[0])}}" for n, d in dice)]
     out.extend(" | ".join(row) for row in zip(*(d for _, d in dice), strict=True))
     return out
@@ -467,16 +490,18 @@ def terminal_screen(
     leds: tuple[bool, ...],
     size: tuple[int, int] | None = None,
     words: list[str] | None = None,
+    page: str | None = None,
 ) -> str:
     """The faceplate for a terminal of ``size`` (columns, rows; None: as large as needed).
 
     The dice and the status screen are drawn as large as the terminal allows; where the
     status screen's pixels do not fit, its ``words`` are printed as text below the dice. A
     terminal smaller than :data:`MIN_TERMINAL` gets one line saying what size is needed.
+    ``page``, the table's page and PIN, is shown above the keys.
     """
     words = words or []
     for layout in LAYOUTS:
-        lines = _layout_lines(panels, leds, layout, words, size)
+        lines = _layout_lines(panels, leds, layout, words, size, page=page)
         if size is None or _fits(lines, size):
             return "\n".join(lines)
     assert size is not None
@@ -486,7 +511,7 @@ def terminal_screen(
         return f"Needs a terminal of {need} or more (this one is {cols}x{rows})"
     # The smallest layout, with the words cut to the rows there are.
     head = dice_block(panels, LAYOUTS[-1])
-    tail = _tail(leds)
+    tail = _tail(leds, page)
     room = rows - len(head) - 1 - len(tail)
     text = _wrapped(words, cols)
     if len(text) > room:
@@ -499,10 +524,22 @@ def _fits(lines: list[str], size: tuple[int, int]) -> bool:
     return len(lines) <= rows and all(len(line) <= cols for line in lines)
 
 
-def _tail(leds: tuple[bool, ...]) -> list[str]:
-    """The LEDs and the keys, below everything else."""
+def _tail(leds: tuple[bool, ...], page: str | None = None) -> list[str]:
+    """The LEDs, the table's page (its address and PIN) and the keys, below everything
+    else."""
     out = ["", "  ".join("●" if on else "○" for on in leds)] if leds else []
-    return [*out, "", HELP]
+    return [*out, *(["", page] if page else []), "", HELP]
+
+
+def page_line(box: object) -> str | None:
+    """Where the table's page is and its PIN, for the live terminal's last lines; None while
+    the box serves no page."""
+    from pitable.box.join import join_code
+
+    code = join_code(box)
+    if code is None:
+        return None
+    return f"The table's page: {code.url}" + (f"   PIN {code.pin}" if code.pin else "")
 
 
 def _layout_lines(
@@ -511,6 +548,8 @@ def _layout_lines(
     layout: TerminalLayout,
     words: list[str],
     size: tuple[int, int] | None,
+    *,
+    page: str | None = None,
 ) -> list[str]:
     out = dice_block(panels, layout)
     if layout.status_pixels:
@@ -520,7 +559,7 @@ def _layout_lines(
     else:
         out.append("")
         out.extend(_wrapped(words, size[0] if size else MIN_TERMINAL[0]))
-    return [*out, *_tail(leds)]
+    return [*out, *_tail(leds, page)]
 
 
 def status_words(sim: Simulator) -> list[str]:
@@ -535,7 +574,7 @@ def status_words(sim: Simulator) -> list[str]:
         header.append(f"round {view.round}" + (f"/{view.round_limit}" if view.round_limit
                                                else ""))
     if view.hazards is not None:
-        header.append(f"{view.title.hazard_name}s {view.hazards}")
+        header.append(view.title.hazards_text(view.hazards))
     lines = [" · ".join(header)]
     if box.menus.join is not None:
         # The code the screen shows (worked out again every few seconds while it is up).
@@ -561,7 +600,10 @@ def live(sim: Simulator, *, stdin: Any = None, stdout: Any = None,
     """Run the box in the terminal with the real clock until the player presses q.
 
     The faceplate fits the terminal's size at each redraw (``size``, columns and rows, fixes
-    it), so a window made smaller or larger is followed.
+    it), so a window made smaller or larger is followed. It is drawn on the terminal's
+    alternate screen, and the normal screen comes back as it was when the simulator ends,
+    by q, Ctrl-C or an error; the table's page and its PIN, when the box serves one, stay on
+    the screen below the faceplate.
     """
     import os
     import select
@@ -584,17 +626,17 @@ def live(sim: Simulator, *, stdin: Any = None, stdout: Any = None,
         nonlocal last
         cols, rows = size or shutil.get_terminal_size()
         screen = terminal_screen(sim._panels(), sim.led_states(), (cols, rows),
-                                 status_words(sim))
+                                 status_words(sim), page_line(box))
         if screen != last:
             # No newline after the last line: on a screen exactly filled it would scroll the
             # first line away.
-            stdout.write("\x1b[H\x1b[2J" + screen)
+            stdout.write(FRAME_START + screen.replace("\n", "\x1b[K\n") + "\x1b[K\x1b[J")
             stdout.flush()
             last = screen
 
     try:
         tty.setcbreak(fd)
-        stdout.write("\x1b[?25l")
+        stdout.write(ENTER_ALTERNATE)
         while True:
             deadline = box.step()
             sim._trim_pin_states()
@@ -620,17 +662,15 @@ def live(sim: Simulator, *, stdin: Any = None, stdout: Any = None,
             elif key in (b"h", b"H") and release_at is None:
                 sim.button_down()
                 release_at = time.monotonic() + sim.config.box.hold_s + 0.1
-            elif key in (b"\x1b[C", b"\x1b[A") and sim.config.encoder.enabled:
-                _turn_now(sim, +1)
-            elif key in (b"\x1b[D", b"\x1b[B") and sim.config.encoder.enabled:
-                _turn_now(sim, -1)
+            elif key in ARROWS and sim.config.encoder.enabled:
+                _turn_now(sim, ARROWS[key])
             elif key in (b"\r", b"\n") and sim.config.encoder.enabled:
                 pin = sim.fakes.pin(sim.config.encoder.push)
                 pin.drive_low()
                 pin.drive_high()
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        stdout.write("\x1b[?25h\n")
+        stdout.write(LEAVE_ALTERNATE)
         stdout.flush()
 
 

@@ -17,6 +17,8 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from pitable.errors import quoted
+
 #: Whole numbers as the command line takes them: ASCII digits, an optional minus sign.
 #: ``int()`` alone would also take ``٣``, ``1_000`` and surrounding blanks.
 _WHOLE = re.compile(r"-?[0-9]+")
@@ -33,11 +35,6 @@ def _thousands(value: int) -> str:
     return f"{value:,}"
 
 
-def _shown(text: str) -> str:
-    """``text`` as an error message quotes it: cut short, so that the message stays one line."""
-    return text if len(text) <= 24 else text[:12] + "..."
-
-
 def is_whole(text: str) -> bool:
     """True when ``text`` is a whole number written in ASCII digits, with an optional minus."""
     return _WHOLE.fullmatch(text) is not None and len(text.lstrip("-")) <= _MAX_DIGITS
@@ -51,11 +48,11 @@ def whole_number(
     def parse(text: str) -> int:
         if not _WHOLE.fullmatch(text):
             raise argparse.ArgumentTypeError(
-                f"{_shown(text)!r} is not {what} (ASCII digits 0-9)"
+                f"{quoted(text)} is not {what} (ASCII digits 0-9)"
             )
         if len(text.lstrip("-")) > _MAX_DIGITS:  # far out of range: not worth converting
             raise argparse.ArgumentTypeError(
-                f"{_shown(text)}: expected {_thousands(minimum)} to {_thousands(maximum)}"
+                f"{quoted(text)}: expected {_thousands(minimum)} to {_thousands(maximum)}"
             )
         value = int(text)
         if not minimum <= value <= maximum:
@@ -78,10 +75,10 @@ def positive_number(maximum: float, *, unit: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
         value = float(text) if _DECIMAL.fullmatch(text) else math.nan
         if math.isnan(value):
-            raise argparse.ArgumentTypeError(f"{_shown(text)!r} is not a number of {unit}")
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number of {unit}")
         if not 0 < value <= maximum:
             raise argparse.ArgumentTypeError(
-                f"{_shown(text)}: expected {unit} above 0 and at most {maximum:g}"
+                f"{quoted(text)}: expected {unit} above 0 and at most {maximum:g}"
             )
         return value
 
@@ -97,11 +94,11 @@ def ascii_number(text: str) -> float:
     ``float()`` alone would also take ``٣`` and ``1_0``.
     """
     if not text.isascii() or "_" in text:
-        raise argparse.ArgumentTypeError(f"{_shown(text)!r} is not a number (ASCII digits 0-9)")
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number (ASCII digits 0-9)")
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{_shown(text)!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
 
 
 def non_empty(what: str) -> Callable[[str], str]:
@@ -111,7 +108,7 @@ def non_empty(what: str) -> Callable[[str], str]:
         if not text:
             raise argparse.ArgumentTypeError(f'"": expected {what}')
         if "\0" in text:
-            raise argparse.ArgumentTypeError(f"{text!r}: a path cannot hold a NUL character")
+            raise argparse.ArgumentTypeError(f"{quoted(text)}: a path cannot hold a NUL character")
         return text
 
     parse.__name__ = what
@@ -132,7 +129,7 @@ def check_output_path(text: str, suffixes: Iterable[str] = ()) -> str:
     if not text:
         return '"": expected a file name'
     if "\0" in text:
-        return f"{text!r}: a path cannot hold a NUL character"
+        return f"{quoted(text)}: a path cannot hold a NUL character"
     if names_a_directory(text):
         # pathlib drops a trailing / and . ("x.pdf/" is Path("x.pdf")), so the check is on
         # the text as given: the file written would not be the one named.

@@ -95,7 +95,11 @@ def run_bot(args: argparse.Namespace) -> int:
           f"  lowest {summary.lowest}  highest {summary.highest}")
     print(f"{lead}  levels: {levels}")
     if args.show:
+        from pitable.rules.sheets import generate
+
         components = ", ".join(f"{name} {stars}" for name, stars in first.components)
         print(f"; the first game's sheet: {components}; total {first.total}")
+        # The map, named as `pitable score` reads it, so that the sheet is checked against it.
+        print(f"; {generate(title, seed, side).label}")
         print(first.sheet_text(), end="")
     return 0

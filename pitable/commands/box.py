@@ -10,7 +10,7 @@ from typing import Any
 
 from pitable.commands.args import MAX_WHOLE, directory_path, output_file, whole_number
 from pitable.commands.screen import add_lang_argument
-from pitable.errors import UsageError
+from pitable.errors import UsageError, quoted
 
 log = logging.getLogger("pitable.box")
 
@@ -27,7 +27,7 @@ def script_text(text: str) -> str:
     is checked by the simulator's own parser)."""
     if not text.isascii():
         raise argparse.ArgumentTypeError(
-            f"{text!r}: expected steps in ASCII letters and digits, such as press,turn+1"
+            f"{quoted(text)}: expected steps in ASCII letters and digits, such as press,turn+1"
         )
     steps = text.count(",") + 1
     if steps > MAX_STEPS:
@@ -46,7 +46,7 @@ def web_address(text: str) -> tuple[str, int]:
     expected = "expected HOST:PORT such as 127.0.0.1:8080 or 0.0.0.0:8080"
     host, colon, port = text.rpartition(":")
     if not colon or not host:
-        raise argparse.ArgumentTypeError(f"{text!r}: {expected}")
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: {expected}")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     if host != "localhost":
@@ -54,17 +54,17 @@ def web_address(text: str) -> tuple[str, int]:
             ipaddress.ip_address(host)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"{text!r}: {host!r} is not an IP address; {expected}"
+                f"{quoted(text)}: {quoted(host)} is not an IP address; {expected}"
             ) from None
-    if not (port.isascii() and port.isdigit() and int(port) <= 65535):
-        raise argparse.ArgumentTypeError(f"{text!r}: the port must be 0 to 65535; {expected}")
+    if not (port.isascii() and port.isdigit() and len(port) <= 5 and int(port) <= 65535):
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: the port must be 0 to 65535; {expected}")
     return (host, int(port))
 
 
 def web_pin(text: str) -> str:
     """An argparse type: the PIN of the page's actions, 4 to 6 digits."""
     if not (text.isascii() and text.isdigit() and 4 <= len(text) <= 6):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected 4 to 6 digits")
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: expected 4 to 6 digits")
     return text
 
 
@@ -186,7 +186,6 @@ def run_sim(args: argparse.Namespace) -> int:
     from pitable.box.printing import box_printer
     from pitable.box.sim import Simulator, live, parse_script
     from pitable.hw.entropy import SeededSource
-    from pitable.render.status import plural
     from pitable.rules import find_title
 
     steps = parse_script(args.script) if args.script is not None else None
@@ -245,10 +244,9 @@ def run_sim(args: argparse.Namespace) -> int:
         _save_tv(sim, args.tv_png)
         state = sim.box.game.state
         title = state.title
-        hazards = title.hazard_name if state.hazards == 1 else plural(title.hazard_name)
         rolls = "roll" if state.rounds == 1 else "rolls"
-        print(f"{title.name}, {state.mode}: {state.rounds} {rolls}, {state.hazards} {hazards}",
-              file=sys.stdout)
+        print(f"{title.name}, {state.mode}: {state.rounds} {rolls},"
+              f" {title.hazard_count(state.hazards)}", file=sys.stdout)
     finally:
         sim.close()
     return 0

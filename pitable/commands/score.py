@@ -22,7 +22,9 @@ def setup_score(p: argparse.ArgumentParser) -> None:
         "Score a finished adventure sheet of GAME typed as text: the map's rows, one"
         " whitespace-separated token per position, in the positions `pitable sheet GAME"
         " --out map.txt` prints (# where it prints nothing); lines starting with ; are"
-        " comments. Prints each component and the total, and with --solo the level."
+        " comments. The sheet must have the size and shape of a map of GAME, and of the"
+        " map its comment names (`; valley A 7`, as `pitable sheet` writes it). Prints each"
+        " component and the total, and with --solo the level."
     )
     p.add_argument("game", metavar="GAME", help="valley, island or temple")
     p.add_argument("--sheet", metavar="FILE", required=True, type=non_empty("a sheet file"),
@@ -60,7 +62,7 @@ def read_sheet(path: str) -> str:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from pitable.rules.scoring import parse_sheet
+    from pitable.rules.scoring import check_map, parse_sheet
     from pitable.rules.session import level
     from pitable.rules.titles import as_title
 
@@ -71,7 +73,9 @@ def run_score(args: argparse.Namespace) -> int:
         raise UsageError(f"--snakes: {title.name}'s levels do not depend on its hazards")
     text = read_sheet(args.sheet)
     try:
-        score = title.score(parse_sheet(text))
+        sheet = parse_sheet(text)
+        check_map(title, sheet)
+        score = title.score(sheet)
     except BadSheet as exc:
         raise BadSheet(f"{args.sheet}: {exc}") from None
     hazards = score.hazards if args.snakes is None else args.snakes
@@ -91,7 +95,6 @@ def run_score(args: argparse.Namespace) -> int:
     if result is not None:
         placed = ""
         if title.discount_per_hazard:
-            word = title.hazard_name if hazards == 1 else f"{title.hazard_name}s"
-            placed = f" ({hazards} {word} placed)"
+            placed = f" ({title.hazard_count(hazards)} placed)"
         print(f"Level: {result.name}{placed}")
     return 0

@@ -12,7 +12,7 @@ import re
 
 from pitable.commands.args import output_file, whole_number
 from pitable.commands.dice import add_dice_argument
-from pitable.errors import UsageError
+from pitable.errors import UsageError, quoted
 from pitable.i18n import LANGUAGES, check_language
 
 #: The status panel sizes the config allows (its drivers' geometries), as WxH.
@@ -49,7 +49,7 @@ def screen_size(text: str) -> tuple[int, int]:
     match = SIZE.fullmatch(text)
     size = (int(match[1]), int(match[2])) if match else None
     if size not in sizes:
-        raise argparse.ArgumentTypeError(f"{text[:24]!r}: expected one of {shown}")
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: expected one of {shown}")
     assert size is not None
     return size
 

@@ -98,7 +98,7 @@ def run_history(args: argparse.Namespace) -> int:
             print(json.dumps(record.to_json()))
         return 0
     title = find_title(game.title)
-    hazards = f"{game.hazards} {title.hazard_name}{'' if game.hazards == 1 else 's'}"
+    hazards = title.hazard_count(game.hazards)
     rounds = f"round {game.rounds}" + (f" of {limit}" if limit else "")
     started = game.started_at.astimezone().strftime("%Y-%m-%d %H:%M")
     end = ""
@@ -146,7 +146,7 @@ def run_level(args: argparse.Namespace) -> int:
     if title.max_hazards is not None and snakes > title.max_hazards:
         raise UsageError(
             f"--snakes {snakes}: a solo game of {title.name} places at most"
-            f" {title.max_hazards} {title.hazard_name}s"
+            f" {title.hazard_count(title.max_hazards)}"
         )
     result = level(title, args.score, snakes)
     if args.json:

@@ -279,7 +279,7 @@ def sheet_bytes(
     map.
     """
     if suffix == ".txt":
-        return sheets[0].to_text().encode()
+        return sheets[0].to_text(label=True).encode()
     if suffix == ".pdf":
         from pitable.render.sheet_pdf import sheets_pdf
 

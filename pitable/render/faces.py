@@ -292,7 +292,7 @@ def draw_tumble_frame(die: Die, title: Title, step: int, size: int = 64) -> Imag
 @lru_cache(maxsize=256)
 def _tilted_panel(die: Die, title: Title, step: int, size: tuple[int, int]) -> Image.Image:
     width, height = size
-    return face_panel(_tumble(die, title, step, height), width, height,
+    return face_panel(_tumble(die, title, step, min(width, height)), width, height,
                       label=str(die).upper())
 
 
@@ -329,14 +329,20 @@ def rolled(picture: Image.Image, lines: int) -> Image.Image:
 def _tumble_panel(face: Face | None, die: Die, title: Title, step: int,
                   size: tuple[int, int]) -> Image.Image:
     start = _tumble_pips(0, die) if face is None else face
-    return rolled(_die_panel(start, die, title, size, True), tumble_lines(die, step, size[1]))
+    width, height = size
+    picture = _die_panel(start, die, title, size, True)
+    if width >= height:
+        return rolled(picture, tumble_lines(die, step, height))
+    # A panel turned a quarter: the face travels across, which is along the panel's own
+    # rows, so that the panel still shows every frame by its start-line command.
+    return ImageChops.offset(picture, -tumble_lines(die, step, width), 0)
 
 
 def tumble_panel(face: Face | None, die: Die, title: Title, step: int, *, width: int = 128,
                  height: int = 64) -> Image.Image:
     """A whole die panel for tumble frame ``step`` of a roll from ``face``: the labelled panel
     of the face shown before the press (of a few pips, when none was), rolled down by
-    :func:`tumble_lines`.
+    :func:`tumble_lines` (across, on a panel turned a quarter, taller than wide).
 
     Every frame of a tumble is the same picture rolled, so a panel shows it by moving its
     display start line (one command byte) instead of receiving the picture again; only the
@@ -370,11 +376,30 @@ def face_panel(
         x = (width - fw) // 2
     y = (height - fh) // 2
     panel.paste(face_img.convert("1"), (x, y))
-    if label:
+    if label and width >= height:
         left_gap, right_gap = x, width - x - fw
         gap_x, gap_w = (0, left_gap) if left_gap >= right_gap else (x + fw, right_gap)
         _label(panel, label, gap_x, gap_w)
+    elif label:
+        # A panel turned a quarter: the margins are above and below the face, wide enough
+        # for the name written across.
+        top_gap, bottom_gap = y, height - y - fh
+        gap_y, gap_h = (0, top_gap) if top_gap >= bottom_gap else (y + fh, bottom_gap)
+        _label_across(panel, label, gap_y, gap_h)
     return panel
+
+
+def _label_across(panel: Image.Image, label: str, y: int, h: int) -> None:
+    """``label`` written across the panel in the margin from row ``y``, ``h`` rows high."""
+    if h < 6:
+        return
+    box = (2, y + 1, panel.width - 2, y + h - 1)
+    width, height = box[2] - box[0], box[3] - box[1]
+    # One size for every die, the size that fits the longest name, so the three panels match.
+    size = fit_text("PURPLE", width, height, CONDENSED_BOLD, max_size=14, min_size=6).font.size
+    fitted = fit_text(label, width, height, CONDENSED_BOLD, max_size=int(size),
+                      min_size=min(6, int(size)))
+    draw_fitted(ImageDraw.Draw(panel), box, fitted)
 
 
 def _label(panel: Image.Image, label: str, x: int, w: int) -> None:
@@ -395,7 +420,10 @@ def _label(panel: Image.Image, label: str, x: int, w: int) -> None:
 def _die_panel(face: Face | None, die: Die, title: Title, size: tuple[int, int],
                label: bool) -> Image.Image:
     width, height = size
-    face_img = draw_blank(height) if face is None else _face(face, die, title, height)
+    # The face is as large a square as the panel holds: its height on a panel lying down,
+    # its width on one turned a quarter (64 by 128).
+    side = min(width, height)
+    face_img = draw_blank(side) if face is None else _face(face, die, title, side)
     return face_panel(face_img, width, height, label=str(die).upper() if label else None)
 
 

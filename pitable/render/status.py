@@ -136,11 +136,6 @@ def hazards_text(view: StatusView) -> str:
     return view.title.hazards_text(view.hazards, tr_of(view))
 
 
-def plural(word: str) -> str:
-    """An English noun's plural, for the simulator's own lines: "snakes", "mummies"."""
-    return word[:-1] + "ies" if word.endswith("y") else word + "s"
-
-
 def alarm(view: StatusView) -> bool:
     if view.reading is not None:
         return view.reading.alarm

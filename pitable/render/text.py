@@ -131,40 +131,20 @@ def _largest_fitting(text: str, box: tuple[int, int], name: str, sizes: tuple[in
     """The largest size from ``lo`` to ``hi`` (``sizes``) at which ``text`` fits in ``box``
     (width, height), or None.
 
-    Ink grows with the font size, about in proportion, so the size is guessed from the ink
-    at ``hi`` (its width and its height against the box's) and the guess walked up to the
-    last size that fits, or bisected below it when it does not fit: two or three
-    measurements where a bisection over 8 to 40 takes five (each a layout of the text, with
-    every glyph hinted again), and most small texts fit at ``hi`` at the first.
+    Fit is not monotone in the size: hinting rounds each size's outlines to the pixel grid,
+    so a size's ink can be narrower or shorter than the size below's (the bold "R" fits a 6
+    by 5 box at 7 px but not at 6 or 8). A bisection, or a guess from the ink at ``hi``
+    walked up or down, stops at a size that does not fit and misses a larger one that does.
+    So the sizes are tried from ``hi`` down and the first that fits is the largest: most
+    texts fit at ``hi`` at the first try, the measurements are cached, and :func:`fit_text`
+    itself is cached, so a screen pays for the walk once per text and box.
     """
     width, height = box
     lo, hi = sizes
-
-    def fits(size: int) -> bool:
-        return measure(text, size, name)[0] <= width and _height(text, size, name, line) <= height
-
-    if fits(hi):
-        return hi
-    guess = hi - 1
-    widest, tallest = measure(text, hi, name)[0], _height(text, hi, name, line)
-    if widest:
-        guess = min(guess, hi * width // widest)
-    if tallest:
-        guess = min(guess, hi * height // tallest)
-    guess = max(lo, guess)
-    if fits(guess):
-        while guess + 1 < hi and fits(guess + 1):
-            guess += 1
-        return guess
-    # Over the guess (hinting rounds small sizes up): the rest by bisection.
-    best, top = None, guess - 1
-    while lo <= top:
-        mid = (lo + top) // 2
-        if fits(mid):
-            best, lo = mid, mid + 1
-        else:
-            top = mid - 1
-    return best
+    for size in range(hi, lo - 1, -1):
+        if measure(text, size, name)[0] <= width and _height(text, size, name, line) <= height:
+            return size
+    return None
 
 
 def elide(text: str, width: int, size: int, name: str) -> str:

@@ -24,7 +24,7 @@ from pitable.rules.dice import SPECIAL, Die, Roll
 if TYPE_CHECKING:
     from pitable.rules.scoring import FinishedSheet, Score
     from pitable.rules.sheet_key import KeyEntry
-    from pitable.rules.sheets import Sheet, Side
+    from pitable.rules.sheets import Shape, Sheet, Side
 
 #: Penny Papers' number of choice, as it appears in a play.
 PENNY = "1-15"
@@ -257,7 +257,7 @@ class Title(abc.ABC):
         if hazards_marked < 0 or (limit is not None and hazards_marked > limit):
             bound = f"0 to {limit}" if limit is not None else "0 or more"
             raise BadDangerCount(
-                f"{hazards_marked} {self.hazard_name}s marked: expected {bound}"
+                f"{self.hazard_count(hazards_marked)} marked: expected {bound}"
             )
 
     def thresholds(self, hazards: int) -> tuple[int, int, int]:
@@ -310,6 +310,13 @@ class Title(abc.ABC):
         if self.hazard_limit is not None:
             return tr.gettext("{hazard} {count}/{limit}").format(
                 hazard=tr.gettext(self.hazard_name), count=count, limit=self.hazard_limit)
+        return self.hazard_count(count, tr)
+
+    def hazard_count(self, count: int, tr: Translator = ENGLISH) -> str:
+        """``count`` hazards in words, singular or plural as the language of ``tr`` has it
+        for ``count``: "1 snake", "2 mummies", "0 serpent" in French. Each title names its
+        own hazard (``ngettext`` needs both words written out); this default says
+        "hazards"."""
         return tr.ngettext("{count} hazard", "{count} hazards", count).format(count=count)
 
     def placement(self, solo: bool, tr: Translator = ENGLISH) -> str:
@@ -379,6 +386,18 @@ class Title(abc.ABC):
     def check_sheet(self, sheet: Sheet) -> str | None:
         """What in ``sheet`` breaks this title's own invariants, in a few words; None if
         nothing does. The invariants of every sheet are checked before this is called."""
+
+    def shape_problem(self, shape: Shape, side: Side | None = None) -> str | None:
+        """What in ``shape`` (a map's grid alone: its size, its outline, where its Doors,
+        mountains and sea are) no map of this title has on ``side`` (None: on either side),
+        in a few words; None when a map of this title could have it.
+
+        A finished sheet typed as text shows its map's shape and nothing more (not where
+        the first number went), so ``pitable score`` refuses a sheet whose shape is none of
+        this title's. The title's :meth:`check_sheet` asks the same of every map it makes. A
+        title that does not say takes any shape.
+        """
+        return None
 
     # --- the sheet's key --------------------------------------------------------
 

@@ -28,9 +28,22 @@ import enum
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pitable.errors import BadSheet
-from pitable.rules.sheets import Cell, neighbours, reachable
+from pitable.errors import BadSheet, quoted
+from pitable.rules.sheets import (
+    MAP_FORMAT,
+    Cell,
+    Kind,
+    Shape,
+    Side,
+    generate,
+    neighbours,
+    reachable,
+)
+
+if TYPE_CHECKING:
+    from pitable.rules.base import Title
 
 #: The least and largest number a space holds (Penny Papers' number of choice).
 LOWEST, HIGHEST = 1, 15
@@ -58,9 +71,50 @@ class Token(enum.Enum):
 #: The letters of a printed map that stand for a token here.
 _MAP_LETTERS = {".": Token.EMPTY, "c": Token.EMPTY}
 _PLAIN = {t.value: t for t in Token if t is not Token.NUMBER} | _MAP_LETTERS
+#: The longest token a sheet may hold (the longest there is, ``15/T15``, has 6 characters):
+#: a longer one is refused before it is matched, so no file makes the matching slow.
+MAX_TOKEN = 12
+#: One token: a letter or sign, a number, a mark and its number, each part optional. Every
+#: repeat is possessive and the parts cannot share a character (a letter is no digit, a
+#: digit no ``/``), so a match never backtracks: its time grows with the token's length,
+#: whatever the token holds. (A lazy ``[^/]*?`` before ``[0-9]+`` took quadratic time on
+#: a long run of digits ending in a letter.)
 _TOKEN = re.compile(
-    r"(?P<base>[^/]*?)(?P<number>[0-9]+)?(?:/(?P<mark>[jtrpT])(?P<mark_n>[0-9]+))?"
+    r"(?P<base>[^/0-9]*+)(?P<number>[0-9]++)?+(?:/(?P<mark>[jtrpT])(?P<mark_n>[0-9]++))?+"
 )
+#: The comment ``pitable sheet --out map.txt`` writes first, naming the map:
+#: ``; valley A 7 (map v2)``.
+_MAP_NAME = re.compile(
+    r";\s*+(?P<key>[a-z][a-z0-9-]{0,39}+)\s++(?P<side>[ABab])\s++(?P<seed>[0-9]{1,6}+)"
+    r"(?:\s++\(map v(?P<format>[0-9]{1,4}+)\))?+\s*+"
+)
+#: A byte order mark, which some editors write at the start of a UTF-8 file.
+BOM = "\ufeff"
+
+
+@dataclass(frozen=True)
+class MapName:
+    """The map a sheet names in its comment: its title's key, side, seed and map format."""
+
+    key: str
+    side: Side
+    seed: int
+    #: The :data:`~pitable.rules.sheets.MAP_FORMAT` it was made by; None when not said.
+    map_format: int | None = None
+
+    def __str__(self) -> str:
+        made = f" (map v{self.map_format})" if self.map_format is not None else ""
+        return f"{self.key} {self.side.value.upper()} {self.seed}{made}"
+
+    @classmethod
+    def from_comment(cls, line: str) -> MapName | None:
+        """The map ``line`` (a comment, ``;`` included) names, or None if it names none."""
+        match = _MAP_NAME.fullmatch(line.strip())
+        if match is None:
+            return None
+        made = match["format"]
+        return cls(match["key"], Side.from_str(match["side"]), int(match["seed"]),
+                   None if made is None else int(made))
 
 
 @dataclass(frozen=True)
@@ -83,6 +137,8 @@ class FinishedSheet:
     """The grid of a finished sheet: rows of spaces, every row the same length."""
 
     rows: tuple[tuple[Space, ...], ...]
+    #: The map the sheet's comments name (``; valley A 7 (map v2)``); None when none.
+    map_name: MapName | None = None
 
     @property
     def height(self) -> int:
@@ -114,6 +170,12 @@ class FinishedSheet:
 
     def numbers_around(self, cell: Cell) -> list[int]:
         return [s.number for _, s in self.around(cell) if s.number is not None]
+
+    def shape(self) -> Shape:
+        """The map the sheet was filled in on, as far as it shows: where its spaces, Doors,
+        mountains and sea are, and where there is no space (``#``)."""
+        return Shape(tuple(tuple(_KINDS.get(s.token, Kind.SPACE) for s in row)
+                           for row in self.rows))
 
     def mirrored(self) -> FinishedSheet:
         """The same sheet read right to left."""
@@ -152,6 +214,24 @@ class Score:
         }
 
 
+#: What each token shows of the map under it; every other token is written on a space.
+_KINDS = {
+    Token.NONE: Kind.OUTSIDE,
+    Token.SEA: Kind.SEA,
+    Token.BOAT: Kind.SEA,
+    Token.MOUNTAIN: Kind.MOUNTAIN,
+    Token.DOOR: Kind.DOOR,
+}
+#: How a refusal names what the map has at a position.
+_KIND_WORDS = {
+    Kind.OUTSIDE: "no space (#)",
+    Kind.SPACE: "a space",
+    Kind.DOOR: "a Door (D)",
+    Kind.MOUNTAIN: "a mountain (^)",
+    Kind.SEA: "sea (~ or B)",
+}
+
+
 def where(cell: Cell, space: Space | None = None) -> str:
     """``row 3, column 5`` (from 1), with the token as typed when there is one."""
     text = f"row {cell[0] + 1}, column {cell[1] + 1}"
@@ -163,15 +243,23 @@ def bad(cell: Cell, space: Space | None, why: str) -> BadSheet:
 
 
 def parse_token(text: str, cell: Cell) -> Space:
-    """One token of a finished sheet; :class:`BadSheet` naming ``cell`` if it is none."""
+    """One token of a finished sheet; :class:`BadSheet` naming ``cell`` if it is none.
+
+    Linear in the token's length: a token longer than :data:`MAX_TOKEN` is refused unread,
+    and a number's digits are counted before they are converted.
+    """
+    if len(text) > MAX_TOKEN:
+        raise bad(cell, None, f"{quoted(text)} is not a token")
     match = _TOKEN.fullmatch(text)
     if match is None:
-        raise bad(cell, None, f"{text!r} is not a token")
+        raise bad(cell, None, f"{quoted(text)} is not a token")
     base, digits, mark, mark_n = match.group("base", "number", "mark", "mark_n")
+    if digits is not None and len(digits.lstrip("0")) > len(str(HIGHEST)):
+        raise bad(cell, None, f"{quoted(text)}: numbers go from {LOWEST} to {HIGHEST}")
     number = int(digits) if digits is not None else None
     n = int(mark_n) if mark_n is not None else None
     if number is not None and not LOWEST <= number <= HIGHEST:
-        raise bad(cell, None, f"{text!r}: numbers go from {LOWEST} to {HIGHEST}")
+        raise bad(cell, None, f"{quoted(text)}: numbers go from {LOWEST} to {HIGHEST}")
     if base == "" and number is not None:
         token = Token.NUMBER
     elif base == "D":
@@ -181,20 +269,27 @@ def parse_token(text: str, cell: Cell) -> Space:
     elif base == "" and mark == "T":
         token = Token.EMPTY
     else:
-        raise bad(cell, None, f"{text!r} is not a token")
+        raise bad(cell, None, f"{quoted(text)} is not a token")
     return Space(token, number, mark, n, text)
 
 
 def parse_sheet(text: str) -> FinishedSheet:
     """The grid of a finished sheet typed as text (see the module's docstring).
 
-    Raises :class:`BadSheet` for a token that is none, rows of different lengths or no row.
+    A byte order mark at the start is skipped; the first comment that names a map
+    (``; valley A 7 (map v2)``, as ``pitable sheet --out map.txt`` writes it) is kept as
+    :attr:`FinishedSheet.map_name`. Raises :class:`BadSheet` for a token that is none, rows
+    of different lengths or no row. The time taken grows with the text's length.
     """
     rows: list[tuple[Space, ...]] = []
     lines: list[int] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    named: MapName | None = None
+    for number, line in enumerate(text.removeprefix(BOM).splitlines(), start=1):
         stripped = line.strip()
-        if not stripped or stripped.startswith(COMMENT):
+        if stripped.startswith(COMMENT):
+            named = named or MapName.from_comment(stripped)
+            continue
+        if not stripped:
             continue
         r = len(rows)
         rows.append(tuple(parse_token(t, (r, c)) for c, t in enumerate(stripped.split())))
@@ -208,7 +303,40 @@ def parse_sheet(text: str) -> FinishedSheet:
                 f"row {r + 1} (line {lines[r]}): {len(row)} tokens, but row 1 has {width}:"
                 " every row has one token per position (# where there is no space)"
             )
-    return FinishedSheet(tuple(rows))
+    return FinishedSheet(tuple(rows), named)
+
+
+def check_map(title: Title, sheet: FinishedSheet) -> None:
+    """Refuse ``sheet`` with :class:`BadSheet` unless it was filled in on a map of
+    ``title``: its size and shape one of the title's maps can have
+    (:meth:`~pitable.rules.base.Title.shape_problem`), and where its comment names the map,
+    that map's, position by position (the map is made again from its seed).
+
+    A map named with another map format than this pitable's cannot be made again; its
+    shape is still checked against its side.
+    """
+    named = sheet.map_name
+    if named is not None and named.key != title.key:
+        raise BadSheet(f"the sheet's comment names the map {named}, not a map of {title.name}")
+    side = named.side if named is not None else None
+    shape = sheet.shape()
+    why = title.shape_problem(shape, side)
+    if why is not None:
+        on = f"side {side.value.upper()} of " if side is not None else ""
+        raise BadSheet(f"not the map of {on}{title.name}: {why}")
+    if named is None or named.map_format not in (None, MAP_FORMAT):
+        return
+    expected = generate(title, named.seed, named.side).shape
+    if expected.grid_height != shape.grid_height or expected.grid_width != shape.grid_width:
+        raise BadSheet(
+            f"the map {named} is {expected.grid_width} by {expected.grid_height} positions,"
+            f" the sheet {shape.grid_width} by {shape.grid_height}"
+        )
+    for cell, space in sheet.cells():
+        want, got = expected.kind(cell), shape.kind(cell)
+        if want is not got:
+            raise bad(cell, space, f"the map {named} has {_KIND_WORDS[want]} here,"
+                                   f" not {_KIND_WORDS[got]}")
 
 
 def require(sheet: FinishedSheet, title: str, tokens: Iterable[Token], marks: str) -> None:

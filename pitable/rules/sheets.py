@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from pitable.errors import BadSeed, BadSide, SheetError
+from pitable.errors import BadSeed, BadSide, SheetError, quoted
 
 if TYPE_CHECKING:
     from pitable.rules.base import Title
@@ -142,7 +142,7 @@ class Side(enum.Enum):
         try:
             return cls(text.strip().lower())
         except ValueError:
-            raise BadSide(f"side {text!r}: expected a or b") from None
+            raise BadSide(f"side {quoted(text)}: expected a or b") from None
 
 
 class Mark(enum.Enum):
@@ -162,6 +162,43 @@ class Tally:
     mark: Mark
     #: A name under each entry (hut, statue, mine), or none.
     names: tuple[str, ...] = ()
+
+
+Grid = tuple[tuple[Kind, ...], ...]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A map's grid alone, what each position holds (top row first): all of a map that a
+    finished sheet typed as text still shows. A title's
+    :meth:`~pitable.rules.base.Title.shape_problem` judges it; :class:`Sheet` answers the
+    same questions about its own grid."""
+
+    grid: Grid
+
+    @property
+    def grid_width(self) -> int:
+        return len(self.grid[0]) if self.grid else 0
+
+    @property
+    def grid_height(self) -> int:
+        return len(self.grid)
+
+    def kind(self, cell: Cell) -> Kind:
+        row, col = cell
+        if 0 <= row < self.grid_height and 0 <= col < self.grid_width:
+            return self.grid[row][col]
+        return Kind.OUTSIDE
+
+    def cells(self, *kinds: Kind) -> list[Cell]:
+        """Every position holding one of ``kinds``, row by row."""
+        return [
+            (r, c) for r, row in enumerate(self.grid) for c, kind in enumerate(row) if kind in kinds
+        ]
+
+    @property
+    def fillable_count(self) -> int:
+        return len(self.cells(Kind.SPACE, Kind.DOOR))
 
 
 @dataclass(frozen=True)
@@ -201,6 +238,10 @@ class Sheet:
         """What the sheet prints to say which map it is: ``valley A 7 (map v2)``."""
         return f"{self.title.key} {self.side.value.upper()} {self.seed} (map v{MAP_FORMAT})"
 
+    @property
+    def shape(self) -> Shape:
+        return Shape(self.grid)
+
     def kind(self, cell: Cell) -> Kind:
         row, col = cell
         if 0 <= row < self.grid_height and 0 <= col < self.grid_width:
@@ -217,9 +258,12 @@ class Sheet:
     def fillable_count(self) -> int:
         return len(self.cells(Kind.SPACE, Kind.DOOR))
 
-    def to_text(self) -> str:
-        """The map as text, one line a row: ``c`` marks a space beside a cloud."""
-        lines = []
+    def to_text(self, *, label: bool = False) -> str:
+        """The map as text, one line a row: ``c`` marks a space beside a cloud. With
+        ``label`` a first line, a comment to ``pitable score``, names the map
+        (``; valley A 7 (map v2)``), so that a sheet filled in from it is checked against it.
+        """
+        lines = [f"; {self.label}"] if label else []
         for r, row in enumerate(self.grid):
             chars = ["c" if (r, c) in self.clouds else k.value for c, k in enumerate(row)]
             lines.append("".join(chars).rstrip())
@@ -287,7 +331,9 @@ def parse_seed(text: str | int) -> int:
         try:
             value = int(str(text).strip(), 10)
         except ValueError:
-            raise BadSeed(f"seed {text!r}: expected a whole number from 0 to {MAX_SEED}") from None
+            raise BadSeed(
+                f"seed {quoted(str(text))}: expected a whole number from 0 to {MAX_SEED}"
+            ) from None
     if not 0 <= value <= MAX_SEED:
         raise BadSeed(f"seed {value}: expected a whole number from 0 to {MAX_SEED}")
     return value

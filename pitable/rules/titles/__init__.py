@@ -24,7 +24,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import TypeVar
 
-from pitable.errors import UnknownTitle
+from pitable.errors import UnknownTitle, quoted
 from pitable.rules.base import Title
 from pitable.rules.titles.island import Island
 from pitable.rules.titles.temple import Temple
@@ -96,7 +96,7 @@ def find_title(name: str) -> Title:
         return _NAMES[name.strip().lower()]
     except KeyError:
         raise UnknownTitle(
-            f"unknown game {name!r}: expected one of {', '.join(title_keys())}"
+            f"unknown game {quoted(name)}: expected one of {', '.join(title_keys())}"
         ) from None
 
 

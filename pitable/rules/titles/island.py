@@ -22,6 +22,7 @@ from pitable.rules.sheets import (
     Kind,
     Mark,
     Pcg32,
+    Shape,
     Sheet,
     Side,
     Tally,
@@ -97,6 +98,9 @@ class Island(Title):
               " number instead."),
         ]
         return tuple(lines)
+
+    def hazard_count(self, count: int, tr: Translator = ENGLISH) -> str:
+        return tr.ngettext("{count} danger", "{count} dangers", count).format(count=count)
 
     def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
         _ = tr.gettext
@@ -211,25 +215,37 @@ class Island(Title):
         return Score(self.key, ((N_("Treasures"), treasures), (N_("Dangers"), dangers)), hazards)
 
     def check_sheet(self, sheet: Sheet) -> str | None:
-        if (sheet.grid_width, sheet.grid_height) != (SIZE, SIZE):
-            return "the island's grid is not 9 by 9"
+        shape = self.shape_problem(sheet.shape, sheet.side)
+        if shape is not None:
+            return shape
+        if sheet.starts != coast_of(sheet):
+            return "the first number must go on an island space beside the sea"
+        return None
+
+    def shape_problem(self, shape: Shape, side: Side | None = None) -> str | None:
+        # Both sides' islands are drawn alike: the side changes nothing here.
+        if (shape.grid_width, shape.grid_height) != (SIZE, SIZE):
+            return (f"the island's grid is {SIZE} by {SIZE}, not"
+                    f" {shape.grid_width} by {shape.grid_height}")
+        if shape.cells(Kind.OUTSIDE, Kind.DOOR):
+            return "kinds that belong to another title"
         last = SIZE - 1
         ring = [
             (r, c) for r in range(SIZE) for c in range(SIZE) if r in (0, last) or c in (0, last)
         ]
-        if any(sheet.kind(cell) is not Kind.SEA for cell in ring):
+        if any(shape.kind(cell) is not Kind.SEA for cell in ring):
             return "the outer ring is not all sea"
-        count = sheet.fillable_count
+        count = shape.fillable_count
         if count not in SPACES:
             return f"{count} island spaces, expected 28 to 32"
-        mountains = len(sheet.cells(Kind.MOUNTAIN))
+        mountains = len(shape.cells(Kind.MOUNTAIN))
         if mountains not in MOUNTAINS:
             return f"{mountains} mountains, expected 8 to 10"
-        if not connected(set(sheet.cells(Kind.SPACE, Kind.MOUNTAIN))):
+        if not connected(set(shape.cells(Kind.SPACE, Kind.MOUNTAIN))):
             return "the island is not one piece"
-        if not connected(set(sheet.cells(Kind.SEA)), edge_neighbours):
+        if not connected(set(shape.cells(Kind.SEA)), edge_neighbours):
             return "a lagoon: sea enclosed by the island"
-        return island_spaces_problem(sheet)
+        return island_spaces_problem(shape)
 
     # --- the sheet's key --------------------------------------------------------
 
@@ -251,7 +267,13 @@ class Island(Title):
         )
 
 
-def island_spaces_problem(sheet: Sheet) -> str | None:
+def coast_of(sheet: Shape | Sheet) -> set[Cell]:
+    """The island spaces beside the sea, where the first number goes."""
+    spaces = set(sheet.cells(Kind.SPACE))
+    return {s for s in spaces if any(sheet.kind(n) is Kind.SEA for n in neighbours(s))}
+
+
+def island_spaces_problem(sheet: Shape | Sheet) -> str | None:
     """Why the island's spaces (not its mountains) are not one good group for a game; None
     when they are.
 
@@ -266,9 +288,7 @@ def island_spaces_problem(sheet: Sheet) -> str | None:
         return f"the island space at row {r + 1}, column {c + 1} has no island space next to it"
     if not connected(spaces):
         return "mountains cut the island's spaces into separate groups"
-    coast = {s for s in spaces if any(sheet.kind(n) is Kind.SEA for n in neighbours(s))}
-    if sheet.starts != coast:
-        return "the first number must go on an island space beside the sea"
+    coast = coast_of(sheet)
     if len(coast) < COAST:
         return f"{len(coast)} island spaces beside the sea, expected at least {COAST}"
     return None

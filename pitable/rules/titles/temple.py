@@ -23,6 +23,7 @@ from pitable.rules.sheets import (
     Cell,
     Kind,
     Pcg32,
+    Shape,
     Sheet,
     Side,
     first_accepted,
@@ -91,7 +92,7 @@ class Temple(Title):
             _("A 9 written next to it vanquishes it: cross it out for +2 stars."),
         )
 
-    def hazards_text(self, count: int, tr: Translator = ENGLISH) -> str:
+    def hazard_count(self, count: int, tr: Translator = ENGLISH) -> str:
         return tr.ngettext("{count} mummy", "{count} mummies", count).format(count=count)
 
     def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
@@ -203,27 +204,33 @@ class Temple(Title):
         )
 
     def check_sheet(self, sheet: Sheet) -> str | None:
+        return self.shape_problem(sheet.shape, sheet.side)
+
+    def shape_problem(self, shape: Shape, side: Side | None = None) -> str | None:
+        # Everything about a temple is its shape, alike on both sides.
+        if shape.grid_width != MAX_COLUMNS:
+            return f"the temple's grid is {MAX_COLUMNS} wide, not {shape.grid_width}"
         previous = 0
-        for r, row in enumerate(sheet.grid):
+        for r, row in enumerate(shape.grid):
             cols = [c for c, k in enumerate(row) if k.fillable]
             if not cols or cols != list(range(cols[0], cols[-1] + 1)):
                 return f"row {r + 1} is not one run of spaces"
-            if cols[0] + cols[-1] != sheet.grid_width - 1:
+            if cols[0] + cols[-1] != shape.grid_width - 1:
                 return f"row {r + 1} is not centred"
             if previous and len(cols) - previous not in (0, 2):
                 return f"row {r + 1} is not one step wider than the row above, or as wide"
             previous = len(cols)
-        if previous != sheet.grid_width:
+        if previous != shape.grid_width:
             return "the base does not span the grid"
-        if any(k in (Kind.MOUNTAIN, Kind.SEA) for row in sheet.grid for k in row):
+        if any(k in (Kind.MOUNTAIN, Kind.SEA) for row in shape.grid for k in row):
             return "kinds that belong to another title"
-        problem = outline_problem(tuple(sum(k.fillable for k in row) for row in sheet.grid))
+        problem = outline_problem(tuple(sum(k.fillable for k in row) for row in shape.grid))
         if problem is not None:
             return problem
-        doors = sheet.cells(Kind.DOOR)
+        doors = shape.cells(Kind.DOOR)
         if len(doors) not in DOORS:
             return f"{len(doors)} Door spaces, expected {_span(DOORS)}"
-        doorless = sheet.fillable_count - len(doors)
+        doorless = shape.fillable_count - len(doors)
         if doorless not in DOORLESS:
             return f"{doorless} doorless spaces, expected {_span(DOORLESS)}"
         if any(n in doors for door in doors for n in neighbours(door)):

@@ -32,6 +32,7 @@ from pitable.rules.sheets import (
     Kind,
     Mark,
     Pcg32,
+    Shape,
     Sheet,
     Side,
     Tally,
@@ -117,7 +118,7 @@ class Valley(Title):
               " the snake out instead of writing the 9."),
         )
 
-    def hazards_text(self, count: int, tr: Translator = ENGLISH) -> str:
+    def hazard_count(self, count: int, tr: Translator = ENGLISH) -> str:
         return tr.ngettext("{count} snake", "{count} snakes", count).format(count=count)
 
     def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
@@ -227,13 +228,9 @@ class Valley(Title):
         )
 
     def check_sheet(self, sheet: Sheet) -> str | None:
-        count = sheet.fillable_count
-        if (sheet.grid_width, sheet.grid_height) != (WIDTH, HEIGHT):
-            return f"the valley's grid is not {WIDTH} by {HEIGHT}"
-        if sheet.cells(Kind.DOOR, Kind.MOUNTAIN, Kind.SEA):
-            return "kinds that belong to another title"
-        if count not in SPACES:
-            return f"{count} valley spaces, expected {SPACES.start} to {SPACES.stop - 1}"
+        shape = self.shape_problem(sheet.shape, sheet.side)
+        if shape is not None:
+            return shape
         if sheet.starts != sheet.clouds:
             return "the first number must go beside a cloud"
         if any(sheet.kind((r - 1, c)) is not Kind.OUTSIDE for r, c in sheet.clouds):
@@ -243,9 +240,25 @@ class Valley(Title):
             return "the clouds are not over 3 to 5 columns side by side"
         if sheet.side is Side.B and any(r for r, _ in sheet.clouds):
             return "side B: a cloud away from the top row"
-        if sheet.side is Side.A:
-            return open_valley_problem(sheet)
-        return pass_problem(sheet)
+        return None
+
+    def shape_problem(self, shape: Shape, side: Side | None = None) -> str | None:
+        if (shape.grid_width, shape.grid_height) != (WIDTH, HEIGHT):
+            return (f"the valley's grid is {WIDTH} by {HEIGHT}, not"
+                    f" {shape.grid_width} by {shape.grid_height}")
+        if shape.cells(Kind.DOOR, Kind.MOUNTAIN, Kind.SEA):
+            return "kinds that belong to another title"
+        count = shape.fillable_count
+        if count not in SPACES:
+            return f"{count} valley spaces, expected {SPACES.start} to {SPACES.stop - 1}"
+        if side is Side.A:
+            return open_valley_problem(shape)
+        if side is Side.B:
+            return pass_problem(shape)
+        a, b = open_valley_problem(shape), pass_problem(shape)
+        if a is not None and b is not None:
+            return f"the valley is not one of either side's: {a}; {b}"
+        return None
 
     # --- the sheet's key --------------------------------------------------------
 
@@ -299,7 +312,7 @@ def _wanders(edge: list[int], most: int) -> bool:
     )
 
 
-def open_valley_problem(sheet: Sheet) -> str | None:
+def open_valley_problem(sheet: Shape | Sheet) -> str | None:
     """Why ``sheet`` is not a side A valley, open from side to side (every column one run
     of spaces whose top and bottom edges wander by up to :data:`EDGE` spaces, each edge
     reaching the grid's border somewhere); None when it is one."""
@@ -313,7 +326,7 @@ def open_valley_problem(sheet: Sheet) -> str | None:
     return None
 
 
-def pass_problem(sheet: Sheet) -> str | None:
+def pass_problem(sheet: Shape | Sheet) -> str | None:
     """Why ``sheet`` is not a side B valley that narrows to a pass (every row one run of
     spaces whose left and right edges wander by one space a row at most, the rows narrowing
     down to a middle row and widening after it, that row at least :data:`PASS_NARROWING`
