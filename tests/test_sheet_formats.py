@@ -33,7 +33,7 @@ def test_maps_in_a_one_map_format_write_one_numbered_file_a_map(
     for path, seed in zip(files, (7, 8, 9), strict=True):
         sheet = generate("valley", seed)
         if suffix == ".txt":
-            assert path.read_text() == sheet.to_text()
+            assert path.read_text() == sheet.to_text(label=True)
         else:
             assert same_picture(path, render_sheet(sheet))
 
