@@ -5,7 +5,9 @@ language has a ``.po`` catalogue under ``pitable/locale/<lang>/LC_MESSAGES/``, t
 copy kept in the repository. :func:`translator` gives a :class:`gettext.GNUTranslations`
 for a language, compiled from its ``.po`` by Babel on first use into the user's cache
 (``$XDG_CACHE_HOME/pitable/locale``, named by the catalogue's hash), and into memory when
-no cache can be written.
+no cache can be written. A cache entry is sealed with the hash of its source and checked
+before use: one that is empty, cut short, damaged or compiled from another source is
+compiled again, never an error.
 
 Compiled on first use rather than at build or install time: every way pitable is installed
 (an editable install in a fresh clone, a wheel, the Pi's install.sh, CI) then gets catalogues
@@ -17,12 +19,14 @@ Standard library only at import time, so that the config can name the languages.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pitable.errors import UsageError, quoted
+from pitable.xdg import cache_home
 
 if TYPE_CHECKING:
     import gettext
@@ -63,25 +67,113 @@ def translator(lang: str) -> gettext.NullTranslations:
 
 
 def compiled(lang: str) -> bytes:
-    """The ``.mo`` bytes of ``lang``'s catalogue, from the cache or compiled afresh."""
+    """The ``.mo`` bytes of ``lang``'s catalogue, from the cache or compiled afresh.
+
+    A cache entry is used only when it is whole and was compiled from this very ``.po``
+    (:func:`_read_entry`); any other (empty, cut short, another catalogue's, damaged) is
+    compiled again and replaced. Where the cache cannot be read or written the catalogue is
+    compiled in memory: the words never depend on the cache.
+    """
     import hashlib
 
     source = catalogue_path(lang).read_bytes()
-    digest = hashlib.sha256(source).hexdigest()[:16]
-    cached = _cache_dir() / f"{lang}-{digest}.mo"
-    try:
-        return cached.read_bytes()
-    except OSError:
-        pass
-    data = compile_po(source)
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        partial = cached.with_suffix(f".{os.getpid()}.part")
-        partial.write_bytes(data)
-        os.replace(partial, cached)
-    except OSError:
-        pass  # no writable cache: compiled again next time, which costs a fraction of a second
+    digest = hashlib.sha256(source).digest()
+    entry = _cache_dir() / f"{lang}-{digest.hex()[:16]}.mo"
+    data = _read_entry(entry, digest, limit=_MO_LIMIT_FACTOR * len(source) + _MO_LIMIT_SLACK)
+    if data is None:
+        data = compile_po(source)
+        _write_entry(entry, digest, data)
     return data
+
+
+#: A ``.mo`` file starts with this number, written in the byte order of the machine that
+#: wrote it (GNU gettext's format, which Python's gettext reads in either order).
+_MO_MAGIC = (b"\xde\x12\x04\x95", b"\x95\x04\x12\xde")
+#: A ``.mo`` header is seven 32-bit words.
+_MO_HEADER = 28
+#: A cache entry is the ``.mo`` followed by a seal of this many bytes: the SHA-256 of the
+#: source's digest and the ``.mo``, so that one check says the entry is whole, undamaged
+#: and compiled from this source.
+_SEAL = 32
+#: The largest cache entry read, against the size of its source: a ``.mo`` holds the
+#: source's strings without its comments and syntax, plus its tables (a few words a
+#: message), so anything much larger is not one of ours (a link to a device, say).
+_MO_LIMIT_FACTOR = 2
+_MO_LIMIT_SLACK = 64 * 1024
+
+
+def _seal(digest: bytes, mo: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(digest + mo).digest()
+
+
+def _read_entry(path: Path, digest: bytes, limit: int) -> bytes | None:
+    """The ``.mo`` in the cache entry at ``path`` when it is sound and sealed for the source
+    whose SHA-256 is ``digest``; None for anything else, which is never an error.
+
+    The entry is opened without following a symbolic link and without waiting (a FIFO or a
+    device put in its place is not read), and only a regular file of a plausible size is
+    read.
+    """
+    import hmac
+    import stat
+
+    flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or not _MO_HEADER + _SEAL <= info.st_size <= limit:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        return None
+    mo, seal = data[:-_SEAL], data[-_SEAL:]
+    if len(mo) < _MO_HEADER or mo[:4] not in _MO_MAGIC:
+        return None
+    if not hmac.compare_digest(seal, _seal(digest, mo)):
+        return None
+    return mo
+
+
+def _write_entry(path: Path, digest: bytes, mo: bytes) -> None:
+    """Keep ``mo`` at ``path``, sealed: written whole to a file of its own, synced, then
+    renamed over the entry, so that a power cut leaves the old entry or the new one, never a
+    part of one. Where the cache cannot be written (read-only, full, not a directory), the
+    catalogue is compiled again next time, which costs a fraction of a second."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(mo + _seal(digest, mo))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        return
+    # The rename is durable once the directory is synced; without it the entry may be
+    # missing after a power cut, which only costs a compilation.
+    with contextlib.suppress(OSError):
+        directory = os.open(path.parent, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
 
 
 def compile_po(source: bytes) -> bytes:
@@ -102,5 +194,5 @@ def compile_po(source: bytes) -> bytes:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "pitable" / "locale"
+    """Where compiled catalogues are kept: ``$XDG_CACHE_HOME/pitable/locale``."""
+    return cache_home() / "pitable" / "locale"

@@ -3,8 +3,17 @@ fonts able to draw every letter the catalogues use."""
 
 from __future__ import annotations
 
+import errno
 import functools
+import gettext
+import hashlib
+import io
+import os
 import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -76,16 +85,35 @@ def test_the_seeds_terms_are_used() -> None:
         assert word in es
 
 
-def test_a_language_is_compiled_once_into_the_cache(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    first = i18n.compiled("fr")
-    cached = list((tmp_path / "pitable" / "locale").glob("fr-*.mo"))
-    assert len(cached) == 1 and cached[0].read_bytes() == first
-    # Read back from the cache, not compiled again: a changed cache file is what comes back.
-    cached[0].write_bytes(first + b"")
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A cache of compiled catalogues of this test's own, empty; translators made afresh."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    i18n.translator.cache_clear()
+    try:
+        yield tmp_path / "cache" / "pitable" / "locale"
+    finally:
+        i18n.translator.cache_clear()
+
+
+def entry(cache: Path, lang: str) -> Path:
+    """The cache entry of ``lang``'s catalogue as it is today."""
+    digest = hashlib.sha256(i18n.catalogue_path(lang).read_bytes()).hexdigest()
+    return cache / f"{lang}-{digest[:16]}.mo"
+
+
+def never_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(i18n, "compile_po", lambda source: pytest.fail("compiled again"))
+
+
+def test_a_language_is_compiled_once_into_the_cache(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = i18n.compiled("fr")
+    assert [p.name for p in cache.iterdir()] == [entry(cache, "fr").name]
+    assert entry(cache, "fr").read_bytes().startswith(first)
+    # Read back from the cache, not compiled again.
+    never_compiled(monkeypatch)
     assert i18n.compiled("fr") == first
 
 
@@ -101,6 +129,161 @@ def test_without_a_writable_cache_the_catalogue_is_compiled_in_memory(
             "Ignorad los otros dados."
     finally:
         i18n.translator.cache_clear()
+    assert blocker.read_text() == "not a directory"
+
+
+def sealed(lang: str) -> bytes:
+    """A sound cache entry of ``lang``, as pitable writes it."""
+    with tempfile.TemporaryDirectory() as d, pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("XDG_CACHE_HOME", d)
+        i18n.compiled(lang)
+        return next(Path(d).rglob(f"{lang}-*.mo")).read_bytes()
+
+
+def flipped(data: bytes, at: int) -> bytes:
+    return data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1:]
+
+
+#: Cache entries that are not fr's catalogue: what a power cut, a full disk, another
+#: program or a hand leave where fr's compiled catalogue is looked for.
+BAD_ENTRIES: dict[str, Callable[[], bytes]] = {
+    "empty": lambda: b"",
+    "short": lambda: sealed("fr")[:20],
+    "cut in half": lambda: sealed("fr")[: len(sealed("fr")) // 2],
+    "cut before its seal": lambda: sealed("fr")[:-32],
+    "foreign: es's catalogue": lambda: sealed("es"),
+    "foreign: a bare .mo of es": lambda: i18n.compile_po(i18n.catalogue_path("es").read_bytes()),
+    "a bare .mo of fr, unsealed": lambda: i18n.compile_po(
+        i18n.catalogue_path("fr").read_bytes()),
+    "one byte changed in a translation": lambda: flipped(sealed("fr"), len(sealed("fr")) - 60),
+    "zeros": lambda: bytes(len(sealed("fr"))),
+    "the magic, then noise": lambda: b"\xde\x12\x04\x95" + os.urandom(500),
+    "text": lambda: b"msgid \"\"\nmsgstr \"\"\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_ENTRIES))
+def test_a_bad_cache_entry_is_compiled_again(
+    cache: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    planted = BAD_ENTRIES[kind]()
+    cache.mkdir(parents=True)
+    entry(cache, "fr").write_bytes(planted)
+    assert i18n.translator("fr").gettext("Ignore the other dice.") == "Ignorez les autres dés."
+    # The bad entry was replaced by a sound one, read from now on without compiling.
+    assert entry(cache, "fr").read_bytes() == sealed("fr")
+    i18n.translator.cache_clear()
+    never_compiled(monkeypatch)
+    assert i18n.translator("fr").gettext("Ignore the other dice.") == "Ignorez les autres dés."
+
+
+def plant_link_to_zeros(path: Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+def plant_dangling_link(path: Path) -> None:
+    path.symlink_to(path.parent / "nowhere")
+
+
+def plant_fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def plant_directory(path: Path) -> None:
+    (path / "inside").mkdir(parents=True)
+
+
+def plant_huge_file(path: Path) -> None:
+    with path.open("wb") as f:
+        f.truncate(64 * 1024 * 1024)
+
+
+@pytest.mark.parametrize("plant", [plant_link_to_zeros, plant_dangling_link, plant_fifo,
+                                   plant_directory, plant_huge_file])
+def test_what_is_not_a_cache_file_is_not_read(cache: Path, plant: Callable[[Path], None]) -> None:
+    """Neither followed (a link), waited on (a FIFO) nor read whole (a device, a huge file):
+    the catalogue is compiled, and kept in the entry's place when that is a file or a link."""
+    cache.mkdir(parents=True)
+    plant(entry(cache, "fr"))
+    assert i18n.translator("fr").gettext("Ignore the other dice.") == "Ignorez les autres dés."
+    if plant is plant_directory:
+        assert (entry(cache, "fr") / "inside").is_dir()  # not ours to remove
+    else:
+        assert entry(cache, "fr").read_bytes() == sealed("fr")
+    assert not list(cache.glob(".*.part"))
+
+
+def test_a_cache_behind_a_link_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """~/.cache is often a link to another disk: the cache works through it."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "cache").symlink_to(tmp_path / "elsewhere")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    i18n.compiled("es")
+    assert list((tmp_path / "elsewhere" / "pitable" / "locale").glob("es-*.mo"))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only directory")
+def test_an_unwritable_cache_is_left_alone(cache: Path) -> None:
+    cache.mkdir(parents=True)
+    entry(cache, "fr").write_bytes(b"")
+    cache.chmod(0o500)
+    try:
+        assert i18n.translator("fr").gettext("Ignore the other dice.") == \
+            "Ignorez les autres dés."
+        assert entry(cache, "fr").read_bytes() == b""
+    finally:
+        cache.chmod(0o700)
+
+
+def test_a_relative_xdg_cache_home_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The XDG specification: a relative path in XDG_CACHE_HOME is invalid, so ignored."""
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    monkeypatch.chdir(cwd)
+    i18n.compiled("fr")
+    assert list(cwd.rglob("*")) == []
+    assert list((home / ".cache" / "pitable" / "locale").glob("fr-*.mo"))
+
+
+def french(message: str) -> str:
+    """``message`` in French, compiled from the ``.po`` here and now, by no cache."""
+    mo = i18n.compile_po(i18n.catalogue_path("fr").read_bytes())
+    return gettext.GNUTranslations(io.BytesIO(mo)).gettext(message)
+
+
+@pytest.mark.parametrize("kind", ["empty", "short", "foreign: es's catalogue"])
+def test_the_box_speaks_french_over_a_bad_cache(
+    cache: Path, tmp_path: Path, kind: str
+) -> None:
+    """The box itself, started as a user starts it, over a bad entry: no crash, French words."""
+    cache.mkdir(parents=True)
+    entry(cache, "fr").write_bytes(BAD_ENTRIES[kind]())
+    env = {**os.environ, "PITABLE_BACKENDS": "sim"}
+    script = (
+        "import sys\n"
+        "from pitable.box.sim import Simulator, status_words\n"
+        "from pitable.config import load_config\n"
+        "from pitable.hw.entropy import SeededSource\n"
+        "sim = Simulator(load_config(sys.argv[1]), entropy=SeededSource(7))\n"
+        "print(status_words(sim)[1])\n"
+        "sim.close()\n"
+    )
+    config = tmp_path / "fr.toml"
+    config.write_text('[box]\nlanguage = "fr"\n')
+    box = subprocess.run([sys.executable, "-c", script, str(config)], capture_output=True,
+                         text=True, env=env, timeout=60, check=False)
+    assert box.returncode == 0, box.stderr
+    assert box.stdout.strip() == french("Press ROLL to roll") != "Press ROLL to roll"
+    # And the command that runs it, in French, over another bad entry each time.
+    entry(cache, "fr").write_bytes(BAD_ENTRIES[kind]())
+    sim = subprocess.run(
+        [sys.executable, "-m", "pitable", "sim", "--script", "press", "--seed", "7",
+         "--lang", "fr"], capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert (sim.returncode, sim.stderr) == (0, "")
 
 
 def test_english_is_the_source_itself() -> None:
@@ -140,3 +323,14 @@ def test_the_fonts_draw_every_letter_of_the_catalogues(name: str) -> None:
     missing = sorted(ch for ch in letters | {ch.upper() for ch in letters}
                      if drawn(font, ch) == missing_box)
     assert not missing, f"{name} has no glyph for {missing}"
+
+
+def test_a_full_disk_leaves_no_partial_entry(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    assert i18n.translator("fr").gettext("Ignore the other dice.") == "Ignorez les autres dés."
+    assert list(cache.iterdir()) == []

@@ -62,6 +62,7 @@ from pitable.rules.dice import SPECIAL, Face, Roll
 from pitable.rules.session import GameState, Mode, level
 from pitable.rules.sheets import MAP_FORMAT, Side
 from pitable.rules.titles import as_title, find_title
+from pitable.xdg import state_home
 
 log = logging.getLogger("pitable.store")
 
@@ -152,12 +153,7 @@ def default_state_dir(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     if systemd := env.get("STATE_DIRECTORY", "").split(":")[0]:
         return Path(systemd)
-    xdg = env.get("XDG_STATE_HOME", "")
-    # The XDG spec says a relative value is invalid and must be ignored.
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "pitable"
-    home = env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".local" / "state" / "pitable"
+    return state_home(env) / "pitable"
 
 
 def database_path(

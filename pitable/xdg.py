@@ -1,0 +1,38 @@
+"""The user's base directories by the XDG Base Directory specification.
+
+Standard library only, and no other module of pitable: the store, the catalogues' cache and
+anything else that keeps files of the user's take their directory from here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def base_directory(
+    variable: str, fallback: str, environ: Mapping[str, str] | None = None
+) -> Path:
+    """``$variable`` (``XDG_CACHE_HOME``, ``XDG_STATE_HOME``...) when it is an absolute path,
+    else ``fallback`` under the home directory (``.cache``, ``.local/state``).
+
+    The specification says a relative path in one of these variables is invalid and is to be
+    ignored: followed, it would put the files wherever the program happened to start.
+    """
+    env = os.environ if environ is None else environ
+    value = env.get(variable, "")
+    if value and os.path.isabs(value):
+        return Path(value)
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / fallback
+
+
+def cache_home(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME``, or ``~/.cache``."""
+    return base_directory("XDG_CACHE_HOME", ".cache", environ)
+
+
+def state_home(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_STATE_HOME``, or ``~/.local/state``."""
+    return base_directory("XDG_STATE_HOME", os.path.join(".local", "state"), environ)
