@@ -11,6 +11,7 @@ ends as one line on stderr and a non-zero exit status, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -198,7 +199,57 @@ def _is_ours(handler: logging.Handler) -> bool:
     return isinstance(getattr(handler, "stream", None), _Stderr)
 
 
+#: The error handler of stdout and stderr (:func:`writable_output`).
+OUTPUT_ERRORS = "pitable.shown"
+
+
+def _shown(error: UnicodeError) -> tuple[str | bytes, int]:
+    """What to write for a character the output's encoding lacks: the byte it was read from
+    when it is one that could not be decoded (``surrogateescape``: a file name given in the
+    C locale comes back as it was given), else the letter without its accent (``é`` -> ``e``,
+    by Unicode's compatibility decomposition), else ``?``.
+
+    Written here because Python's own handlers each do one of these (``surrogateescape``,
+    ``replace``) and an encoding's error handler cannot chain them.
+    """
+    import unicodedata
+
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    char = error.object[error.start]
+    if 0xDC80 <= ord(char) <= 0xDCFF:
+        return bytes([ord(char) - 0xDC00]), error.start + 1
+    bare = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+    try:
+        bare.encode(error.encoding)
+    except (UnicodeError, LookupError):
+        bare = "?"
+    return bare or "?", error.start + 1
+
+
+def writable_output() -> None:
+    """Make stdout and stderr write what their encoding can show instead of failing on it.
+
+    A terminal or pipe that is not UTF-8 (``LC_ALL=C`` without UTF-8 mode,
+    ``PYTHONIOENCODING=ascii``) would otherwise end a command with ``UnicodeEncodeError`` at
+    its first accent or middle dot; on a UTF-8 one nothing changes.
+    """
+    import codecs
+
+    try:
+        codecs.lookup_error(OUTPUT_ERRORS)
+    except LookupError:
+        codecs.register_error(OUTPUT_ERRORS, _shown)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            # A closed stream, or one that cannot change, is left as it is.
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors=OUTPUT_ERRORS)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    writable_output()
     if argv is None:
         argv = sys.argv[1:]
     parser = build_parser(command_in(argv) or "")
