@@ -16,7 +16,6 @@ import http.client
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,19 +54,26 @@ if CHROMIUM is None or CHROMEDRIVER is None:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
+    # Chromium's profile and every scratch file of it and its driver in this run's own
+    # folder, not in the machine's temporary directory.
+    own = tmp_path_factory.mktemp("chromium")
+    (own / "tmp").mkdir()
     options = webdriver.ChromeOptions()
     assert CHROMIUM is not None and CHROMEDRIVER is not None
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
                      "--disable-dev-shm-usage", "--hide-scrollbars",
                      "--force-device-scale-factor=1", "--font-render-hinting=none",
-                     f"--window-size={WINDOW[0]},{WINDOW[1]}"):
+                     f"--window-size={WINDOW[0]},{WINDOW[1]}",
+                     f"--user-data-dir={own / 'profile'}", f"--disk-cache-dir={own / 'cache'}"):
         options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    service = Service(executable_path=CHROMEDRIVER,
+                      env={**os.environ, "TMPDIR": str(own / "tmp"), "HOME": str(own)})
+    driver = webdriver.Chrome(options=options, service=service)
     # Headless Chromium keeps a desktop's least window width: the phone's viewport is set
     # through the DevTools protocol instead.
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
@@ -266,7 +272,8 @@ SHOWN_ROLLS = {"valley": "*,3,5", "island": "2,*,4", "temple": "1,5,*"}
 
 
 @pytest.mark.parametrize("title", list(SHOWN_ROLLS))
-def test_the_page_after_a_roll_looks_as_it_did(browser: Any, title: str) -> None:
+def test_the_page_after_a_roll_looks_as_it_did(browser: Any, title: str,
+                                               tmp_path: Path) -> None:
     roll = SHOWN_ROLLS[title]
     served = table(title, roll)
     try:
@@ -279,7 +286,7 @@ def test_the_page_after_a_roll_looks_as_it_did(browser: Any, title: str) -> None
         wait_for(browser, lambda: browser.execute_script(
             "return document.fonts.status") == "loaded", "the fonts")
         png = browser.get_screenshot_as_png()
-        path = Path(tempfile.gettempdir()) / f"pitable-web-{title}.png"
+        path = tmp_path / f"pitable-web-{title}.png"
         path.write_bytes(png)
         with Image.open(path) as shot:
             assert_looks_like_golden(shot.convert("RGB"), GOLDEN / "web" / f"{title}.png")

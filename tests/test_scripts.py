@@ -177,6 +177,31 @@ def test_test_says_each_step_then_runs_the_checks_and_is_silent_once_set_up(
     assert checkout.calls()[-1].split(" (in")[0] == "pytest -q"
 
 
+def test_test_runs_the_whole_of_a_file_or_test_it_is_given(checkout: Checkout) -> None:
+    """A file named is run whole, its slow tests too: naming a file of slow tests alone
+    would otherwise run nothing ("no tests ran")."""
+    (checkout.root / "tests").mkdir()
+    (checkout.root / "tests" / "test_slow.py").write_text("")
+    checkout.run("test")
+
+    def pytest_call(*args: str) -> tuple[str, str]:
+        result = checkout.run("test", *args)
+        assert result.returncode == 0, result.stderr
+        return checkout.calls()[-1].split(" (in")[0], result.stdout
+
+    for named in ("tests/test_slow.py", "tests/test_slow.py::test_one", "tests",
+                  "tests/test_slow.py::Group::test_two[a-b]"):
+        call, out = pytest_call("-q", named)
+        assert call == f"pytest -n auto --dist worksteal -q {named}"
+        assert "slow ones included" in out
+    # What names no test file of the checkout leaves the quick set as it is.
+    for args in (("-k", "tests"), ("--deselect", "tests/test_slow.py::test_one"),
+                 ("tests/test_missing.py",), ("-x",)):
+        call, out = pytest_call(*args)
+        assert call == f"pytest -m not slow -n auto --dist worksteal {' '.join(args)}"
+        assert "slow ones included" not in out
+
+
 def test_pitable_sets_up_once_and_runs_in_the_callers_directory(
     checkout: Checkout, tmp_path: Path,
 ) -> None:
