@@ -3,6 +3,7 @@ fonts able to draw every letter the catalogues use."""
 
 from __future__ import annotations
 
+import difflib
 import errno
 import functools
 import gettext
@@ -10,6 +11,7 @@ import hashlib
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -334,3 +336,57 @@ def test_a_full_disk_leaves_no_partial_entry(
     monkeypatch.setattr(os, "fsync", full)
     assert i18n.translator("fr").gettext("Ignore the other dice.") == "Ignorez les autres dés."
     assert list(cache.iterdir()) == []
+
+
+def tree_copy(tmp_path: Path) -> Path:
+    """The package's sources and catalogues and the scripts, copied; pybabel from here."""
+    root = tmp_path / "tree"
+
+    def not_sources(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if not (Path(folder, n).is_dir() and n != "__pycache__")
+                and not n.endswith((".py", ".po"))]
+
+    shutil.copytree(PACKAGE, root / "pitable", ignore=not_sources)
+    shutil.copytree(PACKAGE.parent / "scripts", root / "scripts")
+    pybabel = Path(sys.executable).parent / "pybabel"
+    if not pybabel.exists():
+        pytest.skip(f"no pybabel beside {sys.executable}")
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / ".venv" / "bin" / "pybabel").symlink_to(pybabel)
+    return root
+
+
+def translations(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(root / "scripts" / "translations")], capture_output=True,
+                          text=True, timeout=120, check=False, cwd=root)
+
+
+def po_files(root: Path) -> dict[str, bytes]:
+    return {lang: (root / i18n.catalogue_path(lang).relative_to(PACKAGE.parent)).read_bytes()
+            for lang in TRANSLATED}
+
+
+def test_updating_the_catalogues_of_an_unchanged_tree_changes_nothing(tmp_path: Path) -> None:
+    root = tree_copy(tmp_path)
+    before = po_files(root)
+    done = translations(root)
+    assert done.returncode == 0, done.stderr
+    assert po_files(root) == before
+    assert sorted(p.name for p in (root / "pitable" / "locale").rglob("*") if p.is_file()) \
+        == ["pitable.po"] * len(TRANSLATED)
+
+
+def test_an_update_adds_a_new_message_and_changes_nothing_else(tmp_path: Path) -> None:
+    """The catalogues are in the form the update writes: a new message is its three lines."""
+    root = tree_copy(tmp_path)
+    before = po_files(root)
+    (root / "pitable" / "added.py").write_text('N_ = str\nNEW = N_("A message just added")\n')
+    done = translations(root)
+    assert done.returncode == 0, done.stderr
+    for lang, after in po_files(root).items():
+        changes = [line for line in difflib.unified_diff(
+            before[lang].decode().splitlines(), after.decode().splitlines(), n=0, lineterm="")
+            if line[:1] in "+-" and line[:3] not in ("+++", "---")
+            # Babel writes its own version into the header: another version, another line.
+            and not line[1:].startswith('"Generated-By: Babel ')]
+        assert changes == ['+msgid "A message just added"', '+msgstr ""', "+"], (lang, changes)
