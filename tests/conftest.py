@@ -1,15 +1,17 @@
 """Shared helpers for the tests: golden files, compared exactly, rewritten only on purpose;
 and the folders the tests may touch, which are their own.
 
-Every test runs with ``XDG_CACHE_HOME``, ``XDG_STATE_HOME`` and ``TMPDIR`` pointing into
-pytest's temporary directory of the run (so do the programs the tests start, which inherit
-them), and a guard fails any test that writes where pitable keeps the files of the user
+From the moment this file is loaded (before any test module is imported, so collection
+too), ``XDG_CACHE_HOME``, ``XDG_STATE_HOME`` and ``TMPDIR`` point into a folder of the
+run's own (:data:`OWN`, removed at the end; the programs the tests start inherit them), and
+a guard fails the run when anything in it writes where pitable keeps the files of the user
 running the tests (``~/.cache/pitable``, ``~/.local/state/pitable``).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -22,14 +24,38 @@ from pitable import xdg
 
 GOLDEN = Path(__file__).parent / "golden"
 
-#: Where pitable keeps its files for the user running the tests, found before the tests
-#: point it elsewhere: no test may write there.
-USERS_OWN = tuple(
-    os.path.abspath(base / "pitable") for base in (xdg.cache_home(), xdg.state_home())
-)
-#: Writes into the user's own folders, as (event, path), since the last test's check.
+#: Passes the user's own folders from the first process of a run (found before they are
+#: pointed elsewhere) to those it starts, pytest-xdist's workers among them.
+_USERS_OWN_VARIABLE = "PITABLE_TESTS_USERS_OWN"
+#: Where pitable keeps its files for the user running the tests: no test may write there.
+USERS_OWN: tuple[str, ...]
+if _USERS_OWN_VARIABLE in os.environ:
+    USERS_OWN = tuple(os.environ[_USERS_OWN_VARIABLE].split(os.pathsep))
+else:
+    USERS_OWN = tuple(os.path.abspath(base / "pitable")
+                      for base in (xdg.cache_home(), xdg.state_home()))
+    os.environ[_USERS_OWN_VARIABLE] = os.pathsep.join(USERS_OWN)
+
+#: This process's own folder for the run: pitable's cache and state and every temporary
+#: file of the tests and of the programs they start. Others may pass through it (0711) to
+#: a folder a test makes readable to them, as the installer's test does for nobody.
+OWN = Path(tempfile.mkdtemp(prefix="pitable-tests-"))
+OWN.chmod(0o711)
+for _name, _folder in (("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state"),
+                       ("TMPDIR", "tmp")):
+    (OWN / _folder).mkdir(mode=0o711)
+    os.environ[_name] = str(OWN / _folder)
+tempfile.tempdir = None  # read TMPDIR again
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(OWN, ignore_errors=True)
+
+
+#: Writes into the user's own folders, as (event, path), not yet reported.
 _writes_to_users_own: list[tuple[str, str]] = []
-#: The temporary directory of this run (of this worker, under pytest-xdist), as "tmp".
+#: pytest's temporary directory of the run (of this worker, under pytest-xdist), as "tmp":
+#: it keeps what a failed test leaves to look at for the last few runs.
 _RUN: dict[str, Path] = {}
 _WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 #: Audit events that change a file, and which of their arguments are paths it changes.
@@ -63,42 +89,29 @@ def _watch_writes(event: str, args: tuple[object, ...]) -> None:
 
 
 # An audit hook sees every file this process opens or changes, whichever code does it; the
-# programs the tests start are kept out by the environment the fixture below gives them.
+# programs the tests start are kept out by the environment set above.
 sys.addaudithook(_watch_writes)
 
 
 @pytest.fixture(scope="session", autouse=True)
-def own_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Point the user's cache, state and temporary folders into this run's temporary
-    directory for the whole session, and back after."""
-    root = tmp_path_factory.mktemp("home")
-    folders = {"XDG_CACHE_HOME": root / "cache", "XDG_STATE_HOME": root / "state",
-               "TMPDIR": root / "tmp"}
-    saved = {name: os.environ.get(name) for name in folders}
-    for name, folder in folders.items():
-        folder.mkdir()
-        os.environ[name] = str(folder)
-    tempfile.tempdir = None  # read TMPDIR again
+def _run_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
     _RUN["tmp"] = tmp_path_factory.getbasetemp()
-    try:
-        yield root
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        tempfile.tempdir = None
+
+
+def _report_writes_to_users_own(when: str) -> None:
+    if _writes_to_users_own:
+        wrote, _writes_to_users_own[:] = list(_writes_to_users_own), []
+        pytest.fail(f"written into the user's own folders {when}: {wrote[:5]}")
 
 
 @pytest.fixture(autouse=True)
 def _no_writes_to_users_own() -> Iterator[None]:
-    """Fail the test that wrote into the user's own pitable folders."""
-    _writes_to_users_own.clear()
+    """Fail the test that wrote into the user's own pitable folders (and the first test, for
+    a write made while the tests were collected)."""
+    _report_writes_to_users_own("before this test, while the tests were collected")
     yield
-    if _writes_to_users_own:
-        wrote, _writes_to_users_own[:] = list(_writes_to_users_own), []
-        pytest.fail(f"the test wrote into the user's own folders: {wrote[:5]}")
+    _report_writes_to_users_own("by this test")
+
 
 #: Set to 1 to rewrite golden files from the current code. A deliberate step that cannot
 #: pass silently: every golden it writes fails its test, to be looked at and run again.

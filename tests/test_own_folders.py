@@ -1,6 +1,6 @@
 """The tests touch only their own folders: pitable's cache, its state and every temporary
-file of the tests and of the programs they start lie in this run's temporary directory, and
-a write into the user's own pitable folders fails the test that made it."""
+file of the tests and of the programs they start lie in the run's own folder, and a write
+into the user's own pitable folders fails the test that made it."""
 
 from __future__ import annotations
 
@@ -27,17 +27,14 @@ def inside(path: str, root: Path) -> bool:
     return Path(path).resolve().is_relative_to(root.resolve())
 
 
-def test_pitable_writes_in_this_runs_own_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
-    run = tmp_path_factory.getbasetemp()
+def test_pitable_writes_in_this_runs_own_folder() -> None:
     here = where_pitable_writes()
-    assert all(inside(path, run) for path in here.values()), here
+    assert all(inside(path, conftest.OWN) for path in here.values()), here
     assert not any(inside(path, Path(own)) for path in here.values()
                    for own in conftest.USERS_OWN)
 
 
-def test_a_program_the_tests_start_writes_there_too(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
+def test_a_program_the_tests_start_writes_there_too() -> None:
     script = ("import json, tempfile; from pitable import i18n;"
               " from pitable.box.store import default_state_dir;"
               " print(json.dumps({'cache': str(i18n._cache_dir()),"
@@ -45,7 +42,9 @@ def test_a_program_the_tests_start_writes_there_too(
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True, timeout=60).stdout
     there = json.loads(out)
-    assert all(inside(path, tmp_path_factory.getbasetemp()) for path in there.values()), there
+    assert all(inside(path, conftest.OWN) for path in there.values()), there
+    assert not any(inside(path, Path(own)) for path in there.values()
+                   for own in conftest.USERS_OWN)
 
 
 @pytest.mark.parametrize("own", conftest.USERS_OWN)
