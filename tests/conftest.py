@@ -36,6 +36,11 @@ else:
                       for base in (xdg.cache_home(), xdg.state_home()))
     os.environ[_USERS_OWN_VARIABLE] = os.pathsep.join(USERS_OWN)
 
+# pytest's own temporary directories (tmp_path, and the pictures of a failed golden kept
+# there) stay where pytest keeps them for the last few runs, outside the folder below that
+# goes at the end of the run: pytest reads its root from this variable before TMPDIR.
+os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+
 #: This process's own folder for the run: pitable's cache and state and every temporary
 #: file of the tests and of the programs they start. Others may pass through it (0711) to
 #: a folder a test makes readable to them, as the installer's test does for nobody.
