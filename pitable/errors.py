@@ -138,8 +138,21 @@ class StoreUnavailable(StoreError, OSError):
     exit_status = EXIT_FAILURE
 
 
-class StoreBusy(StoreError):
+class StoreWriteFailed(StoreError):
+    """A write the store could not make now (another writer holds the database, the disk is
+    full or failing): the same write may succeed when tried again."""
+
+    exit_status = EXIT_FAILURE
+
+
+class StoreBusy(StoreWriteFailed):
     """Another process holds the session database locked for longer than the wait."""
+
+    exit_status = EXIT_FAILURE
+
+
+class StoreInUse(StoreError):
+    """Another box holds the state directory: one state directory has one box."""
 
     exit_status = EXIT_FAILURE
 

@@ -163,7 +163,7 @@ def test_history_reads_without_changing_a_byte_or_making_a_file(
         code, _, err = run(capsys, "history", "--state-dir", str(tmp_path), *argv)
         assert code == 0, err
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME, f"{DB_NAME}.lock"]
 
 
 def test_history_finds_the_state_directory_in_the_environment(

@@ -23,6 +23,7 @@ from pitable.box.store import (
     SessionStore,
     database_path,
     default_state_dir,
+    lock_path,
 )
 from pitable.errors import (
     GameEnded,
@@ -37,6 +38,8 @@ from pitable.rules.session import GameState, Mode
 
 T0 = datetime(2026, 11, 29, 11, 22, 33, tzinfo=UTC)
 STAMP = "20261129T112233Z"
+#: The box's lock file, beside the database of every box that ran.
+LOCK = lock_path(Path(DB_NAME)).name
 ROLLS = [Roll.from_str(r) for r in ("2,3,5", "*,1,*", "4,*,2", "5,5,*", "1,2,3", "*,*,4")]
 
 
@@ -520,6 +523,7 @@ def test_moving_aside_never_touches_other_files(tmp_path: Path) -> None:
         "notes.txt",
         DB_NAME,
         f"{DB_NAME}.corrupt-{STAMP}",
+        LOCK,
     ]
 
 
@@ -591,7 +595,7 @@ def test_a_sound_database_that_cannot_be_written_opens_read_only_and_untouched(
             s.new_game("temple", "table")
     assert "rolls are not being saved" in caplog.text
     assert untouched(path) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME, LOCK]
 
 
 def test_an_empty_database_that_cannot_be_written_reads_as_no_games(
@@ -633,7 +637,7 @@ def test_a_read_only_file_in_a_read_only_directory_is_left_alone(tmp_path: Path)
     finally:
         tmp_path.chmod(0o755)
     assert untouched(path) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME, LOCK]
 
 
 def hazard_of(store: SessionStore, game_id: int, roll: Roll) -> tuple[bool, int]:
@@ -654,7 +658,82 @@ def test_a_reader_changes_no_byte_and_makes_no_file(tmp_path: Path) -> None:
         with pytest.raises(StoreError):
             s.end_game(game.id)
     assert untouched(path) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME, LOCK]
+
+
+def every_file(directory: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file in ``directory``: its bytes and its modification time."""
+    return {p.name: untouched(p) for p in sorted(directory.iterdir())}
+
+
+def died_while_rolling(directory: Path, rolls: int) -> None:
+    """A box that recorded ``rolls`` rolls and then died (SIGKILL, a power cut): its last
+    rolls are only in the WAL beside the database, with the WAL's index."""
+    code = (
+        "import os, sys\n"
+        "from pitable.box.store import SessionStore\n"
+        "from pitable.rules import Roll\n"
+        "s = SessionStore.open(sys.argv[1])\n"
+        "g = s.new_game('temple', 'table')\n"
+        "for n in range(int(sys.argv[2])):\n"
+        "    s.record_roll(g.id, Roll.from_str(f'{n % 5 + 1},2,3'), 'os', False, 0)\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(directory), str(rolls)], check=True,
+                   cwd=Path(__file__).resolve().parent.parent)
+
+
+@pytest.mark.parametrize("how", ["history", "open_read_only"])
+def test_a_reader_after_a_box_died_sees_every_roll_and_changes_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    died_while_rolling(tmp_path, 7)
+    assert (tmp_path / f"{DB_NAME}-wal").stat().st_size > 0
+    before = every_file(tmp_path)
+    if how == "history":
+        from tests.conftest import run_cli
+
+        code, out, err = run_cli(capsys, "history", "--state-dir", str(tmp_path))
+        assert code == 0, err
+        assert "round 7" in out
+        assert [line.split()[2] for line in out.splitlines()[1:]] == [
+            f"{n % 5 + 1},2,3" for n in range(7)]
+    else:
+        with SessionStore.open_read_only(tmp_path) as s:
+            game = s.current_game()
+            assert game is not None and game.rounds == 7
+            assert [str(r.roll) for r in s.rolls(game.id)] == [
+                f"{n % 5 + 1},2,3" for n in range(7)]
+    # Not a byte of the database, its WAL, the WAL's index or the lock file changed.
+    assert every_file(tmp_path) == before
+    # And the box, when it starts again, recovers the same rolls from its own WAL.
+    with SessionStore.open(tmp_path) as box:
+        game = box.current_game()
+        assert game is not None and game.rounds == 7
+
+
+def test_a_reader_of_a_database_with_an_empty_wal_changes_no_file(tmp_path: Path) -> None:
+    path = saved_game(tmp_path)
+    # What a box leaves that stopped between a checkpoint and its next roll.
+    Path(f"{path}-wal").write_bytes(b"")
+    before = every_file(tmp_path)
+    with SessionStore.open_read_only(tmp_path) as s:
+        game = s.current_game()
+        assert game is not None and game.rounds == 3
+    assert every_file(tmp_path) == before
+
+
+def test_a_reader_beside_a_running_box_sees_its_last_roll(tmp_path: Path) -> None:
+    with SessionStore.open(tmp_path) as box:
+        game = box.new_game("valley", "solo")
+        play(box, game.id, ROLLS[:4])
+        # The box's rolls are in its WAL, not yet in the file: a reader must see them.
+        assert (tmp_path / f"{DB_NAME}-wal").stat().st_size > 0
+        with SessionStore.open_read_only(tmp_path) as reader:
+            assert [r.roll for r in reader.rolls(game.id)] == ROLLS[:4]
+        play(box, game.id, ROLLS[4:5])
+        with SessionStore.open_read_only(tmp_path) as reader:
+            assert [r.roll for r in reader.rolls(game.id)] == ROLLS[:5]
 
 
 @pytest.mark.parametrize(
@@ -705,7 +784,7 @@ def test_the_simulator_rolls_on_a_database_it_may_not_write(
     assert code == 0, err
     assert "Traceback" not in err
     assert untouched(path) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [DB_NAME, LOCK]
 
 
 def _read_only_mount_works(directory: Path) -> bool:
@@ -742,7 +821,7 @@ def test_the_simulator_on_a_read_only_filesystem_leaves_the_database_as_it_was(
     assert "rolls are not being saved" in done.stderr
     assert "moved aside" not in done.stderr
     assert untouched(path) == before
-    assert sorted(p.name for p in state.iterdir()) == [DB_NAME]
+    assert sorted(p.name for p in state.iterdir()) == [DB_NAME, LOCK]
 
 
 def test_the_page_cache_is_bounded_so_a_long_running_box_does_not_grow(tmp_path: Path) -> None:

@@ -261,10 +261,10 @@ def test_a_new_games_seed_is_drawn_from_the_boxs_entropy_every_seed_alike() -> N
 def test_a_game_keeps_its_map_after_a_restart(tmp_path: Path) -> None:
     sim = make("1,2,3", store=SessionStore.open(tmp_path), map_seeds=lambda: 4321)
     sim.press()
+    sim.close()
     again = make(store=SessionStore.open(tmp_path), map_seeds=lambda: 1)
     assert again.box.view().map_tag == "A·4321"
     again.close()
-    sim.close()
 
 
 def test_a_map_drawn_by_another_generator_format_is_not_printed_under_its_old_seed(

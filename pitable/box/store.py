@@ -34,6 +34,7 @@ for readers (``pitable history``): it never creates, changes or moves a file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -54,7 +55,9 @@ from pitable.errors import (
     StoreBusy,
     StoreDamaged,
     StoreError,
+    StoreInUse,
     StoreUnavailable,
+    StoreWriteFailed,
     UnknownGame,
 )
 from pitable.rules.base import Title
@@ -384,6 +387,16 @@ class SessionStore:
         self.read_only = read_only
         self._clock = clock
         self._lock = threading.RLock()
+        #: What the store holds besides its connection (the box's lock, a reader's shared
+        #: lock or private copy), released when it closes.
+        self._holds = contextlib.ExitStack()
+        #: How long a write waits for another writer of the database before it fails
+        #: with :class:`StoreWriteFailed` (SQLite's busy timeout), in seconds.
+        self.write_wait = 5.0
+        self._applied_wait: float | None = None
+        #: The state directory's lock, held while the store is open for a box; None for
+        #: a reader (or where no lock file can be made: a read-only directory).
+        self.lock: BoxLock | None = None
         #: The schema version of the open database: the current one, unless it was opened
         #: read-only before a migration could run.
         self.version = _schema_version(connection)
@@ -408,6 +421,10 @@ class SessionStore:
         (:attr:`read_only`). A database that another process holds locked for longer than
         ``timeout`` seconds raises :class:`StoreError` and is left alone, and so does a
         path that is not a regular file (a directory, a FIFO).
+
+        The store is the box's: it holds the state directory's :class:`BoxLock` until it
+        is closed, and a second box opening it meanwhile gets :class:`StoreInUse`, naming
+        the first one's pid, before anything is read, checked or moved.
         """
         path = database_path(location)
         # Before the directory is made: a path through a file is named as such.
@@ -419,6 +436,23 @@ class SessionStore:
                 f"cannot create the state directory {path.parent}: {exc.strerror or exc}"
             ) from None
         _refuse_non_file(path)
+        lock = BoxLock.take(path, wait=timeout)
+        try:
+            store = cls._open_locked(path, recover=recover, clock=clock, timeout=timeout)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        store.write_wait = timeout
+        store.lock = lock
+        if lock is not None:
+            store._holds.callback(lock.release)
+        return store
+
+    @classmethod
+    def _open_locked(
+        cls, path: Path, *, recover: bool, clock: Callable[[], datetime], timeout: float
+    ) -> SessionStore:
         try:
             try:
                 db = _open_checked(path, timeout)
@@ -457,6 +491,13 @@ class SessionStore:
         :class:`UnknownGame` ("no saved games"); a path that is not a regular file
         :class:`StoreError`; a damaged or foreign database :class:`StoreDamaged`. Every
         write to the store raises :class:`StoreError`.
+
+        Not a byte beside the database is created or changed either: while a box writes
+        the database (it holds the :class:`BoxLock`), the reader shares SQLite's WAL index
+        with it, as any reader of a live WAL database must; while none does, it holds the
+        lock shared (no box starts writing until it is closed) and reads the file as
+        ``immutable``, or, when a WAL or journal left by a box that stopped without
+        closing holds committed rolls that the file does not, a private copy of the two.
         """
         path = database_path(location)
         _refuse_non_file(path)
@@ -464,30 +505,42 @@ class SessionStore:
             raise UnknownGame(f"no saved games: {path} does not exist")
         if path.stat().st_size == 0:
             raise UnknownGame(f"no saved games: {path} is empty")
+        holds = contextlib.ExitStack()
         try:
-            with _translated(path, reading=True):
-                db = _read_only_connection(path, timeout)
-                try:
-                    _check(db)
-                    if not db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]:
-                        raise UnknownGame(f"no saved games: {path} holds none")
-                    _check_schema(db)
-                except BaseException:
-                    db.close()
-                    raise
-        except _Unusable as bad:
-            raise StoreDamaged(f"{path}: {bad.reason}") from None
-        return cls(db, path, read_only=f"{path.name} is open read-only")
+            held, writing = _reader_lock(path)
+            if held is not None:
+                holds.callback(os.close, held)
+            try:
+                with _translated(path, reading=True):
+                    db = _reader_connection(path, timeout, writing, holds)
+                    try:
+                        _check(db)
+                        if not db.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]:
+                            raise UnknownGame(f"no saved games: {path} holds none")
+                        _check_schema(db)
+                    except BaseException:
+                        db.close()
+                        raise
+            except _Unusable as bad:
+                raise StoreDamaged(f"{path}: {bad.reason}") from None
+        except BaseException:
+            holds.close()
+            raise
+        store = cls(db, path, read_only=f"{path.name} is open read-only")
+        store._holds = holds
+        return store
 
     def close(self) -> None:
         """Close the database; closing twice is harmless."""
         with self._lock:
             db, self._db = self._db, None
-            if db is not None:
-                try:
-                    db.close()
-                except sqlite3.Error as exc:
-                    raise StoreError(f"{self.path}: cannot be closed: {exc}") from exc
+            # The database first: the box's lock is released once its last write is done.
+            with self._holds:
+                if db is not None:
+                    try:
+                        db.close()
+                    except sqlite3.Error as exc:
+                        raise StoreError(f"{self.path}: cannot be closed: {exc}") from exc
 
     def __enter__(self) -> SessionStore:
         return self
@@ -700,10 +753,18 @@ class SessionStore:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One transaction: committed (and synced, synchronous=FULL) when the block ends."""
+        """One transaction: committed (and synced, synchronous=FULL) when the block ends.
+
+        SQLite's failures are :class:`StoreWriteFailed` (the same write may succeed later:
+        another writer let go, the disk has room again), except a constraint that the
+        database holds against it (its round is already stored), which no retry mends.
+        """
         with self._lock:
             db = self._connection()
             try:
+                if self._applied_wait != self.write_wait:
+                    db.execute(f"PRAGMA busy_timeout = {max(0, int(self.write_wait * 1000))}")
+                    self._applied_wait = self.write_wait
                 # IMMEDIATE takes the write lock now, so the reads inside the block see the
                 # state the write is based on.
                 db.execute("BEGIN IMMEDIATE")
@@ -717,8 +778,13 @@ class SessionStore:
                         with contextlib.suppress(sqlite3.Error):
                             db.execute("ROLLBACK")
                     raise
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"{self.path}: {exc}") from exc
             except sqlite3.Error as exc:
-                raise _store_error(self.path, exc) from exc
+                error = _store_error(self.path, exc)
+                if not isinstance(error, StoreBusy):
+                    error = StoreWriteFailed(str(error))
+                raise error from exc
 
     def _game(self, db: sqlite3.Connection, game_id: int) -> Game:
         row = db.execute(f"SELECT {self._columns} FROM games WHERE id = ?", (game_id,)).fetchone()
@@ -793,6 +859,53 @@ def _read_only_connection(path: Path, timeout: float) -> sqlite3.Connection:
     """
     alone = not any(os.path.lexists(f"{path}{s}") for s in _COMPANIONS)
     uri = f"{path.absolute().as_uri()}?mode=ro" + ("&immutable=1" if alone else "")
+    return sqlite3.connect(
+        uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+    )
+
+
+def _has_journal(path: Path) -> bool:
+    """Whether a WAL or rollback journal with something in it lies beside ``path``: what
+    it holds is part of the database (committed rolls in a WAL; a hot journal's undo)."""
+    for suffix in ("-wal", "-journal"):
+        try:
+            if os.stat(f"{path}{suffix}").st_size > 0:
+                return True
+        except FileNotFoundError:
+            continue
+    return False
+
+
+def _reader_connection(
+    path: Path, timeout: float, writing: bool, holds: contextlib.ExitStack
+) -> sqlite3.Connection:
+    """A connection for a reader that writes nothing beside ``path`` (see
+    :meth:`SessionStore.open_read_only`); ``holds`` keeps the private copy, if one is made,
+    until the store closes."""
+    if writing:
+        uri = f"{path.absolute().as_uri()}?mode=ro"
+    elif not _has_journal(path):
+        uri = f"{path.absolute().as_uri()}?mode=ro&immutable=1"
+    else:
+        import shutil
+        import tempfile
+
+        # The file and its journal are copied while no box can start writing them, and
+        # SQLite recovers the copy: its WAL index and checkpoint are the copy's own.
+        copy = Path(holds.enter_context(tempfile.TemporaryDirectory(prefix="pitable-read-")))
+        try:
+            for suffix in ("", "-wal", "-journal"):
+                if os.path.lexists(f"{path}{suffix}"):
+                    shutil.copyfile(f"{path}{suffix}", copy / f"{DB_NAME}{suffix}")
+        except OSError as exc:
+            raise StoreUnavailable(
+                f"{path} cannot be read without writing beside it, and a copy of it"
+                f" cannot be made: {exc.strerror or exc}"
+            ) from None
+        db = sqlite3.connect(copy / DB_NAME, timeout=timeout, isolation_level=None,
+                             check_same_thread=False)
+        db.execute("PRAGMA query_only = ON")
+        return db
     return sqlite3.connect(
         uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
     )
@@ -1026,3 +1139,195 @@ def _sync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+# --- one box per state directory ---------------------------------------------------------
+
+#: How often a box that finds the lock held by a reader tries again.
+_LOCK_POLL_S = 0.02
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of the database at ``path``: ``pitable.db.lock`` beside it."""
+    return path.with_name(path.name + ".lock")
+
+
+def _open_lock_file(lock: Path, *, create: bool) -> tuple[int, bool] | None:
+    """The lock file opened for locking, and whether it could be opened for writing (to
+    keep the holder's pid in it); None when it does not exist and may not be created (or
+    its directory is not one: the store's own checks say so).
+
+    ``O_NOFOLLOW`` and ``O_NONBLOCK``: a link planted in its place is refused, and a FIFO
+    does not block the open; either is then refused as not a regular file.
+    """
+    flags = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    absent = (errno.ENOENT, errno.ENOTDIR)
+    fd = None
+    writable = False
+    if create:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | flags, 0o644)
+            writable = True
+        except OSError as exc:
+            if exc.errno in absent:
+                return None
+            if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise _lock_error(lock, exc) from None
+    if fd is None:
+        try:
+            fd = os.open(lock, os.O_RDONLY | flags)
+        except OSError as exc:
+            if exc.errno in (*absent, errno.EACCES, errno.EPERM):
+                return None
+            raise _lock_error(lock, exc) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise StoreError(f"{lock} is not a regular file: it cannot be the store's lock")
+    return fd, writable
+
+
+def _lock_error(lock: Path, exc: OSError) -> StoreError:
+    if exc.errno == errno.ELOOP:
+        return StoreError(f"{lock} is a symbolic link: it cannot be the store's lock")
+    if exc.errno == errno.EISDIR:
+        return StoreError(f"{lock} is a directory: it cannot be the store's lock")
+    return StoreUnavailable(f"{lock} cannot be opened: {exc.strerror or exc}")
+
+
+class BoxLock:
+    """The state directory's one box: an exclusive ``flock`` on the lock file beside the
+    database, held for as long as the box keeps the store open, with the holder's pid in
+    it for the message that a second box prints.
+
+    Readers (``pitable history``) take the same lock shared, only to learn whether a box
+    is writing (:func:`_writer_running`); a box that finds it held shared waits for them.
+    Written here rather than taken from ``filelock``: that library neither tells a shared
+    holder from an exclusive one nor keeps the holder's pid. The lock file is never
+    deleted (deleting a lock file lets two processes each lock a file of that name);
+    a box that stops empties it, and a box that dies leaves only a pid that no lock holds.
+    """
+
+    def __init__(self, fd: int, path: Path, writable: bool) -> None:
+        self._fd: int | None = fd
+        self.path = path
+        self._writable = writable
+
+    @classmethod
+    def take(cls, database: Path, *, wait: float = 5.0) -> BoxLock | None:
+        """Lock the state of the database at ``database`` for this process.
+
+        :class:`StoreInUse` names the pid of another box that holds it. A reader holding
+        it for the moment of a read is waited for, up to ``wait`` seconds. None when the
+        lock file does not exist and cannot be created (a read-only directory: the store
+        opens read-only there and writes nothing).
+        """
+        lock = lock_path(database)
+        opened = _open_lock_file(lock, create=True)
+        if opened is None:
+            return None
+        fd, writable = opened
+        try:
+            _lock_exclusively(fd, database, lock, wait)
+        except BaseException:
+            os.close(fd)
+            raise
+        held = cls(fd, lock, writable)
+        if writable:
+            # Only read by a second box, to name this one: no fsync, a power cut ends the
+            # lock with it.
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return held
+
+    def release(self) -> None:
+        """Empty the lock file and unlock it; releasing twice is harmless."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            if self._writable:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)  # closing the last descriptor releases the flock
+
+
+def _lock_exclusively(fd: int, database: Path, lock: Path, wait: float) -> None:
+    import fcntl  # POSIX: imported here, as the rest of the store runs anywhere
+    import time
+
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            pass
+        except OSError as exc:
+            # A filesystem without flock (some network mounts): the box runs, unguarded.
+            log.warning("%s cannot be locked (%s): nothing stops a second box on %s",
+                        lock, exc.strerror or exc, database.parent)
+            return
+        # Held: by a box (exclusively), or by readers for the moment of a read (shared).
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise _in_use(database, fd) from None
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        if time.monotonic() >= deadline:
+            raise StoreInUse(f"{database} is being read by another process: try again")
+        time.sleep(_LOCK_POLL_S)
+
+
+def _in_use(database: Path, fd: int) -> StoreInUse:
+    """The error for a lock held by another box, naming its pid as it wrote it there."""
+    text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    holder = f"pid {text}" if text.isdigit() else "its pid not yet written"
+    return StoreInUse(
+        f"{database.parent} is in use by another pitable box ({holder}):"
+        " one state directory has one box"
+    )
+
+
+def check_no_box(database: Path) -> None:
+    """:class:`StoreInUse` if a box holds the state of the database at ``database`` now;
+    creates nothing. :meth:`BoxLock.take` decides; this only says it early."""
+    import fcntl
+
+    opened = _open_lock_file(lock_path(database), create=False)
+    if opened is None:
+        return
+    fd, _ = opened
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise _in_use(database, fd) from None
+    except OSError:
+        pass  # no flock here: BoxLock.take says so
+    finally:
+        os.close(fd)
+
+
+def _reader_lock(database: Path) -> tuple[int | None, bool]:
+    """For a reader: whether a box is writing the database at ``database``, and if none
+    is, the lock file's descriptor holding it shared, so that no box starts writing until
+    the reader closes it (None when there is no lock file: no box of this version has run
+    here). Taking a shared lock writes nothing to disk.
+    """
+    import fcntl
+
+    opened = _open_lock_file(lock_path(database), create=False)
+    if opened is None:
+        return None, False
+    fd, _ = opened
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        # Held by a box, or a filesystem without flock, where a box may be writing: read
+        # as a reader of a live database.
+        os.close(fd)
+        return None, True
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, False
