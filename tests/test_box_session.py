@@ -145,12 +145,15 @@ def test_a_corrupted_database_is_moved_aside_and_the_box_rolls_on(
     sim.close()
 
 
-def test_a_failing_disk_does_not_stop_the_game(tmp_path: Path,
-                                               caplog: pytest.LogCaptureFixture) -> None:
+def test_a_full_disk_does_not_stop_the_game_and_its_rolls_are_kept_until_it_has_room(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     import sqlite3
 
+    full = [True]
+
     class FullConnection:
-        """SQLite's connection, on a disk that takes no more rolls."""
+        """SQLite's connection, on a disk that takes no more rolls while ``full``."""
 
         def __init__(self, db: sqlite3.Connection) -> None:
             self.db = db
@@ -159,7 +162,7 @@ def test_a_failing_disk_does_not_stop_the_game(tmp_path: Path,
             return getattr(self.db, name)
 
         def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
-            if sql.startswith("INSERT INTO rolls"):
+            if sql.startswith("INSERT INTO rolls") and full[0]:
                 raise sqlite3.OperationalError("database or disk is full")
             return self.db.execute(sql, *args)  # type: ignore[arg-type]
 
@@ -172,8 +175,14 @@ def test_a_failing_disk_does_not_stop_the_game(tmp_path: Path,
     sim.press()
     sim.press()
     assert read_faces(sim, "valley") == (3, 3, 3)
-    assert "rolls are not being saved" in sim.box.notices()
+    assert "2 rolls waiting to be saved" in sim.box.notices()
     assert "disk is full" in caplog.text
+    full[0] = False  # room again: the rolls land, in order, and the notice goes
+    sim.advance(2.0)
+    game = store.current_game()
+    assert game is not None
+    assert [str(r.roll) for r in store.rolls(game.id)] == ["2,2,2", "3,3,3"]
+    assert not any("saved" in n for n in sim.box.notices())
     sim.close()
 
 

@@ -38,7 +38,8 @@ HEADINGS = {"Menu", "Language", "New game", "Map", "Score", "Score: turn, push",
 #: The texts shown in the footer, as a message, or as a notice (narrower: the "!" block
 #: takes its left).
 NOTICES = {"hwrng failed: OS generator", "state was damaged: fresh start",
-           "rolls are not being saved", "web page off (see the log)", "printer: {reason}",
+           "rolls are not being saved", "{count} roll waiting to be saved",
+           "changes waiting to be saved", "web page off (see the log)", "printer: {reason}",
            "green die display not answering", "purple die display not answering",
            "red die display not answering", "status display not answering",
            "{part} display not answering"}

@@ -24,7 +24,7 @@ from PIL import Image
 
 from pitable.box.backends import Backends, Fakes, default_backends, display_bus
 from pitable.box.controller import Box
-from pitable.box.games import Store
+from pitable.box.games import Asked, Store
 from pitable.box.parts import DisplaySlot
 from pitable.box.tv import TvWorker, start_tv
 from pitable.config import Config, DisplayConfig
@@ -99,11 +99,13 @@ def build_box(
     store: Callable[[], Store] | None = None,
     map_seeds: Callable[[], int] | None = None,
     web_optional: bool = False,
+    asked: Asked | None = None,
 ) -> BuiltBox:
     """Build every part named in ``config`` on ``backends`` (default: the global default,
     see :func:`~pitable.box.backends.default_backends`), open the store with ``store``
     (None: nothing is kept), and start the box: it resumes the stored game and draws it.
-    ``map_seeds`` gives new games' map seeds (None: drawn from the box's entropy).
+    ``map_seeds`` gives new games' map seeds (None: drawn from the box's entropy);
+    ``asked`` is what the command line asked of the first game and of the language.
     With ``web_optional`` a web page that cannot be served (its port taken) is logged and
     named on the status screen, and the box runs without it; otherwise it is raised."""
     backends = backends or default_backends(config)
@@ -146,7 +148,9 @@ def build_box(
         opened = stack.enter_context(contextlib.closing(store())) if store is not None else None
         box = Box(dice, status, entropy, clock, config.box, leds=leds, store=opened,
                   printer=printer, events=events, bounce_s=config.button.bounce_ms / 1000,
-                  map_seeds=map_seeds)
+                  map_seeds=map_seeds, asked=asked or Asked())
+        # Closed before the store: the writes still waiting for it get a last try.
+        stack.callback(box.games.close)
         tv = start_tv(config.tv, backends.tv, box)
         if tv is not None:
             stack.callback(tv.close)

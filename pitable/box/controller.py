@@ -28,7 +28,7 @@ from typing import Protocol
 
 from PIL import Image
 
-from pitable.box.games import Game, Games, Store
+from pitable.box.games import Asked, Game, Games, Store
 from pitable.box.menus import MenuLevel, Menus
 from pitable.box.parts import DisplaySlot
 from pitable.box.snapshot import Publisher
@@ -144,10 +144,13 @@ class Box:
     bounce_s: float = 0.0
     #: Where a new game's map seed comes from; None: drawn from ``entropy``.
     map_seeds: Callable[[], int] | None = None
+    #: What the command line asked: the first game's title and mode when no game is in
+    #: progress, and the language, over the one chosen in the menu.
+    asked: Asked = field(default_factory=Asked)
 
     def __post_init__(self) -> None:
         seeds = self.map_seeds or (lambda: fresh_seed(self.entropy))
-        self.games = Games(self.store, self.settings, seeds)
+        self.games = Games(self.store, self.settings, seeds, self.clock.now)
         self.menus = Menus(self)
         self.phase = Phase.IDLE
         self.lines = {line: LevelDebounce(self.bounce_s) for line in Line}
@@ -171,9 +174,11 @@ class Box:
         #: The status screen's page, and when it turns to the next (None: one page only).
         self.page = 0
         self.next_page: float | None = None
-        #: The language of every word the box shows: the one last chosen in the menu (kept
-        #: in the store's settings), else the config's.
-        self.language = self._chosen_language() or check_language(self.settings.language)
+        #: The language of every word the box shows: the one asked on the command line,
+        #: else the one last chosen in the menu (kept in the store's settings), else the
+        #: config's.
+        self.language = (check_language(self.asked.language) if self.asked.language
+                         else self._chosen_language() or check_language(self.settings.language))
         self.stopped = threading.Event()
         #: Hands each change the table can see to the watchers (web page, TV).
         self.publisher = Publisher()
@@ -185,7 +190,7 @@ class Box:
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""
-        game = self.games.resume_or_start()
+        game = self.games.resume_or_start(self.asked)
         if game.last_options is not None:
             self.phase = Phase.SHOWING
         self._show_current()
@@ -256,6 +261,8 @@ class Box:
         for slot in self._slots():
             if slot.retry_at is not None:
                 deadlines.append(slot.retry_at)
+        if self.games.retry_at is not None:
+            deadlines.append(self.games.retry_at)
         return min(deadlines) if deadlines else None
 
     def _timers(self) -> None:
@@ -288,6 +295,9 @@ class Box:
             if slot.retry():
                 self.message = None
                 self.draw_status()
+        retry_at = self.games.retry_at
+        if retry_at is not None and now >= retry_at and self.games.retry():
+            self.draw_status()  # fewer rolls wait, or none
 
     # --- inputs -----------------------------------------------------------------
 

@@ -3,14 +3,19 @@
 A game is resumed after a restart (its round, its last roll and its map), started anew from
 the menu on a fresh map or on the last printed sheet's, ended with or without a score (a
 total, or its components one by one), and each roll is recorded before it is shown. A store
-that fails (a full disk, a damaged card) never stops the game: the failure is kept here and
-named on the status screen, and the box goes on rolling. The menu's choices that outlive a
-game (how many players, the last sheet printed) are kept in the store's settings.
+that fails never stops the game. A write it cannot take now (another program holds the
+database, the disk is full) is kept, in order behind any others waiting, and tried again
+from the loop without waiting on the database, until it is on disk; the status screen
+counts the rolls that wait. A write the store refuses for good (a read-only database, one
+that disagrees with the box) is named on the status screen, and the box goes on rolling.
+The menu's choices that outlive a game (how many players, the last sheet printed) are kept
+in the store's settings.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -18,7 +23,7 @@ from typing import Protocol
 from pitable.box.config_title import configured_title
 from pitable.box.table_map import TableMap, stored_map
 from pitable.config import BoxConfig
-from pitable.errors import BadSheet, StoreError
+from pitable.errors import BadSheet, PitableError, StoreWriteFailed
 from pitable.rules import Options, Roll, Title, find_title
 from pitable.rules.base import ENGLISH, Translator
 from pitable.rules.session import GameState, Mode, Turn, level
@@ -33,6 +38,18 @@ ScoreParts = tuple[tuple[str, int], ...]
 #: How many players a table may print sheets for, and how many it prints at first.
 PLAYERS_RANGE = (1, 100)
 DEFAULT_PLAYERS = 4
+
+#: How long a write the store could not take waits before it is tried again: at first, and
+#: at most (doubling in between). Each try gives up at once if another writer holds the
+#: database, so the loop never waits for one.
+RETRY_FIRST_S = 0.05
+RETRY_MOST_S = 1.0
+#: The most writes kept waiting for the store (a game night is a few hundred rolls); one
+#: more is not kept, and the screen says that rolls are not being saved.
+MOST_WAITING = 5000
+#: The most waiting writes made in one turn of the loop, each synced to disk: the rest come
+#: in the next turns, so that the loop handles presses in between.
+WRITES_PER_TURN = 5
 
 
 def score_components(title: Title) -> tuple[str, ...]:
@@ -74,7 +91,11 @@ class StoredRoll(Protocol):
 
 
 class Store(Protocol):
-    """What the box needs of :class:`~pitable.box.store.SessionStore`; raises StoreError."""
+    """What the box needs of :class:`~pitable.box.store.SessionStore`; raises StoreError,
+    and StoreWriteFailed for a write that may succeed when tried again."""
+
+    #: How long a write waits for another writer of the database, in seconds.
+    write_wait: float
 
     @property
     def recovered(self) -> str | None:
@@ -131,6 +152,24 @@ class Game:
 
 
 @dataclass(frozen=True)
+class Asked:
+    """What the command line asked of the box's first game and words (None: nothing)."""
+
+    title: Title | None = None
+    mode: Mode | None = None
+    language: str | None = None
+
+
+@dataclass
+class _Write:
+    """A write for the store: what it is (for the log), and the call that makes it."""
+
+    what: str
+    call: Callable[[], object]
+    roll: bool = False
+
+
+@dataclass(frozen=True)
 class Ending:
     """What the screens say when a game ends: its level (solo, with a score) and a line."""
 
@@ -141,19 +180,36 @@ class Ending:
 class Games:
     """The current game and its store (None: nothing is kept).
 
-    ``seeds`` gives a fresh map's seed (the box draws it from its entropy source).
+    ``seeds`` gives a fresh map's seed (the box draws it from its entropy source), ``now``
+    the time that writes waiting for the store are tried again by (the box's clock).
     """
 
     def __init__(self, store: Store | None, settings: BoxConfig,
-                 seeds: Callable[[], int]) -> None:
+                 seeds: Callable[[], int], now: Callable[[], float] = lambda: 0.0) -> None:
         self.store = store
         self.settings = settings
         self.seeds = seeds
-        #: Why the last write to the store failed; None once a write succeeds again.
+        self.now = now
+        #: Why the last write to the store failed for good; None once a write succeeds.
         self.failure: str | None = None
         self._current: Game | None = None
+        #: The game resumed from the store when the box started; None when it started one.
+        self.resumed: Game | None = None
+        #: Whether the resumed game kept its stored map (else it was given a fresh one).
+        self.resumed_map_kept = False
         #: The settings as the box knows them: the store's, and those it could not keep.
         self._settings: dict[str, str] = {}
+        #: The writes the store could not take yet, oldest first, and when the oldest is
+        #: tried again.
+        self._waiting: deque[_Write] = deque()
+        self.retry_at: float | None = None
+        self._retry_s = RETRY_FIRST_S
+        self._last_error = ""
+        #: The store's own wait, used when the box closes: the loop's writes never wait.
+        self._closing_wait = 0.0
+        if store is not None:
+            self._closing_wait = store.write_wait
+            store.write_wait = 0.0
 
     @property
     def current(self) -> Game:
@@ -161,11 +217,15 @@ class Games:
             raise RuntimeError("no game yet: the box has not been started")
         return self._current
 
-    def resume_or_start(self) -> Game:
+    def resume_or_start(self, asked: Asked | None = None) -> Game:
         """After a restart or a power cut: the stored game, its round, last roll and map.
 
+        When no game is in progress, a new one: of the title and mode ``asked`` on the
+        command line where it asks one, else of those chosen last, else the config's. A
+        game in progress is resumed whatever was asked (:attr:`resumed` says which).
         The store's errors propagate: a box that cannot read its games does not start.
         """
+        asked = asked or Asked()
         if self.store is not None:
             current = self.store.current_game()
             if current is not None:
@@ -176,8 +236,8 @@ class Games:
                     # format (its seed now draws another map): it gets one now, kept from
                     # here on, so every sheet printed from here on matches the header.
                     table_map = self.fresh_map(state.title)
-                    self._save(lambda: self._stored().set_map(current.id, table_map),
-                               "map not saved")
+                    self._save(f"map of game {current.id}",
+                               lambda: self._stored().set_map(current.id, table_map))
                 game = Game(state, table_map, current.id)
                 last = self.store.last_roll(current.id)
                 if state.last_roll is not None and last is not None:
@@ -188,12 +248,18 @@ class Games:
                 log.info("resumed game %d: %s, %s, round %d, map %s", current.id,
                          state.title.key, state.mode, state.rounds, table_map.tag)
                 self._current = game
+                self.resumed = game
+                self.resumed_map_kept = current.map is not None
                 return game
             games = self.store.games()
             if games:
-                # The last game ended: the next one is of the title and mode chosen last.
-                return self.new_game(find_title(games[-1].title), games[-1].mode)
-        return self.new_game(configured_title(self.settings), self.settings.mode)
+                # The last game ended: the next one is of the title and mode chosen last,
+                # unless the command line asks for others.
+                chosen = games[-1]
+                return self.new_game(asked.title or find_title(chosen.title),
+                                     str(asked.mode or chosen.mode))
+        return self.new_game(asked.title or configured_title(self.settings),
+                             str(asked.mode or self.settings.mode))
 
     def fresh_map(self, title: Title) -> TableMap:
         """A new map of ``title``: side A, a seed no one chose."""
@@ -205,16 +271,16 @@ class Games:
         state = GameState(title, Mode.from_str(mode))
         if table_map is None or table_map.title is not state.title:
             table_map = self.fresh_map(state.title)
-        store_id = None
-        if self.store is not None:
-            try:
-                store_id = self.store.new_game(state.title, state.mode, table_map).id
-            except StoreError as exc:
-                log.error("new game not saved: %s", exc)
-                self.failure = str(exc)
+        game = Game(state, table_map)
+        on_map = table_map
+
+        def save() -> None:
+            game.store_id = self._stored().new_game(state.title, state.mode, on_map).id
+
+        self._save("new game", save)
         log.info("new game: %s, %s, map %s", state.title.name, state.mode, table_map.tag)
-        self._current = Game(state, table_map, store_id)
-        return self._current
+        self._current = game
+        return game
 
     def next_game(self) -> Game:
         """The game to roll in: the current one, or a new one like it once it has ended."""
@@ -230,12 +296,12 @@ class Games:
         language (the level stays English: the screen translates it)."""
         game = self.current
         game.ended = True
-        if self.store is not None and game.store_id is not None:
-            try:
-                self.store.end_game(game.store_id, score, parts)
-            except StoreError as exc:
-                log.error("could not end game %s in the store: %s", game.store_id, exc)
-                self.failure = str(exc)
+
+        def save() -> None:
+            if game.store_id is not None:  # else its start was not kept either
+                self._stored().end_game(game.store_id, score, parts)
+
+        self._save("end of game", save)
         if parts is not None:
             log.info("score by parts: %s", ", ".join(f"{n} {s}" for n, s in parts))
         if score is not None and game.state.mode is Mode.SOLO:
@@ -256,15 +322,13 @@ class Games:
     def record(self, turn: Turn, source: str) -> None:
         """Save ``turn`` of the current game, then make it the game's state."""
         game = self.current
-        if self.store is not None and game.store_id is not None:
-            try:
-                self.store.record_roll(game.store_id, turn.roll, source, turn.hazard,
-                                       turn.state.hazards)
-                self.failure = None
-            except StoreError as exc:
-                # A full or failing disk must not stop the game: roll, show, and say so.
-                log.error("roll %d not saved: %s", turn.round, exc)
-                self.failure = str(exc)
+
+        def save() -> None:
+            if game.store_id is not None:  # else its game's start was not kept either
+                self._stored().record_roll(game.store_id, turn.roll, source, turn.hazard,
+                                           turn.state.hazards)
+
+        self._save(f"roll {turn.round}", save, roll=True)
         game.state = turn.state
         game.last_options = turn.options
 
@@ -275,7 +339,7 @@ class Games:
         if name not in self._settings and self.store is not None:
             try:
                 value = self.store.setting(name)
-            except StoreError as exc:
+            except PitableError as exc:
                 log.error("setting %s not read: %s", name, exc)
                 value = None
             if value is not None:
@@ -285,8 +349,7 @@ class Games:
     def remember(self, name: str, value: str) -> None:
         """Remember a choice, in the store when it takes it (else until the box stops)."""
         self._settings[name] = value
-        if self.store is not None:
-            self._save(lambda: self._stored().set_setting(name, value), f"{name} not saved")
+        self._save(f"setting {name}", lambda: self._stored().set_setting(name, value))
 
     @property
     def players(self) -> int:
@@ -314,18 +377,104 @@ class Games:
         assert self.store is not None
         return self.store
 
-    def _save(self, write: Callable[[], object], what: str) -> None:
+    # --- writes to the store, in order ----------------------------------------------
+
+    def _save(self, what: str, call: Callable[[], object], *, roll: bool = False) -> None:
+        """Make the write ``call`` (``what`` names it in the log) after any still waiting;
+        kept to try again if the store cannot take it now."""
+        if self.store is None:
+            return
+        write = _Write(what, call, roll)
+        if self._waiting:
+            self._keep(write)
+            return
+        if self._attempt(write):
+            return
+        log.warning("%s not saved yet: %s; kept, and tried again until it is", what,
+                    self._last_error)
+        self._keep(write)
+        self.retry_at = self.now() + self._retry_s
+
+    def _keep(self, write: _Write) -> None:
+        if len(self._waiting) >= MOST_WAITING:
+            log.error("%s not saved: %d writes already wait for the store", write.what,
+                      len(self._waiting))
+            self.failure = f"{len(self._waiting)} writes waiting"
+            return
+        self._waiting.append(write)
+
+    def _attempt(self, write: _Write) -> bool:
+        """Make ``write``: True when it is done with (on disk, or refused for good and said
+        so), False when the store may take it later."""
         try:
-            write()
-        except StoreError as exc:
-            log.error("%s: %s", what, exc)
+            write.call()
+        except StoreWriteFailed as exc:
+            if self.store is not None and self.store.read_only:
+                # A database this box may not write: no retry will change that.
+                log.error("%s not saved: %s", write.what, exc)
+                self.failure = str(exc)
+                return True
+            self._last_error = str(exc)
+            return False
+        except PitableError as exc:
+            # The store refuses it for good (the database disagrees with the box, the game
+            # is not there): say so, and go on with the next.
+            log.error("%s not saved: %s", write.what, exc)
             self.failure = str(exc)
+            return True
+        if write.roll:
+            self.failure = None
+        return True
+
+    @property
+    def waiting(self) -> int:
+        """How many writes wait for the store."""
+        return len(self._waiting)
+
+    def retry(self, most: int = WRITES_PER_TURN) -> bool:
+        """Try the waiting writes again, oldest first, until one fails again or ``most``
+        are done; True when any was done with (what the status screen counts changed)."""
+        done = 0
+        while self._waiting:
+            if done >= most:
+                self.retry_at = self.now()  # the next turn of the loop goes on
+                return True
+            if not self._attempt(self._waiting[0]):
+                self._retry_s = min(RETRY_MOST_S, self._retry_s * 2)
+                self.retry_at = self.now() + self._retry_s
+                return done > 0
+            self._waiting.popleft()
+            done += 1
+        if done:
+            log.warning("the writes that waited for the store are saved")
+        self.retry_at = None
+        self._retry_s = RETRY_FIRST_S
+        return done > 0
+
+    def close(self) -> None:
+        """Before the store closes: the writes still waiting are tried once more, each
+        waiting for the database as long as the store's own timeout; any left are lost,
+        and the log names each."""
+        if self.store is None or not self._waiting:
+            return
+        self.store.write_wait = self._closing_wait
+        self.retry(most=len(self._waiting))
+        for write in self._waiting:
+            log.error("%s not saved: the box stopped before the store took it (%s)",
+                      write.what, self._last_error)
+        self._waiting.clear()
 
     def notices(self, tr: Translator = ENGLISH) -> list[str]:
         """What the status screen says of the store, in ``tr``'s language."""
         found = []
         if self.store is not None and self.store.recovered:
             found.append(tr.gettext("state was damaged: fresh start"))
+        if rolls := sum(w.roll for w in self._waiting):
+            found.append(tr.ngettext("{count} roll waiting to be saved",
+                                     "{count} rolls waiting to be saved", rolls
+                                     ).format(count=rolls))
+        elif self._waiting:
+            found.append(tr.gettext("changes waiting to be saved"))
         if self.failure is not None or (self.store is not None and self.store.read_only):
             # A database the box may not write says so from the start, not from the first
             # roll it fails to keep.

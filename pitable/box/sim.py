@@ -26,7 +26,7 @@ from PIL import Image, ImageDraw
 from pitable.box.assembly import BuiltBox, build_box
 from pitable.box.backends import Backends, Fakes
 from pitable.box.controller import Printer
-from pitable.box.games import Store
+from pitable.box.games import Asked, Store
 from pitable.box.printing import BoxPrinter
 from pitable.config import Config
 from pitable.errors import UsageError
@@ -86,6 +86,8 @@ class Simulator:
     #: A script's waits pass in real time (the box's clock keeping pace), so that the
     #: table's web page can be opened and used while the script runs.
     real_waits: bool = False
+    #: What the command line asked of the first game and of the language.
+    asked: Asked | None = None
 
     def __post_init__(self) -> None:
         clock = self.clock if self.clock is not None else FakeClock(SIM_START)
@@ -101,7 +103,7 @@ class Simulator:
         store = self.store
         self.built: BuiltBox = build_box(
             self.config, backends=backends, store=None if store is None else lambda: store,
-            map_seeds=self.map_seeds,
+            map_seeds=self.map_seeds, asked=self.asked,
         )
         assert backends.fakes is not None
         self.fakes: Fakes = backends.fakes

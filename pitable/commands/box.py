@@ -102,7 +102,7 @@ def setup_run(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--state-dir", type=directory_path, metavar="DIR", help="where the games are kept"
     )
-    add_lang_argument(p)
+    add_lang_argument(p, box=True)
     p.set_defaults(run=run_box)
 
 
@@ -120,8 +120,11 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
                    help="write the faceplate as an animated GIF")
     p.add_argument("--png", type=output_file(".png"), metavar="FILE.png",
                    help="write the last frame of the faceplate")
-    p.add_argument("--game", metavar="GAME", help="the title to start with (default: config)")
-    p.add_argument("--solo", action="store_true", help="start a solo game")
+    p.add_argument("--game", metavar="GAME",
+                   help="the title of a new game (default: the last one's, else the"
+                   " config's); a game in progress is resumed, and says so")
+    p.add_argument("--solo", action="store_true",
+                   help="a new game is solo; a game in progress is resumed, and says so")
     p.add_argument("--seed", type=whole_number(0, MAX_WHOLE), metavar="N",
                    help="roll reproducible dice from seed N instead of the hardware generator")
     p.add_argument("--state-dir", type=directory_path, metavar="DIR",
@@ -133,7 +136,7 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
                    help="turn the TV on and write its last picture when the simulator ends"
                    " (its size: the config's [tv] width and height)")
     add_web_arguments(p)
-    add_lang_argument(p)
+    add_lang_argument(p, box=True)
     p.set_defaults(run=run_sim)
 
 
@@ -155,14 +158,58 @@ def _store(state_dir: str | None, config: Any) -> Any:
     return SessionStore.open(state_dir or config.box.state_dir or None)
 
 
+def _asked(args: argparse.Namespace) -> Any:
+    """What the command line asks of the box: the first game's title and mode, the
+    language."""
+    from pitable.box.games import Asked
+    from pitable.rules import find_title
+    from pitable.rules.session import Mode
+
+    game = getattr(args, "game", None)
+    return Asked(title=find_title(game) if game else None,
+                 mode=Mode.SOLO if getattr(args, "solo", False) else None,
+                 language=getattr(args, "lang", None))
+
+
+def not_applied(args: argparse.Namespace, box: Any) -> str | None:
+    """One line saying which options the box could not apply because it resumed a game in
+    progress (its title, mode and map are the game's); None when every one applied."""
+    from pitable.rules import find_title
+    from pitable.rules.session import Mode
+
+    games = box.games
+    resumed = games.resumed
+    if resumed is None:
+        return None
+    state = resumed.state
+    skipped = []
+    if getattr(args, "game", None) and find_title(args.game) is not state.title:
+        skipped.append(f"--game {args.game}")
+    if getattr(args, "solo", False) and state.mode is not Mode.SOLO:
+        skipped.append("--solo")
+    if getattr(args, "seed", None) is not None and games.resumed_map_kept:
+        skipped.append(f"--seed {args.seed} (for its map {resumed.map.tag}: the dice do"
+                       " roll from it)")
+    if not skipped:
+        return None
+    where = f" in {games.store.path.parent}" if hasattr(games.store, "path") else ""
+    return (f"{', '.join(skipped)} not applied: game {resumed.store_id}{where}"
+            f" ({state.title.name}, {state.mode}, round {state.rounds}) is resumed;"
+            " to start another, hold ROLL and choose New game")
+
+
 def run_box(args: argparse.Namespace) -> int:
     from pitable.box.assembly import build_box
     from pitable.box.service import Notifier
+    from pitable.box.store import check_no_box, database_path
 
     config = _config(args)
+    # Before the parts: a second box on the same state says so, not that its pins are busy.
+    check_no_box(database_path(args.state_dir or config.box.state_dir or None))
     # The store is opened last, once every part has been found: a box that cannot start
     # leaves nothing behind in the state directory.
-    built = build_box(config, store=lambda: _store(args.state_dir, config), web_optional=True)
+    built = build_box(config, store=lambda: _store(args.state_dir, config), web_optional=True,
+                      asked=_asked(args))
     stop = built.box.stop
     signal.signal(signal.SIGTERM, lambda *_: stop())
     log.warning("pitable is running: %s", built.box.game.state.title.key)
@@ -186,7 +233,6 @@ def run_sim(args: argparse.Namespace) -> int:
     from pitable.box.printing import box_printer
     from pitable.box.sim import Simulator, live, parse_script
     from pitable.hw.entropy import SeededSource
-    from pitable.rules import find_title
 
     steps = parse_script(args.script) if args.script is not None else None
     if args.record and steps is not None and len(steps) > MAX_RECORDED_STEPS:
@@ -195,12 +241,7 @@ def run_sim(args: argparse.Namespace) -> int:
             f" not {len(steps)}"
         )
     config = _config(args)
-    box_settings = config.box
-    if args.game:
-        box_settings = dataclasses.replace(box_settings, title=find_title(args.game).key)
-    if args.solo:
-        box_settings = dataclasses.replace(box_settings, mode="solo")
-    config = dataclasses.replace(config, box=box_settings)
+    asked = _asked(args)
     if args.tv_png:
         config = dataclasses.replace(config, tv=dataclasses.replace(config.tv, enabled=True))
     config = web_config(config, args)
@@ -219,8 +260,10 @@ def run_sim(args: argparse.Namespace) -> int:
         from pitable.hw.clock import MonotonicClock
 
         sim = Simulator(config, entropy=entropy, store=store, clock=MonotonicClock(),
-                        scale=args.scale, map_seeds=seeds,
+                        scale=args.scale, map_seeds=seeds, asked=asked,
                         printer=box_printer(config.printer, simulated=True))
+        if line := not_applied(args, sim.box):
+            log.warning("%s", line)
         try:
             live(sim)
             _save_tv(sim, args.tv_png)
@@ -229,7 +272,9 @@ def run_sim(args: argparse.Namespace) -> int:
         return 0
     sim = Simulator(config, entropy=entropy, store=store, scale=args.scale, map_seeds=seeds,
                     printer=box_printer(config.printer, simulated=True),
-                    real_waits=args.web is not None)
+                    real_waits=args.web is not None, asked=asked)
+    if line := not_applied(args, sim.box):
+        log.warning("%s", line)
     if args.record:
         sim.start_recording()
     try:

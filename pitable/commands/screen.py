@@ -27,11 +27,13 @@ def language(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_lang_argument(p: argparse.ArgumentParser) -> None:
+def add_lang_argument(p: argparse.ArgumentParser, *, box: bool = False) -> None:
+    """``--lang``; for a ``box`` it wins over the language chosen in the box's menu."""
+    default = ("the one chosen in the box's menu, else the config's box.language" if box
+               else "the config's box.language")
     p.add_argument(
         "--lang", type=language, default=None, metavar="L",
-        help=f"the status screen's language: {', '.join(LANGUAGES)} (default: the config's"
-        " box.language)",
+        help=f"the status screen's language: {', '.join(LANGUAGES)} (default: {default})",
     )
 
 
