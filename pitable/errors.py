@@ -139,8 +139,7 @@ class StoreUnavailable(StoreError, OSError):
 
 
 class StoreWriteFailed(StoreError):
-    """A write the store could not make now (another writer holds the database, the disk is
-    full or failing): the same write may succeed when tried again."""
+    """A write the store cannot make now (locked, a full disk) and may make when tried again."""
 
     exit_status = EXIT_FAILURE
 

@@ -97,6 +97,8 @@ def test_every_exception_pitable_defines_is_in_errors_under_pitable_error() -> N
             assert issubclass(value, errors.PitableError), value
             assert value.__doc__ and len(value.__doc__.strip().splitlines()) == 1, value
             failing = issubclass(
-                value, errors.HardwareError | errors.StoreUnavailable | errors.StoreBusy
+                value,
+                errors.HardwareError | errors.StoreUnavailable | errors.StoreWriteFailed
+                | errors.StoreInUse,
             )
             assert value.exit_status == (1 if failing else 2), value
