@@ -91,6 +91,20 @@ def test_a_lock_path_that_is_not_a_file_is_refused_in_one_line(
     assert not (tmp_path / "elsewhere").exists()  # a planted link is never followed
 
 
+@pytest.mark.skipif(os.geteuid() == 0, reason="root opens any file")
+def test_a_lock_file_that_cannot_be_opened_is_refused_not_ignored(tmp_path: Path) -> None:
+    SessionStore.open(tmp_path).close()
+    lock = lock_path(tmp_path / DB_NAME)
+    lock.chmod(0)
+    try:
+        with pytest.raises(StoreError, match=r"lock.* cannot be opened"):
+            SessionStore.open(tmp_path)
+        with SessionStore.open_read_only(tmp_path):  # a reader reads on, as beside a box
+            pass
+    finally:
+        lock.chmod(0o644)
+
+
 def test_a_box_waits_for_a_reader_and_refuses_one_that_holds_on(tmp_path: Path) -> None:
     SessionStore.open(tmp_path).close()
     lock = lock_path(tmp_path / DB_NAME)

@@ -1177,8 +1177,9 @@ def _open_lock_file(lock: Path, *, create: bool) -> tuple[int, bool] | None:
         try:
             fd = os.open(lock, os.O_RDONLY | flags)
         except OSError as exc:
-            if exc.errno in (*absent, errno.EACCES, errno.EPERM):
+            if exc.errno in absent:
                 return None
+            # One that is there and cannot be opened guards nothing: never run unguarded.
             raise _lock_error(lock, exc) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
@@ -1316,7 +1317,10 @@ def _reader_lock(database: Path) -> tuple[int | None, bool]:
     """
     import fcntl
 
-    opened = _open_lock_file(lock_path(database), create=False)
+    try:
+        opened = _open_lock_file(lock_path(database), create=False)
+    except StoreError:
+        return None, True  # a lock that cannot be read: a box may be writing
     if opened is None:
         return None, False
     fd, _ = opened
