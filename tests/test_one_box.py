@@ -14,6 +14,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -252,6 +253,26 @@ def test_writes_wait_in_order_behind_a_waiting_roll(tmp_path: Path) -> None:
     assert stored_rolls(store, games[0].id) == ["1,2,3", "3,3,3"]
     assert stored_rolls(store, games[1].id) == ["4,4,4"]
     assert sim.box.game.store_id == games[1].id
+    sim.close()
+
+
+def test_a_roll_that_waited_for_the_store_keeps_the_time_it_was_shown(tmp_path: Path) -> None:
+    start = datetime(2026, 5, 1, 18, 0, tzinfo=UTC)
+    now = [start]
+    store = SessionStore.open(tmp_path, clock=lambda: now[0])
+    sim = make("1,2,3", "3,3,3", store=store)
+    sim.press()
+    other = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    now[0] = start + timedelta(minutes=1)
+    sim.press()  # shown now, written only once the other writer lets go
+    now[0] = start + timedelta(minutes=20)
+    other.execute("ROLLBACK")
+    other.close()
+    sim.advance(RETRY_MOST_S + 0.1)
+    game_id = sim.box.game.store_id
+    assert game_id is not None
+    assert [r.at for r in store.rolls(game_id)] == [start, start + timedelta(minutes=1)]
     sim.close()
 
 

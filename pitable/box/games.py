@@ -18,6 +18,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from pitable.box.config_title import configured_title
@@ -129,8 +130,11 @@ class Store(Protocol):
 
     def set_setting(self, name: str, value: str) -> None: ...
 
+    def now(self) -> datetime: ...
+
     def record_roll(
-        self, game_id: int, roll: Roll, source: str, hazard: bool, hazards_after: int
+        self, game_id: int, roll: Roll, source: str, hazard: bool, hazards_after: int,
+        *, at: datetime | None = None,
     ) -> object: ...
 
     def close(self) -> None: ...
@@ -322,11 +326,13 @@ class Games:
     def record(self, turn: Turn, source: str) -> None:
         """Save ``turn`` of the current game, then make it the game's state."""
         game = self.current
+        # Stamped when it is shown, not when the store takes it: it may wait for the store.
+        at = self.store.now() if self.store is not None else None
 
         def save() -> None:
             if game.store_id is not None:  # else its game's start was not kept either
                 self._stored().record_roll(game.store_id, turn.roll, source, turn.hazard,
-                                           turn.state.hazards)
+                                           turn.state.hazards, at=at)
 
         self._save(f"roll {turn.round}", save, roll=True)
         game.state = turn.state

@@ -672,16 +672,18 @@ class SessionStore:
     # --- rolls --------------------------------------------------------------
 
     def record_roll(
-        self, game_id: int, roll: Roll, source: str, hazard: bool, hazards_after: int
+        self, game_id: int, roll: Roll, source: str, hazard: bool, hazards_after: int,
+        *, at: datetime | None = None,
     ) -> RollRecord:
         """Record ``roll`` as the next round of ``game_id``, durably, before returning.
 
         ``hazard`` and ``hazards_after`` are what the controller shows; they are checked
         against the title's rules (:meth:`GameState.play`) so that the store and the screen
         cannot disagree: :class:`InconsistentRoll` if they differ, :class:`GameOver` after
-        the last solo round, :class:`GameEnded` once the game was ended.
+        the last solo round, :class:`GameEnded` once the game was ended. ``at`` is when it
+        was rolled (default: now), for a roll written after it waited for the database.
         """
-        at = self._now()
+        stamp = self._stamp(at or self.now())
         with self._write() as db:
             game = self._game(db, game_id)
             if game.ended:
@@ -699,7 +701,7 @@ class SessionStore:
                 (
                     game_id,
                     turn.round,
-                    at,
+                    stamp,
                     *(_face_text(f) for f in roll.faces),
                     source,
                     int(turn.hazard),
@@ -713,7 +715,7 @@ class SessionStore:
             rid = cursor.lastrowid
             assert rid is not None
         return RollRecord(
-            rid, game_id, turn.round, _time(at), roll, source, turn.hazard, turn.state.hazards
+            rid, game_id, turn.round, _time(stamp), roll, source, turn.hazard, turn.state.hazards
         )
 
     def rolls(self, game_id: int) -> list[RollRecord]:
@@ -733,10 +735,18 @@ class SessionStore:
 
     # --- internals ----------------------------------------------------------
 
+    def now(self) -> datetime:
+        """The time by the store's clock, as it stamps what it records."""
+        return self._clock()
+
     def _now(self) -> str:
+        return self._stamp(self._clock())
+
+    @staticmethod
+    def _stamp(at: datetime) -> str:
         # Stored in UTC; rolls are ordered by round, never by time, because a Pi without a
         # real-time clock may boot with its clock behind until NTP answers.
-        return self._clock().astimezone(UTC).isoformat(timespec="microseconds")
+        return at.astimezone(UTC).isoformat(timespec="microseconds")
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
