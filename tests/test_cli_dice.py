@@ -319,7 +319,7 @@ def test_the_doctor_passes_what_roll_rolls_from(
     assert code == 0 and err == "" and len(out.splitlines()) == 1
 
 
-@pytest.mark.parametrize("rolls", ["1", "29"])
+@pytest.mark.parametrize("rolls", ["0", "1", "29"])
 def test_fairness_refuses_too_few_rolls_for_its_test(
     capsys: pytest.CaptureFixture[str], rolls: str
 ) -> None:

@@ -252,6 +252,11 @@ def test_a_sheet_is_checked_against_the_map_its_comment_names(
     sheet.write_text(henri.replace("; temple A 1", "; valley A 1", 1))
     code, _, err = run(capsys, "score", "temple", "--sheet", str(sheet))
     assert code == 2 and "names the map valley A 1 (map v2), not a map of" in err
+    # A seed no map has: refused, not taken for a plain comment and the map unchecked.
+    sheet.write_text(henri.replace("; temple A 1", "; temple A 99999999999999999999", 1))
+    code, _, err = run(capsys, "score", "temple", "--sheet", str(sheet))
+    assert code == 2 and "names a seed no map has" in err
+    assert err.count("\n") == 1
 
 
 def test_a_byte_order_mark_is_skipped(

@@ -175,7 +175,7 @@ class SerialTransport:
             if now >= deadline:
                 raise JobNotTaken(
                     f"the printer on {self.port} is not taking the job: {left:,} bytes"
-                    f" still waiting to be sent after {timeout:.1f} s"
+                    f" still waiting to be sent {timeout:.1f} s after the last was written"
                 )
             time.sleep(min(DRAIN_POLL_S, deadline - now))
             left = self._ask(pending)

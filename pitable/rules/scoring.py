@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from pitable.errors import BadSheet, quoted
 from pitable.rules.sheets import (
     MAP_FORMAT,
+    MAX_SEED,
     Cell,
     Kind,
     Shape,
@@ -88,6 +89,9 @@ _MAP_NAME = re.compile(
     r";\s*+(?P<key>[a-z][a-z0-9-]{0,39}+)\s++(?P<side>[ABab])\s++(?P<seed>[0-9]{1,6}+)"
     r"(?:\s++\(map v(?P<format>[0-9]{1,4}+)\))?+\s*+"
 )
+#: A comment that names a map by a seed no map has (more digits than MAX_SEED): refused,
+#: not taken for a plain comment, so that the sheet is not scored on no map at all.
+_SEED_OUT_OF_RANGE = re.compile(r";\s*+[a-z][a-z0-9-]{0,39}+\s++[ABab]\s++[0-9]{7,}+(?![^\s(])")
 #: A byte order mark, which some editors write at the start of a UTF-8 file.
 BOM = "\ufeff"
 
@@ -111,6 +115,11 @@ class MapName:
         """The map ``line`` (a comment, ``;`` included) names, or None if it names none."""
         match = _MAP_NAME.fullmatch(line.strip())
         if match is None:
+            if _SEED_OUT_OF_RANGE.match(line.strip()):
+                raise BadSheet(
+                    f"the comment {quoted(line.strip())} names a seed no map has:"
+                    f" a map's seed is 0 to {MAX_SEED}"
+                )
             return None
         made = match["format"]
         return cls(match["key"], Side.from_str(match["side"]), int(match["seed"]),
