@@ -30,6 +30,12 @@ INCLUDE_LINES = ("[all]", f"include {FRAGMENT_NAME}")
 UDEV_RULES_NAME = "99-pitable.rules"
 #: The group that may read /dev/hwrng: the service's own (User=pitable, Group=pitable).
 HWRNG_GROUP = "pitable"
+#: How udev and sysfs know the generator: the kernel registers a misc device named
+#: ``hw_random`` (drivers/char/hw_random/core.c, RNG_MODULE_NAME) whose node is ``hwrng``
+#: (its ``.nodename``), so /sys/class/misc/hw_random is what KERNEL== and
+#: ``udevadm trigger --sysname-match`` see, never "hwrng".
+HWRNG_SUBSYSTEM = "misc"
+HWRNG_KERNEL_NAME = "hw_random"
 
 #: Names of the Pi 4's extra I2C buses in the i2c-mux overlay (bus 1, i2c_arm, is its
 #: default and needs no parameter).
@@ -156,8 +162,10 @@ def udev_rules(config: Config) -> str:
     return (
         "# pitable: let the dice box's service (group pitable) read the hardware random\n"
         "# number generator, which is root's alone by default. Installed by install.sh to\n"
-        f"# /etc/udev/rules.d/{UDEV_RULES_NAME}.\n"
-        f'KERNEL=="hwrng", SUBSYSTEM=="misc", GROUP="{HWRNG_GROUP}", MODE="0640"\n'
+        f"# /etc/udev/rules.d/{UDEV_RULES_NAME}. KERNEL matches the kernel's name of the\n"
+        f"# device, {HWRNG_KERNEL_NAME}; only its node is called /dev/hwrng.\n"
+        f'SUBSYSTEM=="{HWRNG_SUBSYSTEM}", KERNEL=="{HWRNG_KERNEL_NAME}",'
+        f' GROUP="{HWRNG_GROUP}", MODE="0640"\n'
     )
 
 

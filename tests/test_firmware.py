@@ -25,6 +25,8 @@ from pitable.firmware import (
     udev_rules,
 )
 
+from tests.udev_device import Device, misc_device, rule_matches, trigger_matches
+
 FIRMWARE = Path(__file__).parent.parent / "firmware"
 
 
@@ -117,8 +119,37 @@ def test_a_wrong_bluetooth_overlay_is_named() -> None:
 
 
 def test_udev_rule_gives_the_service_group_read_access_to_hwrng() -> None:
-    rule = directives(udev_rules(DEFAULTS))
-    assert rule == ['KERNEL=="hwrng", SUBSYSTEM=="misc", GROUP="pitable", MODE="0640"']
+    (rule,) = directives(udev_rules(DEFAULTS))
+    assert rule.endswith('GROUP="pitable", MODE="0640"')
+
+
+def test_the_udev_rule_matches_the_generator_by_its_kernel_name_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    # The kernel registers the generator as the misc device hw_random with the node
+    # name hwrng: /sys/class/misc/hw_random, /dev/hwrng (drivers/char/hw_random/core.c).
+    sysfs = tmp_path / "sys"
+    hwrng = Device.from_sysfs(misc_device(sysfs, "hw_random", "hwrng", 183))
+    assert (hwrng.kernel, hwrng.subsystem, hwrng.devname) == ("hw_random", "misc", "/dev/hwrng")
+    (rule,) = directives(udev_rules(DEFAULTS))
+    assert rule_matches(rule, hwrng), rule
+    # The other misc devices of a Pi keep their own owners and modes.
+    for kernel, node, minor in (("rfkill", "rfkill", 242), ("watchdog", "watchdog", 130),
+                                ("fuse", "fuse", 229), ("vcio", "vcio", 126)):
+        other = Device.from_sysfs(misc_device(sysfs, kernel, node, minor))
+        assert not rule_matches(rule, other), kernel
+
+
+def test_the_udev_reader_is_udevs_own_reading() -> None:
+    # The reader above, held to udev(7): KERNEL is the sysname, globs and | alternatives.
+    device = Device(kernel="hw_random", subsystem="misc", devname="/dev/hwrng")
+    assert not rule_matches('KERNEL=="hwrng", SUBSYSTEM=="misc", GROUP="x"', device)
+    assert rule_matches('KERNEL=="hw_*", SUBSYSTEM=="misc", GROUP="x"', device)
+    assert rule_matches('KERNEL=="tpm0|hw_random", GROUP="x"', device)
+    assert not rule_matches('SUBSYSTEM!="misc", KERNEL=="hw_random"', device)
+    assert trigger_matches("udevadm trigger --subsystem-match=misc --sysname-match=hw_random",
+                           device)
+    assert not trigger_matches("udevadm trigger --sysname-match=hwrng", device)
 
 
 @pytest.mark.parametrize(
