@@ -24,7 +24,6 @@ from pitable.firmware import (
     main,
     udev_rules,
 )
-
 from tests.udev_device import Device, misc_device, rule_matches, trigger_matches
 
 FIRMWARE = Path(__file__).parent.parent / "firmware"
