@@ -99,7 +99,7 @@ def test_no_mux_no_printer_on_the_uart() -> None:
     validate(config)
     lines = directives(boot_config(config))
     assert "dtparam=i2c_arm=on,i2c_arm_baudrate=100000" in lines
-    assert "dtoverlay=i2c6,baudrate=100000" in lines
+    assert "dtoverlay=i2c6,pins_22_23,baudrate=100000" in lines
     assert not [line for line in lines if "mux" in line or "uart" in line or "-bt" in line]
     assert set(firmware_pins(config)) == set(bus_pins(config)) == {2, 3, 22, 23}
 
