@@ -10,12 +10,18 @@
 # the `pi` extra, /etc/pitable/pitable.toml if there is none, the boot config fragment for
 # that config and its include line, the udev rule for /dev/hwrng and the systemd unit (with
 # its drop-ins for the web page and the TV when the config enables them), and enables the
-# service. It says when a reboot is needed.
+# service. It says when a reboot is needed, and keeps saying so on every run until the
+# machine has rebooted (a flag under /run, which a reboot empties), even after a run that
+# failed; loading i2c-dev and udev's reload and trigger are done on every run.
 #
 # With --root DIR (or PITABLE_ROOT=DIR) every path is taken under DIR and the commands that
 # would change the running system (apt-get, useradd, pip, systemctl, udevadm) are printed
 # instead of run; the tests install into a temporary directory this way. PITABLE_PYTHON
 # names the Python that generates the files there (default: python3 on this source tree).
+#
+# The compiled libraries (Pillow, cbor2, fonttools) come from the OS's packages, which the
+# venv sees, so that nothing is compiled on a 32-bit Raspberry Pi OS, for which PyPI has no
+# wheels of them; the pin libraries come from the Raspberry Pi archive.
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +30,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --root) ROOT=${2:?--root needs a directory}; shift 2 ;;
         --root=*) ROOT=${1#--root=}; shift ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "install.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -42,7 +48,11 @@ UNIT=/etc/systemd/system/pitable.service
 RULES=/etc/udev/rules.d/99-pitable.rules
 FRAGMENT=pitable-config.txt
 GROUPS_NEEDED="gpio i2c spi dialout"
-REBOOT=""
+# Why a reboot is needed, kept where a reboot clears it (/run is a tmpfs) so that a run
+# after one that changed the boot files and then failed still says so.
+REBOOT_FLAG=/run/pitable-install/reboot-needed
+# The libraries the venv takes from the OS: built for the board, nothing to compile.
+OS_PYTHON_PACKAGES="python3-pil python3-cbor2 python3-fonttools"
 
 say() { printf 'pitable: %s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
@@ -57,6 +67,9 @@ run() {
 }
 
 # Write stdin to ROOT/PATH with MODE when the content differs; true when it was written.
+# A file that cannot be written stops the install: put is called as an `if` condition,
+# where `set -e` stops nothing by itself, and never at the end of a pipe, whose subshell
+# an exit would leave.
 put() {
     local path=$ROOT$1 mode=$2 tmp
     tmp=$(mktemp)
@@ -65,11 +78,38 @@ put() {
         rm -f "$tmp"
         return 1
     fi
-    mkdir -p "$(dirname "$path")"
-    install -m "$mode" "$tmp" "$path"
+    if ! { mkdir -p "$(dirname "$path")" && install -m "$mode" "$tmp" "$path"; } 2>/dev/null
+    then
+        rm -f "$tmp"
+        die "cannot write $1"
+    fi
     rm -f "$tmp"
     say "wrote $1"
     return 0
+}
+
+# Remember that a reboot is needed, and why, until the machine reboots.
+need_reboot() {
+    REBOOT=$1
+    mkdir -p "$(dirname "$ROOT$REBOOT_FLAG")" && printf '%s\n' "$1" >"$ROOT$REBOOT_FLAG" \
+        || die "cannot write $REBOOT_FLAG"
+}
+
+# What an earlier run found that the reboot has not yet applied.
+REBOOT=""
+if [ -s "$ROOT$REBOOT_FLAG" ]; then
+    REBOOT=$(head -n 1 "$ROOT$REBOOT_FLAG")
+fi
+
+# A step that only applies now what the files already say at boot (a module, udev's
+# rules): where it cannot run (no such module in this kernel, no udev daemon), say so and
+# go on, as the next boot applies it.
+now() {
+    if [ -n "$ROOT" ]; then
+        printf 'would run: %s\n' "$*"
+    elif ! "$@" 2>/dev/null; then
+        say "could not run '$*' now; the next boot does it"
+    fi
 }
 
 # The Python that generates files from the config: the service's own once it exists; with
@@ -106,6 +146,25 @@ step_user() {
 }
 
 # --- the program -----------------------------------------------------------------------
+# The pin libraries come from the Raspberry Pi archive, which Raspberry Pi OS lists in its
+# apt sources and plain Debian does not: say that in one line rather than leave it to
+# apt's "Unable to locate package". With --root, apt here is not the target's: only say.
+check_rpi_archive() {
+    local package missing=""
+    command -v apt-cache >/dev/null || return 0
+    for package in "$@"; do
+        apt-cache show --no-all-versions "$package" >/dev/null 2>&1 || missing="$missing $package"
+    done
+    [ -z "$missing" ] && return 0
+    local why="apt knows no${missing}: the Raspberry Pi archive is missing from its sources"
+    why="$why (Raspberry Pi OS has it; on plain Debian add it, then apt-get update)"
+    if [ -n "$ROOT" ]; then
+        say "here, install.sh would stop: $why"
+    else
+        die "$why"
+    fi
+}
+
 step_venv() {
     local board pin_packages
     board=$(model)
@@ -117,7 +176,9 @@ step_venv() {
         *) pin_packages="python3-lgpio python3-rpi.gpio" ;;
     esac
     say "board: $board"
-    run apt-get install -y --no-install-recommends python3-venv python3-pip $pin_packages
+    check_rpi_archive $pin_packages
+    run apt-get install -y --no-install-recommends python3-venv python3-pip \
+        $OS_PYTHON_PACKAGES $pin_packages
     if [ -n "$ROOT" ] || [ ! -x "$VENV/bin/python" ]; then
         run python3 -m venv --system-site-packages "$VENV"
     fi
@@ -141,7 +202,7 @@ step_config() {
             # On a Pi 5, /dev/serial0 is the debug connector's UART; GPIO 14/15 are ttyAMA0.
             *"Raspberry Pi 5"*) text=${text//'port = "/dev/serial0"'/'port = "/dev/ttyAMA0"'} ;;
         esac
-        printf '%s\n' "$text" | put "$CONFIG" 0644 || true
+        put "$CONFIG" 0644 <<<"$text" || true
     fi
     # Everything below is made from the config: a wrong one stops here, before any file
     # is written from it, with the line that names the wrong key.
@@ -176,13 +237,13 @@ step_boot() {
     cmdline=$ROOT$boot/cmdline.txt
     local fragment
     fragment=$(generated -m pitable.firmware boot --config "$ROOT$CONFIG")
-    if printf '%s\n' "$fragment" | put "$boot/$FRAGMENT" 0644; then
-        REBOOT="the boot config changed"
+    if put "$boot/$FRAGMENT" 0644 <<<"$fragment"; then
+        need_reboot "the boot config changed"
     fi
-    # /dev/i2c-N needs the i2c-dev module, which raspi-config would load; so do we.
-    if printf 'i2c-dev\n' | put /etc/modules-load.d/pitable.conf 0644; then
-        run modprobe i2c-dev
-    fi
+    # /dev/i2c-N needs the i2c-dev module, which raspi-config would load; so do we, at
+    # every boot and now (again on every run: a run that failed may have written the file).
+    put /etc/modules-load.d/pitable.conf 0644 <<<"i2c-dev" || true
+    now modprobe i2c-dev
     # The user's config.txt is never rewritten: one include line is added, once, under
     # [all] so that a conditional section at its end does not swallow it.
     if ! grep -Eq "^[[:space:]]*include[[:space:]]+$FRAGMENT[[:space:]]*$" "$config_txt"; then
@@ -190,7 +251,7 @@ step_boot() {
         printf '\n# pitable: the parts of the dice box (see %s)\n[all]\ninclude %s\n' \
             "$FRAGMENT" "$FRAGMENT" >>"$config_txt"
         say "added 'include $FRAGMENT' to $boot/config.txt"
-        REBOOT="the boot config changed"
+        need_reboot "the boot config changed"
     fi
     # A login console on the printer's UART would print every boot message on its paper.
     if grep -q '^enable_uart=1' "$ROOT$boot/$FRAGMENT" && [ -f "$cmdline" ] \
@@ -199,7 +260,7 @@ step_boot() {
         sed -E -i -e 's/console=(serial0|ttyAMA0|ttyS0),[0-9]+[[:space:]]*//' \
             -e 's/[[:space:]]+$//' "$cmdline"
         say "took the serial console off the printer's UART in $boot/cmdline.txt"
-        REBOOT="the boot config changed"
+        need_reboot "the boot config changed"
     fi
     if grep -q '^dtoverlay=disable-bt' "$ROOT$boot/$FRAGMENT" \
         && { [ -n "$ROOT" ] || systemctl list-unit-files hciuart.service >/dev/null 2>&1; }; then
@@ -235,10 +296,11 @@ step_dropin() {
 step_udev() {
     local rules
     rules=$(generated -m pitable.firmware udev --config "$ROOT$CONFIG")
-    if printf '%s\n' "$rules" | put "$RULES" 0644; then
-        run udevadm control --reload
-        run udevadm trigger --action=change --subsystem-match=misc --sysname-match=hwrng
-    fi
+    put "$RULES" 0644 <<<"$rules" || true
+    # Applied now, on every run: a run that failed after writing the rule left it unapplied.
+    # The generator's kernel name is hw_random (its node is /dev/hwrng).
+    now udevadm control --reload
+    now udevadm trigger --action=change --subsystem-match=misc --sysname-match=hw_random
 }
 
 step_unit() {

@@ -15,7 +15,8 @@ from __future__ import annotations
 import enum
 import errno
 import os
-from collections.abc import Callable, Iterator
+import stat
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ from pitable.config import (
 from pitable.errors import PitableError
 from pitable.firmware import (
     FRAGMENT_NAME,
+    HWRNG_KERNEL_NAME,
+    HWRNG_SUBSYSTEM,
     INCLUDE_LINES,
     boot_config,
     include_present,
@@ -310,14 +313,146 @@ def check_printer(
 # --- the random generator -------------------------------------------------------------
 
 
-def check_hwrng(config: Config, path: str | os.PathLike[str] | None = None,
-                sample: int = HWRNG_SAMPLE, deadline_s: float | None = None) -> Result:
-    """The device is readable, and a sample passes the health tests that the dice apply.
+@dataclass(frozen=True)
+class Account:
+    """Who a process runs as, for the permission bits: its user and all its groups."""
 
-    The device is read as the dice read it: a device that gives nothing for ``deadline_s``
-    (or takes longer than :data:`HWRNG_LIMIT_S` for the whole sample) has failed. The
-    verdict is :class:`pitable.hw.health.HealthMonitor`'s, the same that ``pitable roll``
-    and the box act on: what passes here is what they roll from.
+    uid: int
+    gids: frozenset[int]
+
+
+def system_account(user: str, group: str | None, supplementary: Sequence[str]) -> Account:
+    """The account systemd gives a unit with ``User=user``, ``Group=group`` and
+    ``SupplementaryGroups=``: the user's primary group (or Group=), the groups the group
+    database lists the user in (systemd calls initgroups for User=), and the supplementary
+    ones. Raises KeyError naming a user or group that does not exist."""
+    import grp
+    import pwd
+
+    try:
+        entry = pwd.getpwnam(user)
+    except KeyError:
+        raise KeyError(f"user {user}") from None
+    gids = set(os.getgrouplist(user, entry.pw_gid))
+    for name in ([group] if group else []) + list(supplementary):
+        try:
+            gids.add(grp.getgrnam(name).gr_gid)
+        except KeyError:
+            raise KeyError(f"group {name}") from None
+    return Account(entry.pw_uid, frozenset(gids))
+
+
+def may_read(st: os.stat_result, account: Account) -> bool:
+    """Whether ``account`` may open a file with this owner, group and mode for reading.
+
+    The permission bits as the kernel applies them: the owner's class alone for the
+    owner, then the group's for a member, else the others'; root reads everything.
+    (POSIX ACLs are left out: udev sets none on /dev/hwrng.)
+    """
+    if account.uid == 0:
+        return True
+    if st.st_uid == account.uid:
+        return bool(st.st_mode & stat.S_IRUSR)
+    if st.st_gid in account.gids:
+        return bool(st.st_mode & stat.S_IRGRP)
+    return bool(st.st_mode & stat.S_IROTH)
+
+
+def _owner(st: os.stat_result) -> str:
+    import grp
+    import pwd
+
+    try:
+        user = pwd.getpwuid(st.st_uid).pw_name
+    except KeyError:
+        user = str(st.st_uid)
+    try:
+        group = grp.getgrgid(st.st_gid).gr_name
+    except KeyError:
+        group = str(st.st_gid)
+    return f"{user}:{group} {stat.S_IMODE(st.st_mode):04o}"
+
+
+#: Re-applies the udev rule to a generator that is already there.
+UDEV_TRIGGER = (f"sudo udevadm trigger --action=change --subsystem-match={HWRNG_SUBSYSTEM}"
+                f" --sysname-match={HWRNG_KERNEL_NAME}")
+
+
+def _device_allowed(device: str, allowed: Sequence[str]) -> bool:
+    """Whether one of the unit's DeviceAllow= entries lets it read ``device``: its path
+    (or the node it links to) with r, or the misc class the generator belongs to."""
+    targets = {device, os.path.realpath(device)}
+    for entry in allowed:
+        spec, _, access = entry.partition(" ")
+        if "r" not in (access.strip() or "rwm"):
+            continue
+        if spec in ("char-misc", "char-*") or spec in targets \
+                or os.path.realpath(spec) in targets:
+            return True
+    return False
+
+
+def check_service_access(
+    device: str,
+    st: os.stat_result,
+    unit_dir: Path,
+    account: Callable[[str, str | None, Sequence[str]], Account] = system_account,
+) -> Result | None:
+    """A failure when the installed service could not open ``device``, else None.
+
+    The doctor runs as root, who reads every device; the service runs as the unit's
+    User=, and a device it cannot open makes the box roll from the OS generator instead
+    (with entropy.require_hwrng off, the default) without a word. So the device's owner,
+    group and mode are held against the unit's User=, Group= and SupplementaryGroups=,
+    and its path against the unit's DeviceAllow= when DevicePolicy= closes the others.
+    """
+    if not (unit_dir / "pitable.service").exists():
+        return None  # no installed service: nobody else to read it for
+    part = "random generator"
+    users = _unit_settings(unit_dir, "User")
+    user = users[-1] if users else ""
+    if user and user != "root":
+        groups = _unit_settings(unit_dir, "Group")
+        supplementary: list[str] = []
+        for value in _unit_settings(unit_dir, "SupplementaryGroups"):
+            supplementary = supplementary + value.split() if value else []
+        try:
+            who = account(user, groups[-1] if groups else None, supplementary)
+        except KeyError as exc:
+            return _failed(part, f"the service runs as User={user}, but {exc.args[0]} does"
+                           " not exist", f"run {INSTALL}")
+        if not may_read(st, who):
+            return _failed(
+                part, f"{device} is {_owner(st)}: the service's user {user} cannot read it"
+                " and the box would roll from the OS generator",
+                f"run {INSTALL} (its udev rule gives group pitable read access), or apply"
+                f" the rule now: {UDEV_TRIGGER}",
+            )
+    policies = _unit_settings(unit_dir, "DevicePolicy")
+    if policies and policies[-1] in ("closed", "strict"):
+        allowed = [v for v in _unit_settings(unit_dir, "DeviceAllow") if v]
+        if not _device_allowed(device, allowed):
+            return _failed(
+                part, f"the service may not open {device}: its unit's DeviceAllow= does not"
+                " name it", f"use /dev/hwrng (entropy.device) or add DeviceAllow={device} r"
+                " in a drop-in",
+            )
+    return None
+
+
+def check_hwrng(config: Config, path: str | os.PathLike[str] | None = None,
+                sample: int = HWRNG_SAMPLE, deadline_s: float | None = None, *,
+                unit_dir: Path | None = None,
+                account: Callable[[str, str | None, Sequence[str]], Account] = system_account,
+                ) -> Result:
+    """The service may read the device, and a sample passes the dice's health tests.
+
+    With ``unit_dir``, the installed unit's user must be able to open the device (see
+    :func:`check_service_access`). The device is read as the dice read it: a device that
+    gives nothing for ``deadline_s`` (or takes longer than :data:`HWRNG_LIMIT_S` for the
+    whole sample) has failed. The verdict is :class:`pitable.hw.health.HealthMonitor`'s,
+    the same that ``pitable roll`` and the box act on: what passes here is what they roll
+    from.
     """
     from pitable.errors import HealthTestFailure
     from pitable.hw.entropy import read_device
@@ -325,6 +460,15 @@ def check_hwrng(config: Config, path: str | os.PathLike[str] | None = None,
 
     part = "random generator"
     device = os.fspath(path) if path is not None else config.entropy.device
+    if unit_dir is not None:
+        try:
+            st = os.stat(device)
+        except OSError:
+            pass  # said below, as the read finds it
+        else:
+            refused = check_service_access(device, st, unit_dir, account)
+            if refused is not None:
+                return refused
     try:
         wait = config.entropy.deadline_s if deadline_s is None else deadline_s
         data = read_device(device, sample, limit_s=HWRNG_LIMIT_S, deadline_s=wait)
@@ -456,6 +600,8 @@ class Probes:
     pin_factory: Any = None
     #: Where install.sh puts the unit and its drop-ins.
     unit_dir: Path = Path("/etc/systemd/system")
+    #: Resolves the unit's User= and groups (see :func:`system_account`).
+    account: Callable[[str, str | None, Sequence[str]], Account] = system_account
 
 
 def run_checks(config: Config, probes: Probes | None = None) -> Iterator[Result]:
@@ -472,7 +618,8 @@ def run_checks(config: Config, probes: Probes | None = None) -> Iterator[Result]
     for d in config.displays.all():
         yield check_display(d, config, probes.sysfs, probes.bus_factory or _smbus)
     yield check_printer(config, port=probes.printer_port, transport=probes.printer_transport)
-    yield check_hwrng(config, probes.hwrng, probes.hwrng_sample)
+    yield check_hwrng(config, probes.hwrng, probes.hwrng_sample, unit_dir=probes.unit_dir,
+                      account=probes.account)
     yield check_pins(config, probes.pin_factory)
     web = check_web(config, probes.unit_dir)
     if web is not None:

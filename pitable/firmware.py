@@ -30,12 +30,21 @@ INCLUDE_LINES = ("[all]", f"include {FRAGMENT_NAME}")
 UDEV_RULES_NAME = "99-pitable.rules"
 #: The group that may read /dev/hwrng: the service's own (User=pitable, Group=pitable).
 HWRNG_GROUP = "pitable"
+#: How udev and sysfs know the generator: the kernel registers a misc device named
+#: ``hw_random`` (drivers/char/hw_random/core.c, RNG_MODULE_NAME) whose node is ``hwrng``
+#: (its ``.nodename``), so /sys/class/misc/hw_random is what KERNEL== and
+#: ``udevadm trigger --sysname-match`` see, never "hwrng".
+HWRNG_SUBSYSTEM = "misc"
+HWRNG_KERNEL_NAME = "hw_random"
 
 #: Names of the Pi 4's extra I2C buses in the i2c-mux overlay (bus 1, i2c_arm, is its
 #: default and needs no parameter).
 _MUX_BUS_PARAMS = {0: "i2c0", 3: "i2c3", 4: "i2c4", 5: "i2c5", 6: "i2c6"}
-#: The Pi 4's extra I2C buses, each turned on by an overlay of its own.
+#: The Pi 4's extra I2C buses, each turned on by an overlay of its own. The kernel's
+#: overlay README has them "BCM2711 only", so their lines go in a [pi4] section.
 _EXTRA_I2C = (3, 4, 5, 6)
+#: The section that applies to the BCM2711 boards alone (Pi 4, Pi 400, CM4).
+_PI4 = "[pi4]"
 
 
 def uses_i2c_buses(config: Config) -> list[int]:
@@ -76,9 +85,13 @@ def boot_config(config: Config) -> str:
             ]
         elif bus in _EXTRA_I2C:
             sda, scl = signal_pins(I2C_PINS[bus], "SDA", "SCL")
+            # The pins are named, not left to the overlay's default: i2c4's is GPIO 8/9.
+            low, high = sorted((sda, scl))
             lines += [
-                f"# I2C{bus} (Pi 4) on GPIO {sda} (SDA) and {scl} (SCL).",
-                f"dtoverlay=i2c{bus},baudrate={i2c.speed_hz}",
+                f"# I2C{bus} (Pi 4 only) on GPIO {sda} (SDA) and {scl} (SCL).",
+                _PI4,
+                f"dtoverlay=i2c{bus},pins_{low}_{high},baudrate={i2c.speed_hz}",
+                "[all]",
             ]
         else:
             # Bus 0 belongs to the HAT EEPROM and the cameras; higher numbers are adapters
@@ -92,11 +105,10 @@ def boot_config(config: Config) -> str:
         params = [chip, f"addr=0x{i2c.mux_address:02x}"]
         if i2c.bus in _MUX_BUS_PARAMS:
             params.append(_MUX_BUS_PARAMS[i2c.bus])
-        lines += [
-            f"# The {'TCA9548A' if i2c.mux_channels == 8 else 'PCA9546'} mux: one bus per"
-            " display.",
-            "dtoverlay=i2c-mux," + ",".join(params),
-        ]
+        mux_line = "dtoverlay=i2c-mux," + ",".join(params)
+        lines.append(f"# The {'TCA9548A' if i2c.mux_channels == 8 else 'PCA9546'} mux: one bus"
+                     " per display.")
+        lines += [_PI4, mux_line, "[all]"] if i2c.bus in _EXTRA_I2C else [mux_line]
     if uses_spi(config):
         port = config.spi.port
         low, high = min(SPI_PINS[port]), max(SPI_PINS[port])
@@ -139,8 +151,10 @@ def firmware_pins(config: Config) -> dict[int, str]:
         if line.startswith("dtparam=i2c_arm=on"):
             take(tuple(I2C_PINS[1]), line)
         elif line.startswith("dtoverlay=i2c") and not line.startswith("dtoverlay=i2c-mux"):
-            bus = int(line.split(",")[0].removeprefix("dtoverlay=i2c"))
-            take(tuple(I2C_PINS[bus]), line)
+            pins = [p for p in line.split(",") if p.startswith("pins_")]
+            if len(pins) != 1:
+                raise ValueError(f"{line!r} does not name its pins")
+            take(tuple(int(gpio) for gpio in pins[0].split("_")[1:]), line)
         elif line == "dtparam=spi=on":
             take(tuple(SPI_PINS[0]), line)
         elif line == "dtoverlay=spi1-2cs":
@@ -156,8 +170,10 @@ def udev_rules(config: Config) -> str:
     return (
         "# pitable: let the dice box's service (group pitable) read the hardware random\n"
         "# number generator, which is root's alone by default. Installed by install.sh to\n"
-        f"# /etc/udev/rules.d/{UDEV_RULES_NAME}.\n"
-        f'KERNEL=="hwrng", SUBSYSTEM=="misc", GROUP="{HWRNG_GROUP}", MODE="0640"\n'
+        f"# /etc/udev/rules.d/{UDEV_RULES_NAME}. KERNEL matches the kernel's name of the\n"
+        f"# device, {HWRNG_KERNEL_NAME}; only its node is called /dev/hwrng.\n"
+        f'SUBSYSTEM=="{HWRNG_SUBSYSTEM}", KERNEL=="{HWRNG_KERNEL_NAME}",'
+        f' GROUP="{HWRNG_GROUP}", MODE="0640"\n'
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from pitable.config import DEFAULTS, Config, validate, with_display
 from pitable.doctor import (
     HWRNG_SAMPLE,
+    Account,
     Probes,
     Result,
     Status,
@@ -22,7 +24,9 @@ from pitable.doctor import (
     check_pins,
     check_printer,
     check_serial_console,
+    may_read,
     run_checks,
+    system_account,
 )
 from pitable.firmware import boot_config
 from pitable.hw.entropy import SeededSource
@@ -50,6 +54,7 @@ class FakePi:
         return Probes(
             sysfs=self.sysfs, boot_dir=self.boot, bus_factory=self.i2c.bus,
             printer_transport=self.printer, hwrng=self.hwrng, pin_factory=self.factory,
+            unit_dir=self.root / "etc/systemd/system",
         )
 
     def panel_bus(self, channel: int) -> int:
@@ -318,7 +323,8 @@ def test_pitable_doctor_prints_a_line_per_part_and_exits_by_the_worst(
     monkeypatch.setattr(doctor, "_smbus", pi.i2c.bus)
     monkeypatch.setattr(printer_module, "open_transport", lambda settings: pi.printer)
     argv = ["--config", str(config), "doctor", "--boot-dir", str(pi.boot),
-            "--sysfs", str(pi.sysfs), "--rng-device", str(pi.hwrng)]
+            "--sysfs", str(pi.sysfs), "--rng-device", str(pi.hwrng),
+            "--unit-dir", str(pi.root / "etc/systemd/system")]
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 10 and all(line.startswith("PASS  ") for line in out), out
@@ -514,3 +520,148 @@ def test_the_doctor_fails_a_unit_whose_descriptors_cannot_hold_the_page(
     result = check_web(WEB_ON, tmp_path)
     assert result is not None and result.status is Status.FAIL, result
     assert said in result.detail
+
+
+# --- the service's own access to the generator ---------------------------------------------
+
+#: A user who is not the fake device's owner, in no group of it unless given one.
+SERVICE_UID = 4242
+
+
+def service_account(*gids: int) -> Any:
+    def account(user: str, group: str | None, supplementary: Any) -> Account:
+        assert user == "pitable" and group == "pitable"
+        assert list(supplementary) == ["gpio", "i2c", "spi", "dialout"]
+        return Account(SERVICE_UID, frozenset(gids))
+    return account
+
+
+def install_service(pi: FakePi) -> Path:
+    """The installed unit, with a drop-in that lets it open the fake generator's path."""
+    unit_dir = pi.root / "etc/systemd/system"
+    install_units(unit_dir, web=False)
+    (unit_dir / "pitable.service.d").mkdir()
+    (unit_dir / "pitable.service.d/hwrng.conf").write_text(
+        f"[Service]\nDeviceAllow={pi.hwrng} r\n")
+    return unit_dir
+
+
+def test_the_doctor_fails_a_generator_the_services_user_cannot_read(pi: FakePi) -> None:
+    # As udev leaves /dev/hwrng when its rule does not match: root's alone.
+    unit_dir = install_service(pi)
+    pi.hwrng.chmod(0o600)
+    probes = dataclasses.replace(pi.probes(), account=service_account())
+    results = {r.part: r for r in run_checks(DEFAULTS, probes)}
+    result = results["random generator"]
+    assert result.status is Status.FAIL, result.line()
+    assert "the service's user pitable cannot read it" in result.detail
+    assert f"{stat.S_IMODE(pi.hwrng.stat().st_mode):04o}" in result.detail
+    assert "--subsystem-match=misc --sysname-match=hw_random" in result.fix
+    # Readable by the group the rule gives it, when the service is in that group.
+    pi.hwrng.chmod(0o640)
+    group = pi.hwrng.stat().st_gid
+    ok = check_hwrng(DEFAULTS, pi.hwrng, unit_dir=unit_dir, account=service_account(group))
+    assert ok.status is Status.PASS, ok.line()
+    other = check_hwrng(DEFAULTS, pi.hwrng, unit_dir=unit_dir,
+                        account=service_account(group + 1))
+    assert other.status is Status.FAIL
+    pi.hwrng.chmod(0o604)
+    assert check_hwrng(DEFAULTS, pi.hwrng, unit_dir=unit_dir,
+                       account=service_account()).status is Status.PASS
+
+
+def fake_stat(uid: int, gid: int, mode: int) -> os.stat_result:
+    return os.stat_result((stat.S_IFCHR | mode, 0, 0, 1, uid, gid, 0, 0, 0, 0))
+
+
+@pytest.mark.parametrize(
+    ("mode", "account", "readable"),
+    [
+        (0o600, Account(0, frozenset()), True),  # root
+        (0o600, Account(10, frozenset()), True),  # the owner
+        (0o064, Account(10, frozenset({20})), False),  # the owner's own bits, not the group's
+        (0o640, Account(11, frozenset({20})), True),  # a member of the group
+        (0o604, Account(11, frozenset({20})), False),  # the group's bits, not the others'
+        (0o604, Account(11, frozenset({21})), True),  # anyone else
+        (0o640, Account(11, frozenset({21})), False),
+    ],
+)
+def test_the_permission_bits_are_read_as_the_kernel_reads_them(
+    mode: int, account: Account, readable: bool,
+) -> None:
+    assert may_read(fake_stat(10, 20, mode), account) is readable
+
+
+def test_the_doctor_fails_a_device_the_unit_does_not_let_the_service_open(pi: FakePi) -> None:
+    unit_dir = pi.root / "etc/systemd/system"
+    install_units(unit_dir, web=False)  # DeviceAllow=/dev/hwrng r, not the fake's path
+    pi.hwrng.chmod(0o644)
+    result = check_hwrng(DEFAULTS, pi.hwrng, unit_dir=unit_dir, account=service_account())
+    assert result.status is Status.FAIL and "DeviceAllow" in result.detail, result.line()
+
+
+def test_a_service_user_that_does_not_exist_fails(pi: FakePi) -> None:
+    unit_dir = install_service(pi)
+
+    def nobody_there(user: str, group: str | None, supplementary: Any) -> Account:
+        raise KeyError(f"user {user}")
+
+    result = check_hwrng(DEFAULTS, pi.hwrng, unit_dir=unit_dir, account=nobody_there)
+    assert result.status is Status.FAIL
+    assert result.detail == "the service runs as User=pitable, but user pitable does not exist"
+
+
+def test_the_accounts_are_the_systems(pi: FakePi) -> None:
+    import grp
+    import pwd
+
+    me = pwd.getpwuid(os.getuid())
+    account = system_account(me.pw_name, None, [])
+    assert account.uid == me.pw_uid and me.pw_gid in account.gids
+    with pytest.raises(KeyError, match="user no-such-user-here"):
+        system_account("no-such-user-here", None, [])
+    with pytest.raises(KeyError, match="group no-such-group-here"):
+        system_account(me.pw_name, None, ["no-such-group-here"])
+    root_group = grp.getgrgid(0).gr_name
+    assert 0 in system_account(me.pw_name, None, [root_group]).gids
+
+
+def test_pitable_doctor_fails_what_root_reads_and_the_service_cannot(
+    pi: FakePi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The doctor runs as root (sudo), who reads every device: the service's user is held
+    # to the device's mode with the system's own accounts. nobody is not its owner.
+    import pwd
+
+    from pitable import doctor
+    from pitable.cli import main
+    from pitable.hw import printer as printer_module
+
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user nobody here")
+    if os.getuid() == nobody.pw_uid:
+        pytest.skip("running as nobody")
+    unit_dir = install_service(pi)
+    unit = unit_dir / "pitable.service"
+    unit.write_text(unit.read_text().replace("User=pitable", "User=nobody")
+                    .replace("Group=pitable", "Group=").replace(
+                        "SupplementaryGroups=gpio i2c spi dialout", "SupplementaryGroups="))
+    pi.hwrng.chmod(0o600)
+    results = {r.part: r for r in run_checks(DEFAULTS, pi.probes())}
+    assert results["random generator"].status is Status.FAIL, results["random generator"]
+    config = tmp_path / "pitable.toml"
+    config.write_text('[gpio]\npin_factory = "mock"\n')
+    monkeypatch.setattr(doctor, "_smbus", pi.i2c.bus)
+    monkeypatch.setattr(printer_module, "open_transport", lambda settings: pi.printer)
+    argv = ["--config", str(config), "doctor", "--boot-dir", str(pi.boot),
+            "--sysfs", str(pi.sysfs), "--rng-device", str(pi.hwrng),
+            "--unit-dir", str(unit_dir)]
+    assert main(argv) == 1
+    failed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("FAIL")]
+    assert len(failed) == 1 and failed[0].startswith("FAIL  random generator: ")
+    assert "the service's user nobody cannot read it" in failed[0]
+    pi.hwrng.chmod(0o644)
+    assert main(argv) == 0

@@ -24,6 +24,7 @@ from pitable.firmware import (
     main,
     udev_rules,
 )
+from tests.udev_device import Device, misc_device, rule_matches, trigger_matches
 
 FIRMWARE = Path(__file__).parent.parent / "firmware"
 
@@ -98,7 +99,7 @@ def test_no_mux_no_printer_on_the_uart() -> None:
     validate(config)
     lines = directives(boot_config(config))
     assert "dtparam=i2c_arm=on,i2c_arm_baudrate=100000" in lines
-    assert "dtoverlay=i2c6,baudrate=100000" in lines
+    assert "dtoverlay=i2c6,pins_22_23,baudrate=100000" in lines
     assert not [line for line in lines if "mux" in line or "uart" in line or "-bt" in line]
     assert set(firmware_pins(config)) == set(bus_pins(config)) == {2, 3, 22, 23}
 
@@ -117,8 +118,37 @@ def test_a_wrong_bluetooth_overlay_is_named() -> None:
 
 
 def test_udev_rule_gives_the_service_group_read_access_to_hwrng() -> None:
-    rule = directives(udev_rules(DEFAULTS))
-    assert rule == ['KERNEL=="hwrng", SUBSYSTEM=="misc", GROUP="pitable", MODE="0640"']
+    (rule,) = directives(udev_rules(DEFAULTS))
+    assert rule.endswith('GROUP="pitable", MODE="0640"')
+
+
+def test_the_udev_rule_matches_the_generator_by_its_kernel_name_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    # The kernel registers the generator as the misc device hw_random with the node
+    # name hwrng: /sys/class/misc/hw_random, /dev/hwrng (drivers/char/hw_random/core.c).
+    sysfs = tmp_path / "sys"
+    hwrng = Device.from_sysfs(misc_device(sysfs, "hw_random", "hwrng", 183))
+    assert (hwrng.kernel, hwrng.subsystem, hwrng.devname) == ("hw_random", "misc", "/dev/hwrng")
+    (rule,) = directives(udev_rules(DEFAULTS))
+    assert rule_matches(rule, hwrng), rule
+    # The other misc devices of a Pi keep their own owners and modes.
+    for kernel, node, minor in (("rfkill", "rfkill", 242), ("watchdog", "watchdog", 130),
+                                ("fuse", "fuse", 229), ("vcio", "vcio", 126)):
+        other = Device.from_sysfs(misc_device(sysfs, kernel, node, minor))
+        assert not rule_matches(rule, other), kernel
+
+
+def test_the_udev_reader_is_udevs_own_reading() -> None:
+    # The reader above, held to udev(7): KERNEL is the sysname, globs and | alternatives.
+    device = Device(kernel="hw_random", subsystem="misc", devname="/dev/hwrng")
+    assert not rule_matches('KERNEL=="hwrng", SUBSYSTEM=="misc", GROUP="x"', device)
+    assert rule_matches('KERNEL=="hw_*", SUBSYSTEM=="misc", GROUP="x"', device)
+    assert rule_matches('KERNEL=="tpm0|hw_random", GROUP="x"', device)
+    assert not rule_matches('SUBSYSTEM!="misc", KERNEL=="hw_random"', device)
+    assert trigger_matches("udevadm trigger --subsystem-match=misc --sysname-match=hw_random",
+                           device)
+    assert not trigger_matches("udevadm trigger --sysname-match=hwrng", device)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,8 @@ import pytest
 from pitable.config import DEFAULTS, loads_config
 from pitable.doctor import Status, check_boot_config, check_serial_console
 from pitable.firmware import boot_config, udev_rules
+from tests.test_os_packages import OS_PACKAGES
+from tests.udev_device import Device, misc_device, trigger_matches
 
 REPO = Path(__file__).parent.parent
 INSTALL = REPO / "install.sh"
@@ -101,6 +103,11 @@ def test_first_run_installs_everything_and_asks_for_a_reboot(root: Path) -> None
     assert console is not None and console.status is Status.PASS
 
 
+def reboot(root: Path) -> None:
+    """What a reboot does to the files install.sh reads: /run is a tmpfs, emptied."""
+    shutil.rmtree(root / "run", ignore_errors=True)
+
+
 @pytest.mark.slow
 def test_a_second_run_changes_nothing(root: Path) -> None:
     assert install(root).returncode == 0
@@ -111,8 +118,92 @@ def test_a_second_run_changes_nothing(root: Path) -> None:
     assert "wrote" not in second.stdout
     assert "added" not in second.stdout
     assert "keeping /etc/pitable/pitable.toml" in second.stdout
-    assert "no reboot needed" in second.stdout
+    # Nothing has rebooted since the first run changed the boot config.
+    assert "reboot needed (the boot config changed)" in second.stdout
+    assert "restart" not in second.stdout
     assert (root / "boot/firmware/config.txt").read_text().count("include pitable") == 1
+    reboot(root)
+    third = install(root)
+    assert "no reboot needed" in third.stdout
+    assert "would run: systemctl restart pitable.service" in third.stdout
+    assert "wrote" not in third.stdout
+
+
+@pytest.mark.slow
+def test_a_run_that_failed_after_the_boot_config_keeps_the_reboot_notice(root: Path) -> None:
+    # The first run writes the boot config, then cannot write the unit (here a file stands
+    # where its directory goes) and stops.
+    blocker = root / "etc/systemd/system"
+    blocker.parent.mkdir(parents=True)
+    blocker.write_text("")
+    first = install(root)
+    assert first.returncode != 0 and "reboot needed" not in first.stdout
+    assert (root / "boot/firmware/pitable-config.txt").read_text() == boot_config(DEFAULTS)
+    blocker.unlink()
+    # The next runs change no boot file, and still the last reboot came before the change.
+    for _ in range(2):
+        again = install(root)
+        assert again.returncode == 0, again.stderr
+        assert "wrote /boot" not in again.stdout
+        assert "reboot needed (the boot config changed)" in again.stdout
+        assert "restart" not in again.stdout
+    reboot(root)
+    after = install(root)
+    assert "no reboot needed" in after.stdout and "restart pitable.service" in after.stdout
+
+
+@pytest.mark.slow
+def test_a_file_that_cannot_be_written_stops_the_install_and_names_it(root: Path) -> None:
+    (root / "etc/udev").mkdir(parents=True)
+    (root / "etc/udev/rules.d").write_text("")  # a file where the rules' directory goes
+    result = install(root)
+    assert result.returncode == 1
+    assert result.stderr == "install.sh: cannot write /etc/udev/rules.d/99-pitable.rules\n"
+    assert "wrote /etc/udev" not in result.stdout and "installed" not in result.stdout
+
+
+@pytest.mark.slow
+def test_every_run_loads_i2c_dev_and_applies_the_udev_rule_to_the_generator(
+    root: Path, tmp_path: Path,
+) -> None:
+    # Loading the module and udev's reload and trigger are done again on a run that
+    # changes no file: the run that wrote the files may have stopped before them.
+    hwrng = Device.from_sysfs(misc_device(tmp_path / "sys", "hw_random", "hwrng", 183))
+    assert install(root).returncode == 0
+    second = install(root).stdout
+    assert "wrote" not in second
+    assert "would run: modprobe i2c-dev" in second
+    assert "would run: udevadm control --reload" in second
+    triggers = [line.removeprefix("would run: ") for line in second.splitlines()
+                if line.startswith("would run: udevadm trigger")]
+    assert triggers and all(trigger_matches(t, hwrng) for t in triggers), triggers
+
+
+@pytest.mark.slow
+def test_the_venv_takes_the_compiled_libraries_from_the_os(root: Path) -> None:
+    out = install(root).stdout
+    (apt,) = [line for line in out.splitlines() if line.startswith("would run: apt-get install")]
+    for package in OS_PACKAGES.values():
+        assert f" {package}" in apt, (package, apt)
+    assert "would run: python3 -m venv --system-site-packages /opt/pitable/venv" in out
+
+
+@pytest.mark.slow
+def test_without_the_raspberry_pi_archive_it_says_so_in_one_line(root: Path) -> None:
+    apt_cache = shutil.which("apt-cache")
+    if apt_cache is None:
+        pytest.skip("no apt-cache here")
+    known = subprocess.run([apt_cache, "show", "--no-all-versions", "python3-lgpio"],
+                           capture_output=True, check=False)
+    if known.returncode == 0:
+        pytest.skip("apt here has the Raspberry Pi archive")
+    out = install(root).stdout
+    said = [line for line in out.splitlines() if "Raspberry Pi archive" in line]
+    assert said == [
+        "pitable: here, install.sh would stop: apt knows no python3-lgpio python3-rpi.gpio:"
+        " the Raspberry Pi archive is missing from its sources (Raspberry Pi OS has it;"
+        " on plain Debian add it, then apt-get update)"
+    ]
 
 
 @pytest.mark.slow
