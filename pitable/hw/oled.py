@@ -79,7 +79,31 @@ def pack_pages(frame: Image.Image) -> list[bytes]:
     return [side[pages - 1 - p :: pages] for p in range(pages)]
 
 
-def find_roll(ram_rows: bytes, rows: bytes, row_bytes: int) -> int | None:
+#: Bits a pixel in the modes whose bytes a panel keeps.
+_MODE_BITS = {"1": 1, "L": 8, "P": 8, "RGB": 24, "RGBA": 32}
+
+
+def kept_bytes(image: Image.Image) -> bytearray:
+    """``image.tobytes()``, in a buffer of its own made before Pillow's, for bytes kept long.
+
+    Pillow builds the result of ``tobytes()`` in a buffer of at least 64 KiB
+    (``ImageFile.MAXBLOCK``) and shrinks it in place, and glibc's realloc leaves the rest
+    of the 64 KiB free behind it. Kept, those few bytes stay at the start of a hole that
+    the next ``tobytes()`` no longer fits in, so a panel keeping the rows of each new
+    picture (a new status screen every roll) left the C heap ever more holes that only
+    smaller blocks could use: it grew by about 250 kB a thousand presses, free and never
+    given back. Copied into a buffer allocated first, Pillow's buffer is freed whole, and
+    the next ``tobytes()`` takes the same space again.
+    """
+    bits = _MODE_BITS.get(image.mode)
+    if bits is None:
+        raise ValueError(f"kept_bytes: mode {image.mode!r} is not one of {', '.join(_MODE_BITS)}")
+    out = bytearray((image.width * bits + 7) // 8 * image.height)
+    out[:] = image.tobytes()
+    return out
+
+
+def find_roll(ram_rows: bytes | bytearray, rows: bytes | bytearray, row_bytes: int) -> int | None:
     """The start line at which a panel whose RAM holds the picture ``ram_rows`` shows the
     picture ``rows`` (both row by row, ``row_bytes`` a row, as ``Image.tobytes()`` gives a
     picture in mode "1"), or None when no start line does.
@@ -297,7 +321,7 @@ class _Picture:
 
     def __init__(self, frame: Image.Image) -> None:
         self.pages: Pages = tuple(pack_pages(frame))
-        self.rows = frame.tobytes()
+        self.rows = kept_bytes(frame)
         self.row_bytes = (frame.width + 7) // 8
         self._inverse: Pages | None = None
 
@@ -543,11 +567,11 @@ def _partial_classes() -> dict[str, type]:
         inverse of the one shown is sent as the command 0xA7 (0xA6 undoes it).
         """
 
-        _shown: bytes | None = None
+        _shown: bytearray | None = None
         _inverted = False
 
         def display(self, image: Image.Image) -> None:
-            data = image.tobytes()
+            data = kept_bytes(image)
             if self._shown is not None:
                 inverse = self._shown.translate(_INVERSE)
                 shown, other = (inverse, self._shown) if self._inverted else (self._shown, inverse)
