@@ -428,3 +428,29 @@ def test_the_hazard_says_where_it_goes_whole_on_the_small_screen(title: Title) -
         for line in title.reading(options, solo=is_solo).brief:
             fitted = fit_text(line, 126, 11, REGULAR, max_size=9, min_size=8, line=True)
             assert fitted.whole, line
+
+
+def test_the_text_caches_keep_no_font_that_the_font_cache_let_go() -> None:
+    """Each live font maps its whole file: measuring and drawing at more sizes than the
+    font cache holds leaves no more fonts alive than it holds."""
+    import gc
+
+    from PIL import ImageFont
+
+    from pitable.render.fonts import BOLD, REGULAR, font
+    from pitable.render.text import draw_text, ink_box
+
+    def fonts_alive() -> int:
+        gc.collect()
+        return sum(isinstance(o, ImageFont.FreeTypeFont) for o in gc.get_objects())
+
+    font.cache_clear()
+    before = fonts_alive()  # what other modules hold of their own
+    image = Image.new("1", (400, 200))
+    draw = ImageDraw.Draw(image)
+    draw.fontmode = "1"
+    for size in range(6, 106):
+        for name in (REGULAR, BOLD):
+            ink_box("Pyramid 14", size, name)
+            draw_text(draw, (0, 0), "Pyramid 14", font(size, name))
+    assert fonts_alive() - before <= font.cache_info().maxsize

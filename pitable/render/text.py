@@ -8,6 +8,7 @@ milliseconds on a Pi Zero.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -46,12 +47,24 @@ def ink_box(text: str, size: int, name: str) -> tuple[int, int, int, int]:
     return _ink_box(text, font(size, name))
 
 
-@lru_cache(maxsize=4096)
+def _face(typeface: ImageFont.FreeTypeFont) -> tuple[int, str]:
+    """The size and file name of one of :func:`~pitable.render.fonts.font`'s fonts: what the
+    caches below are keyed by. Keyed by the font object, they kept alive every font that
+    ``font``'s own cache had let go (each maps its whole file, and a fit tries many sizes),
+    and missed on the same font made again."""
+    return int(typeface.size), os.path.basename(str(typeface.path))
+
+
 def _ink_box(text: str, typeface: ImageFont.FreeTypeFont) -> tuple[int, int, int, int]:
     """:func:`ink_box` by the font itself: what the fitting measured, the drawing reuses."""
+    return _ink_box_of(text, *_face(typeface))
+
+
+@lru_cache(maxsize=4096)
+def _ink_box_of(text: str, size: int, name: str) -> tuple[int, int, int, int]:
     if not text:
         return (0, 0, 0, 0)
-    left, top, right, bottom = typeface.getbbox(text, mode="1")
+    left, top, right, bottom = font(size, name).getbbox(text, mode="1")
     return int(left), int(top), int(right), int(bottom)
 
 
@@ -289,10 +302,15 @@ def draw_text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str,
     draw.bitmap((xy[0] + left, xy[1] + top), ink, fill=fill)
 
 
+def _inked(text: str, typeface: ImageFont.FreeTypeFont) -> tuple[Image.Image, int, int]:
+    """``text``'s ink in ``typeface`` without anti-aliasing, and where it lies from the
+    origin."""
+    return _inked_of(text, *_face(typeface))
+
+
 @lru_cache(maxsize=2048)
-def _inked(text: str, font: ImageFont.FreeTypeFont) -> tuple[Image.Image, int, int]:
-    """``text``'s ink in ``font`` without anti-aliasing, and where it lies from the origin."""
-    left, top, right, bottom = _ink_box(text, font)
+def _inked_of(text: str, size: int, name: str) -> tuple[Image.Image, int, int]:
+    left, top, right, bottom = _ink_box_of(text, size, name)
     ink = Image.new("1", (max(1, right - left), max(1, bottom - top)), 0)
-    ImageDraw.Draw(ink).text((-left, -top), text, fill=1, font=font)
+    ImageDraw.Draw(ink).text((-left, -top), text, fill=1, font=font(size, name))
     return ink, left, top
