@@ -431,8 +431,8 @@ def test_the_hazard_says_where_it_goes_whole_on_the_small_screen(title: Title) -
 
 
 def test_the_text_caches_keep_no_font_that_the_font_cache_let_go() -> None:
-    """Each live font maps its whole file: measuring and drawing at more sizes than the
-    font cache holds leaves no more fonts alive than it holds."""
+    """Each live font maps its whole file: measuring and drawing at a hundred sizes leaves
+    alive only the fonts the font cache holds, one for each size and face."""
     import gc
 
     from PIL import ImageFont
@@ -453,4 +453,4 @@ def test_the_text_caches_keep_no_font_that_the_font_cache_let_go() -> None:
         for name in (REGULAR, BOLD):
             ink_box("Pyramid 14", size, name)
             draw_text(draw, (0, 0), "Pyramid 14", font(size, name))
-    assert fonts_alive() - before <= font.cache_info().maxsize
+    assert fonts_alive() - before <= font.cache_info().currsize <= 200
