@@ -310,21 +310,28 @@ def test_the_doctor_reads_whole_blocks_of_the_health_tests() -> None:
 # --- the command -------------------------------------------------------------------------
 
 
-def test_pitable_doctor_prints_a_line_per_part_and_exits_by_the_worst(
-    pi: FakePi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def doctor_argv(pi: FakePi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                unit_dir: Path) -> list[str]:
+    """``pitable doctor``'s arguments on the fake Pi, its buses and printer patched in."""
     from pitable import doctor
-    from pitable.cli import main
     from pitable.hw import printer as printer_module
 
     config = tmp_path / "pitable.toml"
     config.write_text('[gpio]\npin_factory = "mock"\n')
     monkeypatch.setattr(doctor, "_smbus", pi.i2c.bus)
     monkeypatch.setattr(printer_module, "open_transport", lambda settings: pi.printer)
-    argv = ["--config", str(config), "doctor", "--boot-dir", str(pi.boot),
+    return ["--config", str(config), "doctor", "--boot-dir", str(pi.boot),
             "--sysfs", str(pi.sysfs), "--rng-device", str(pi.hwrng),
-            "--unit-dir", str(pi.root / "etc/systemd/system")]
+            "--unit-dir", str(unit_dir)]
+
+
+def test_pitable_doctor_prints_a_line_per_part_and_exits_by_the_worst(
+    pi: FakePi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from pitable.cli import main
+
+    argv = doctor_argv(pi, tmp_path, monkeypatch, pi.root / "etc/systemd/system")
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 10 and all(line.startswith("PASS  ") for line in out), out
@@ -634,9 +641,7 @@ def test_pitable_doctor_fails_what_root_reads_and_the_service_cannot(
     # to the device's mode with the system's own accounts. nobody is not its owner.
     import pwd
 
-    from pitable import doctor
     from pitable.cli import main
-    from pitable.hw import printer as printer_module
 
     try:
         nobody = pwd.getpwnam("nobody")
@@ -652,13 +657,7 @@ def test_pitable_doctor_fails_what_root_reads_and_the_service_cannot(
     pi.hwrng.chmod(0o600)
     results = {r.part: r for r in run_checks(DEFAULTS, pi.probes())}
     assert results["random generator"].status is Status.FAIL, results["random generator"]
-    config = tmp_path / "pitable.toml"
-    config.write_text('[gpio]\npin_factory = "mock"\n')
-    monkeypatch.setattr(doctor, "_smbus", pi.i2c.bus)
-    monkeypatch.setattr(printer_module, "open_transport", lambda settings: pi.printer)
-    argv = ["--config", str(config), "doctor", "--boot-dir", str(pi.boot),
-            "--sysfs", str(pi.sysfs), "--rng-device", str(pi.hwrng),
-            "--unit-dir", str(unit_dir)]
+    argv = doctor_argv(pi, tmp_path, monkeypatch, unit_dir)
     assert main(argv) == 1
     failed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("FAIL")]
     assert len(failed) == 1 and failed[0].startswith("FAIL  random generator: ")

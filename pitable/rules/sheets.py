@@ -167,12 +167,9 @@ class Tally:
 Grid = tuple[tuple[Kind, ...], ...]
 
 
-@dataclass(frozen=True)
-class Shape:
-    """A map's grid alone, what each position holds (top row first): all of a map that a
-    finished sheet typed as text still shows. A title's
-    :meth:`~pitable.rules.base.Title.shape_problem` judges it; :class:`Sheet` answers the
-    same questions about its own grid."""
+class GridQueries:
+    """What a grid holds where, for :class:`Shape` and :class:`Sheet` alike (each has a
+    ``grid``)."""
 
     grid: Grid
 
@@ -202,7 +199,17 @@ class Shape:
 
 
 @dataclass(frozen=True)
-class Sheet:
+class Shape(GridQueries):
+    """A map's grid alone, what each position holds (top row first): all of a map that a
+    finished sheet typed as text still shows. A title's
+    :meth:`~pitable.rules.base.Title.shape_problem` judges it; :class:`Sheet` answers the
+    same questions about its own grid."""
+
+    grid: Grid
+
+
+@dataclass(frozen=True)
+class Sheet(GridQueries):
     """One adventure sheet: the map and what is printed around it."""
 
     title: Title
@@ -226,14 +233,6 @@ class Sheet:
         return self.title.name
 
     @property
-    def grid_width(self) -> int:
-        return len(self.grid[0])
-
-    @property
-    def grid_height(self) -> int:
-        return len(self.grid)
-
-    @property
     def label(self) -> str:
         """What the sheet prints to say which map it is: ``valley A 7 (map v2)``."""
         return f"{self.title.key} {self.side.value.upper()} {self.seed} (map v{MAP_FORMAT})"
@@ -241,22 +240,6 @@ class Sheet:
     @property
     def shape(self) -> Shape:
         return Shape(self.grid)
-
-    def kind(self, cell: Cell) -> Kind:
-        row, col = cell
-        if 0 <= row < self.grid_height and 0 <= col < self.grid_width:
-            return self.grid[row][col]
-        return Kind.OUTSIDE
-
-    def cells(self, *kinds: Kind) -> list[Cell]:
-        """Every position holding one of ``kinds``, row by row."""
-        return [
-            (r, c) for r, row in enumerate(self.grid) for c, kind in enumerate(row) if kind in kinds
-        ]
-
-    @property
-    def fillable_count(self) -> int:
-        return len(self.cells(Kind.SPACE, Kind.DOOR))
 
     def to_text(self, *, label: bool = False) -> str:
         """The map as text, one line a row: ``c`` marks a space beside a cloud. With
