@@ -1,11 +1,19 @@
-"""How fast the bot plays: full solo games a second of CPU, per title, against the rules alone.
+"""How well and how fast the bot plays: the greedy player against the planning one, per title.
 
-    python -m benchmarks.bench_bot [--games 100] [--seed 1]
+    python -m benchmarks.bench_bot [--games 40] [--dice-seed 7] [--strength plan]
+    python -m benchmarks.bench_bot --games 200      # the figures the goals are set on
 
-Each title plays ``--games`` games on one map with the same dice seeds. The baseline is the
-same games' rolls through ``Title.options`` alone (what a roll allows, as the box asks it),
-so the rest is the bot's own thinking. CPU time, not wall time: the figures hold on a busy
-machine. Exits 1 when a title plays fewer than 20 games a second.
+Game ``n`` of each title is played on a fresh map (seed ``n``, sides A and B in turn) and on
+the dice of ``game_rng(dice_seed, n)``, once by the greedy player (the baseline) and once at
+``--strength``: the same maps and the same dice. For each player and title it prints games a
+second of CPU, the mean, spread (standard deviation) and levels reached; for the planner the
+CPU time of a turn too, median and worst. CPU time, not wall time: the figures hold on a busy
+machine.
+
+Exits 0 only when, in every title, the planner scores more than the greedy player by at least
+two standard errors of their paired differences, no turn of the planner takes more than
+100 ms, and in the Valley and on the Island the planner's mean reaches the least score of a
+Pathfinder (in the Valley, 90 less 4 a snake of each game).
 """
 
 from __future__ import annotations
@@ -13,43 +21,87 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections import Counter
 
 from pitable.rules import all_titles
-from pitable.rules.bot import play_games
-from pitable.rules.sheets import generate
+from pitable.rules.base import Title
+from pitable.rules.bot import DEFAULT_STRENGTH, STRENGTHS, Game, game_rng, play
+from pitable.rules.session import LEVELS, level, thresholds
+from pitable.rules.sheets import Side, generate
 
-#: Games a second each title must reach.
-TARGET = 20.0
+#: The most CPU time one turn of the planner may take.
+TURN_LIMIT = 0.100
+#: The level whose least score the planner's mean must reach, in the titles that have a goal.
+GOALS = {"valley": "Pathfinder", "island": "Pathfinder"}
+#: Standard errors of the paired differences by which the planner must beat the greedy player.
+CLEARLY = 2.0
+
+
+def games_of(title: Title, games: int, dice_seed: int, strength: str
+             ) -> tuple[list[Game], float, list[float]]:
+    """``games`` games of ``title`` at ``strength`` on fresh maps, the CPU time they took and
+    the CPU time of each turn."""
+    played = []
+    turns: list[float] = []
+    start = time.process_time()
+    for n in range(games):
+        sheet = generate(title, n, Side.A if n % 2 == 0 else Side.B)
+        played.append(play(sheet, game_rng(dice_seed, n), strength, turn_times=turns))
+    return played, time.process_time() - start, turns
+
+
+def line(name: str, games: list[Game], took: float) -> str:
+    totals = [g.total for g in games]
+    reached = Counter(level(g.title, g.total, g.hazards).name for g in games)
+    levels = " ".join(f"{reached.get(name, 0):>4}" for name in LEVELS)
+    return (f"  {name:<8} {len(games) / took:>8.1f} {statistics.fmean(totals):>6.1f}"
+            f" {statistics.pstdev(totals):>6.1f} {levels}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=1, help="the map")
+    parser.add_argument("--games", type=int, default=40, help="games a title (40)")
+    parser.add_argument("--dice-seed", type=int, default=7)
+    parser.add_argument("--strength", default=DEFAULT_STRENGTH,
+                        choices=[s for s in STRENGTHS if s != "greedy"])
     args = parser.parse_args()
-    slow = False
-    print(f"{'title':<8} {'games/s':>8} {'ms/game':>8} {'turns':>6} {'rules ms':>9}"
-          f" {'mean':>6}")
+    if args.games < 2:
+        parser.error("--games: at least 2, for a spread")
+    good = True
+    heads = " ".join(f"{name[:4]:>4}" for name in LEVELS)
+    print(f"{args.games} games a title on fresh maps (seeds 0 to {args.games - 1}, sides A"
+          f" and B in turn), dice seed {args.dice_seed}")
     for title in all_titles():
-        sheet = generate(title, args.seed)
-        start = time.process_time()
-        games = play_games(sheet, args.games)
-        took = time.process_time() - start
-        start = time.process_time()
-        for game in games:
-            hazards = 0
-            for turn in game.turns:
-                hazards += title.options(turn.roll, hazards).hazard
-        rules = time.process_time() - start
-        rate = args.games / took
-        turns = statistics.fmean(len(g.turns) for g in games)
-        mean = statistics.fmean(g.total for g in games)
-        print(f"{title.key:<8} {rate:>8.1f} {1000 * took / args.games:>8.2f} {turns:>6.1f}"
-              f" {1000 * rules / args.games:>9.3f} {mean:>6.1f}")
-        slow = slow or rate < TARGET
-    print(f"target: at least {TARGET:g} games a second per title;"
-          " rules ms: the same rolls through Title.options alone")
-    return 1 if slow else 0
+        greedy, greedy_took, _ = games_of(title, args.games, args.dice_seed, "greedy")
+        planned, planned_took, turns = games_of(title, args.games, args.dice_seed,
+                                                args.strength)
+        print(f"{title.key}:\n  {'player':<8} {'games/s':>8} {'mean':>6} {'spread':>6} {heads}")
+        print(line("greedy", greedy, greedy_took))
+        print(line(args.strength, planned, planned_took))
+        median, worst = statistics.median(turns), max(turns)
+        print(f"  {args.strength} turn: median {1000 * median:.1f} ms, worst"
+              f" {1000 * worst:.1f} ms (limit {1000 * TURN_LIMIT:.0f})")
+        gains = [p.total - g.total for p, g in zip(planned, greedy, strict=True)]
+        gain = statistics.fmean(gains)
+        error = statistics.stdev(gains) / len(gains) ** 0.5
+        clearly = gain > 0 and gain >= CLEARLY * error
+        print(f"  gain over greedy: {gain:+.1f} stars (standard error {error:.1f}):"
+              f" {'clearly more' if clearly else 'NOT clearly more'}")
+        held = clearly and worst <= TURN_LIMIT
+        goal = GOALS.get(title.key)
+        if goal is not None:
+            rank = LEVELS.index(goal) - 1
+            least = statistics.fmean(thresholds(title, g.hazards)[rank] for g in planned)
+            mean = statistics.fmean(g.total for g in planned)
+            reached = mean >= least
+            print(f"  goal: mean {mean:.1f} at least {goal}'s {least:.1f}:"
+                  f" {'met' if reached else 'NOT met'}")
+            held = held and reached
+        good = good and held
+    print("target: the planner clearly above the greedy player in every title, its turns"
+          f" within {1000 * TURN_LIMIT:.0f} ms, its mean a Pathfinder's in "
+          + " and ".join(GOALS))
+    return 0 if good else 1
 
 
 if __name__ == "__main__":

@@ -116,6 +116,10 @@ class UsageError(PitableError, ValueError):
 # --- game sessions -----------------------------------------------------------
 
 
+class BadStrength(RulesError, ValueError):
+    """A bot strength that is not one of the known ones."""
+
+
 class BadScore(RulesError, ValueError):
     """A score that is not a whole number of stars."""
 

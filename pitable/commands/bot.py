@@ -1,8 +1,8 @@
 """``pitable bot``: the bot plays full solo games on one map and says how they scored.
 
 The games are :mod:`pitable.rules.bot`'s: seeded dice, the rulebook's placement rules and
-a greedy choice of moves. ``--show`` prints the first game's finished sheet in the format
-``pitable score`` reads.
+moves chosen by planning (``--strength``: greedy is the fastest). ``--show`` prints the first
+game's finished sheet in the format ``pitable score`` reads.
 """
 
 from __future__ import annotations
@@ -20,12 +20,26 @@ from pitable.rules.sheets import MAX_SEED
 MAX_GAMES = 10_000
 #: Dice seeds: any whole number from 0 up to this.
 MAX_DICE_SEED = 2**32 - 1
+#: The bot's strengths, weakest first, and the one it plays at unless told (the rules
+#: package is imported only when a command runs; a test checks these match it).
+STRENGTHS = ("greedy", "plan", "deep")
+DEFAULT_STRENGTH = "plan"
+
+
+def strength_name(text: str) -> str:
+    """An argparse type: one of the bot's strengths."""
+    name = text.strip().lower()
+    if name not in STRENGTHS:
+        raise argparse.ArgumentTypeError(
+            f"strength {text!r}: expected one of {', '.join(STRENGTHS)}"
+        )
+    return name
 
 
 def setup_bot(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Play N full solo games of GAME on one map with seeded dice, by the rulebook's"
-        " placement rules, choosing moves greedily; print the mean, spread (standard"
+        " placement rules, planning its moves (--strength); print the mean, spread (standard"
         " deviation), lowest and highest score and the levels reached. --show adds the"
         " first game's finished sheet, which `pitable score` reads."
     )
@@ -53,6 +67,13 @@ def setup_bot(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="the dice of the games: the same seed rolls the same dice (0)",
     )
+    p.add_argument(
+        "--strength",
+        type=strength_name,
+        default=DEFAULT_STRENGTH,
+        metavar="|".join(STRENGTHS),
+        help=f"how hard the bot thinks: greedy (fastest), plan or deep ({DEFAULT_STRENGTH})",
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument(
         "--show", action="store_true", help="print the first game's finished sheet too"
@@ -69,7 +90,7 @@ def run_bot(args: argparse.Namespace) -> int:
     side = Side.from_str(args.side)
     seed = args.seed if args.seed is not None else secrets.randbelow(MAX_SEED + 1)
     sheet = generate(title, seed, side)
-    games = play_games(sheet, args.games, args.dice_seed)
+    games = play_games(sheet, args.games, args.dice_seed, args.strength)
     summary = summarise(games)
     first = games[0]
     if args.json:
@@ -78,6 +99,7 @@ def run_bot(args: argparse.Namespace) -> int:
             "side": side.value,
             "seed": seed,
             "dice_seed": args.dice_seed,
+            "strength": args.strength,
             **summary.to_json(),
         }
         if args.show:
@@ -90,7 +112,7 @@ def run_bot(args: argparse.Namespace) -> int:
     word = "game" if summary.games == 1 else "games"
     levels = ", ".join(f"{name} {count}" for name, count in summary.levels)
     print(f"{lead}{title.name}, side {side.value.upper()}, map {seed}:"
-          f" {summary.games} {word}, dice seed {args.dice_seed}")
+          f" {summary.games} {word}, dice seed {args.dice_seed}, strength {args.strength}")
     print(f"{lead}  mean {summary.mean:.1f}  stdev {summary.stdev:.1f}"
           f"  lowest {summary.lowest}  highest {summary.highest}")
     print(f"{lead}  levels: {levels}")

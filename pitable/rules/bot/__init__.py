@@ -1,10 +1,12 @@
 """A bot that plays full solo games of every title on any map, with seeded dice.
 
 Pure Python, standard library only. Each title's player (one module here per title) makes
-its moves by the rulebook's placement rules and chooses among them by a greedy heuristic
-of its own: each turn it scores every legal way to use the roll by what the numbers do for
-the discoveries, treasures, sequences and groups around them and against the hazards, and
-makes the best. What a roll allows comes from the rules engine (``Title.options``).
+its moves by the rulebook's placement rules and ranks them by a greedy heuristic of its
+own: each turn it scores every legal way to use the roll by what the numbers do for the
+discoveries, treasures, sequences and groups around them and against the hazards. At the
+``greedy`` strength it makes the best of them; at the planning strengths
+(:mod:`pitable.rules.bot.planner`) the best few are weighed by playing the game on. What a
+roll allows comes from the rules engine (``Title.options``).
 
 >>> from pitable.rules.sheets import generate
 >>> from pitable.rules.titles import Temple
@@ -17,16 +19,18 @@ from __future__ import annotations
 
 import random
 import statistics
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pitable.errors import UnknownTitle
+from pitable.errors import BadStrength, UnknownTitle
 from pitable.rules.base import Options, Title
 from pitable.rules.bot.island import IslandPlayer
 from pitable.rules.bot.model import Act, Action, Game, Player, TurnRecord
+from pitable.rules.bot.planner import Planner, Strength
 from pitable.rules.bot.temple import TemplePlayer
-from pitable.rules.bot.valley import ValleyPlayer
+from pitable.rules.bot.valley import PlanningValleyPlayer, ValleyPlayer
 from pitable.rules.dice import Roll, all_rolls
 from pitable.rules.session import LEVELS, level
 from pitable.rules.sheets import Sheet, Side, generate
@@ -38,20 +42,57 @@ PLAYERS: dict[type[Title], Callable[[Title, Sheet], Player]] = {
     Island: IslandPlayer,
     Temple: TemplePlayer,
 }
+#: The player a planning strength weighs and plays on with, where a title has one of its
+#: own (an evaluation set from self-play); the others plan with their greedy player.
+PLANNING_PLAYERS: dict[type[Title], Callable[[Title, Sheet], Player]] = {
+    Valley: PlanningValleyPlayer,
+}
 #: The 216 rolls, drawn by index.
 ROLLS: tuple[Roll, ...] = tuple(all_rolls())
 #: No game of the series lasts this long (the Temple's 56 spaces with every roll a
 #: hazard); a player that stopped filling would be stopped here instead of looping.
 MAX_TURNS = 500
+#: The strength a solo sheet's target is played at: the greedy player's, because the target
+#: is worked out while the sheet prints, 21 games in a few hundred milliseconds, where the
+#: planner would take tens of seconds here and minutes on a Pi Zero 2 W.
+TARGET_STRENGTH = "greedy"
 #: Games the target to beat is the median of: enough that it moves by a star or two at most
 #: between dice seeds, few enough to work out while a sheet is printed.
 TARGET_GAMES = 21
 
 
-def player_for(title: Title, sheet: Sheet) -> Player:
-    """A fresh player of ``title`` on ``sheet``; :class:`UnknownTitle` for a title the bot
-    does not play."""
+#: The strengths, weakest and fastest first: the greedy player alone, then the planner.
+STRENGTHS: tuple[str, ...] = ("greedy", "plan", "deep")
+#: The strength ``pitable bot`` plays at: on this project's desktop machine, at most 100 ms
+#: a turn (benchmarks/bench_bot.py), so that a Pi Zero 2 W answers within about a second.
+DEFAULT_STRENGTH = "plan"
+#: What each planning strength means in each title (choices weighed, games played on for
+#: each, turns looked ahead; 0: to the end), set by benchmarks/bench_bot.py's figures. The
+#: Island and the Temple end when their sheet does, so a short look ahead rewards the
+#: treasures and sequences made soon. The Valley's stars come at the end of its 25 rounds,
+#: and a few games played on from each choice only blur its player's own ranking: its
+#: ``plan`` weighs nothing and plays its planning evaluation (:data:`PLANNING_PLAYERS`).
+PLANS: dict[type[Title], dict[str, Strength]] = {
+    Valley: {"plan": Strength(1, 0), "deep": Strength(5, 8)},
+    Island: {"plan": Strength(4, 3, 6), "deep": Strength(6, 8, 8)},
+    Temple: {"plan": Strength(6, 4, 8), "deep": Strength(8, 8, 10)},
+}
+
+
+def strength_of(text: str) -> str:
+    """``text`` as a strength's name; :class:`BadStrength` naming the known ones."""
+    name = text.strip().lower()
+    if name not in STRENGTHS:
+        raise BadStrength(f"strength: expected one of {', '.join(STRENGTHS)}, got {text!r}")
+    return name
+
+
+def player_for(title: Title, sheet: Sheet, strength: str = "greedy") -> Player:
+    """A fresh player of ``title`` on ``sheet`` choosing as it does at ``strength``;
+    :class:`UnknownTitle` for a title the bot does not play."""
     maker = PLAYERS.get(type(title))
+    if strength != "greedy":
+        maker = PLANNING_PLAYERS.get(type(title), maker)
     if maker is None:
         known = ", ".join(t.key for t in (Valley, Island, Temple))
         raise UnknownTitle(f"the bot plays {known}, not {title.key}")
@@ -85,19 +126,31 @@ def _options_of(title: Title) -> _OptionsCache:
     return cache
 
 
-def play(sheet: Sheet, rng: random.Random) -> Game:
-    """One full solo game on ``sheet`` with dice drawn from ``rng``."""
+def play(sheet: Sheet, rng: random.Random, strength: str = DEFAULT_STRENGTH, *,
+         turn_times: list[float] | None = None) -> Game:
+    """One full solo game on ``sheet`` with dice drawn from ``rng``, the bot playing at
+    ``strength`` (one of :data:`STRENGTHS`); the CPU seconds of each turn's thinking are
+    added to ``turn_times`` when one is given."""
     title = sheet.title
-    player = player_for(title, sheet)
+    strength = strength_of(strength)
+    player = player_for(title, sheet, strength)
     options_of = _options_of(title)
     limit = title.solo_rounds or MAX_TURNS
+    mover: Player | Planner = player
+    if strength != "greedy":
+        mover = Planner(player, PLANS[type(title)][strength], options_of, len(ROLLS), limit)
     turns: list[TurnRecord] = []
-    while len(turns) < limit and not player.over():
+    while len(turns) < limit and not mover.over():
         # random() is the one method whose sequence Python promises to keep for a seed,
         # so the same dice seed plays the same game on every version.
         index = int(rng.random() * len(ROLLS))
         options = options_of(index, player.hazards)
-        actions = player.turn(options, len(turns) + 1)
+        if turn_times is None:
+            actions = mover.turn(options, len(turns) + 1)
+        else:
+            start = time.process_time()
+            actions = mover.turn(options, len(turns) + 1)
+            turn_times.append(time.process_time() - start)
         turns.append(TurnRecord(ROLLS[index], tuple(actions)))
     return Game(title, sheet, tuple(turns), player.tokens(), player.components(),
                 player.hazards)
@@ -109,9 +162,10 @@ def game_rng(dice_seed: int, game: int) -> random.Random:
     return random.Random(dice_seed * 1_000_003 + game)
 
 
-def play_games(sheet: Sheet, games: int, dice_seed: int = 0) -> list[Game]:
+def play_games(sheet: Sheet, games: int, dice_seed: int = 0,
+               strength: str = DEFAULT_STRENGTH) -> list[Game]:
     """``games`` solo games on ``sheet``, the dice of each from :func:`game_rng`."""
-    return [play(sheet, game_rng(dice_seed, n)) for n in range(games)]
+    return [play(sheet, game_rng(dice_seed, n), strength) for n in range(games)]
 
 
 @dataclass(frozen=True)
@@ -157,15 +211,19 @@ def summarise(games: list[Game]) -> Summary:
 
 
 def target(title: Title | str, side: Side | str, seed: int, games: int = TARGET_GAMES,
-           dice_seed: int = 0) -> int:
+           dice_seed: int = 0, *, strength: str = TARGET_STRENGTH) -> int:
     """The bot's median score on the map of ``title``, ``side`` and ``seed``: a target to
     beat, printed on a solo sheet. The same map always gives the same target."""
     sheet = generate(as_title(title), seed, side)
-    return int(statistics.median_low(g.total for g in play_games(sheet, games, dice_seed)))
+    totals = (g.total for g in play_games(sheet, games, dice_seed, strength))
+    return int(statistics.median_low(totals))
 
 
 __all__ = [
+    "DEFAULT_STRENGTH",
+    "PLANS",
     "PLAYERS",
+    "STRENGTHS",
     "Act",
     "Action",
     "Game",
@@ -175,6 +233,7 @@ __all__ = [
     "play",
     "play_games",
     "player_for",
+    "strength_of",
     "summarise",
     "target",
 ]

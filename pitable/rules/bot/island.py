@@ -62,6 +62,8 @@ def _pair(numbers: int, boat: bool) -> float:
 
 
 class IslandPlayer(Player):
+    fixed = Player.fixed | {"weights", "rows", "cols", "spots", "row_spots", "col_spots"}
+
     def __init__(self, title: Title, sheet: Sheet) -> None:
         super().__init__(title, sheet)
         grid = self.grid
@@ -221,7 +223,7 @@ class IslandPlayer(Player):
                 found = lines[(v, index, across)] = (gains, sum(g for g, _ in gains))
             return found
 
-        best = (-1e9, numbers[0], spaces[0])
+        ranked: list[tuple[float, tuple[int, int]]] = []
         for i in spaces:
             r, c = self.rows[i], self.cols[i]
             dangers = [n for n in self.grid.around[i] if self.danger[n]]
@@ -240,9 +242,9 @@ class IslandPlayer(Player):
                     score += top
                 for d in dangers:
                     score += self._danger_change(d, v)
-                if score > best[0]:
-                    best = (score, v, i)
-        return best
+                ranked.append((score, (v, i)))
+        value, space = self._choose(ranked)
+        return next(s for s, choice in ranked if choice == (value, space)), value, space
 
     def _danger_change(self, d: int, v: int) -> float:
         """What writing ``v`` beside the danger at ``d`` changes in its stars."""

@@ -10,13 +10,17 @@ the order they were made; a game is its map and its turns. The validator
 from __future__ import annotations
 
 import abc
+import copy
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pitable.rules.base import Options, Title
 from pitable.rules.dice import Roll
 from pitable.rules.sheets import Cell, Kind, Sheet
+
+T = TypeVar("T")
 
 
 class Act(enum.Enum):
@@ -138,6 +142,44 @@ class Player(abc.ABC):
         self.hazards = 0
         #: The cells written or drawn in the last turn: where a solo hazard goes next.
         self.last_filled: list[int] = []
+        #: Which of the ranked choices the next turn takes: 0, the best by the player's own
+        #: reckoning; a planner tries the others.
+        self.pick = 0
+        #: How many choices the last turn ranked.
+        self.choices = 0
+
+    def _choose(self, ranked: list[tuple[float, T]]) -> T:
+        """The choice :attr:`pick` names among ``ranked`` (score, choice) pairs: the best
+        score first, ties in the order given; the best when ``pick`` is out of range."""
+        self.choices = len(ranked)
+        if self.pick == 0 or len(ranked) < 2:
+            best = ranked[0]
+            for pair in ranked:
+                if pair[0] > best[0]:
+                    best = pair
+            return best[1]
+        order = sorted(ranked, key=lambda pair: -pair[0])
+        return order[min(self.pick, len(order) - 1)][1]
+
+    def clone(self) -> Player:
+        """A copy of the game in progress that plays on without changing this one: the
+        map and what never changes are shared, the rest is copied."""
+        twin = copy.copy(self)
+        fixed = self.fixed
+        for name, value in self.__dict__.items():
+            if name in fixed:
+                continue
+            if isinstance(value, list):
+                if value and isinstance(value[0], list):
+                    setattr(twin, name, [list(row) for row in value])
+                else:
+                    setattr(twin, name, list(value))
+            elif isinstance(value, (dict, set)):
+                setattr(twin, name, value.copy())
+        return twin
+
+    #: Attributes a clone shares: they never change during a game.
+    fixed: frozenset[str] = frozenset({"title", "sheet", "grid"})
 
     @abc.abstractmethod
     def turn(self, options: Options, round_: int) -> list[Action]:

@@ -107,7 +107,7 @@ class TemplePlayer(Player):
         ids, sizes, grouped = self._groups()
         longest = max(up, default=0)
         allowed = set(numbers)
-        best = (-1e9, 0, 0)
+        ranked: list[tuple[float, tuple[int, int]]] = []
         for i in sorted(targets):
             ups: dict[int, int] = {}
             downs: dict[int, int] = {}
@@ -139,9 +139,8 @@ class TemplePlayer(Player):
                     score += MUMMY_SWING * mummies
                 # Between equals, a middle value keeps most sequences open.
                 score -= 0.01 * abs(v - 8)
-                if score > best[0]:
-                    best = (score, v, i)
-        return best[1], best[2]
+                ranked.append((score, (v, i)))
+        return self._choose(ranked)
 
     def _mummy_space(self) -> int:
         """Where the mummy goes: beside last turn's space if one is free (the solo rule),
