@@ -209,11 +209,11 @@ def test_the_full_grid_earns_7_only_with_no_empty_space() -> None:
 
 # --- Skull Island ---------------------------------------------------------------
 
-#: A treasure of 7 on a mountain: two 7s in its column, two in its row.
+#: A treasure of 7 on a mountain, between two 7s of its column and two of its row.
 TREASURE = """
 ~ ~ 7 ~ ~
 ~ 1 2 3 ~
-7 7 ^/T7 2 ~
+~ 7 ^/T7 7 ~
 ~ 1 7 3 ~
 ~ ~ ~ ~ ~
 """
@@ -226,16 +226,20 @@ def test_a_treasure_is_worth_the_number_that_found_it() -> None:
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        ("~ ~ 7 ~ ~", "~ ~ B ~ ~"),  # a boat for one of the column's pair
-        ("7 7 ^/T7", "B 7 ^/T7"),  # a boat for one of the row's pair
+        ("~ ~ 7 ~ ~", "~ ~ B ~ ~"),  # a boat above, for the column's outer number
+        ("~ 7 ^/T7 7 ~", "B 2 ^/T7 7 ~"),  # a boat at the row's end, for its outer number
+        ("~ 7 ^/T7 7 ~", "~ 7 ^/T7 2 B"),  # the same on the other side
     ],
 )
-def test_a_boat_stands_in_for_one_number_of_a_pair(old: str, new: str) -> None:
+def test_a_boat_in_the_sea_stands_in_for_the_outer_number_of_a_pair(old: str, new: str) -> None:
+    # 001: "A boat can stand in for a missing number when finding a treasure."
     assert score("island", TREASURE.replace(old, new))["Treasures"] == 7
 
 
 def test_two_boats_stand_in_one_for_each_pair() -> None:
-    text = TREASURE.replace("~ ~ 7 ~ ~", "~ ~ B ~ ~").replace("7 7 ^/T7", "B 7 ^/T7")
+    # 001: "One to replace a number in a vertical pair, and one to replace a number in a
+    # horizontal pair."
+    text = TREASURE.replace("~ ~ 7 ~ ~", "~ ~ B ~ ~").replace("~ 7 ^/T7 7 ~", "B 2 ^/T7 7 ~")
     assert score("island", text)["Treasures"] == 7
 
 
@@ -246,16 +250,43 @@ def test_two_boats_never_stand_in_for_both_numbers_of_one_pair() -> None:
 
 
 @pytest.mark.parametrize(
+    ("changes", "where"),
+    [
+        # Both 7s of the row to the treasure's left: "the line between the horizontal pair"
+        # does not reach it.
+        ({"~ 7 ^/T7 7 ~": "7 7 ^/T7 2 ~"}, "to its right in its row"),
+        ({"~ 7 ^/T7 7 ~": "~ 2 ^/T7 7 7"}, "to its left in its row"),
+        # Both 7s of the column below it.
+        ({"~ ~ 7 ~ ~\n~ 1": "~ ~ 2 ~ ~\n~ 1", "~ ~ ~ ~ ~": "~ ~ 7 ~ ~"}, "above it in its column"),
+        # A boat on the same side as the only 7: still one side.
+        ({"~ 7 ^/T7 7 ~": "B 7 ^/T7 2 ~"}, "to its right in its row"),
+    ],
+)
+def test_a_treasure_with_both_numbers_of_a_pair_on_one_side_is_refused_naming_its_space(
+    changes: dict[str, str], where: str
+) -> None:
+    # 001: "The intersection of the line between the horizontal pair and the line between
+    # the vertical pair reveals the location of the treasure."
+    text = TREASURE
+    for old, new in changes.items():
+        assert old in text
+        text = text.replace(old, new, 1)
+    message = refused("island", text, "row 3, column 3", "the treasure of 7")
+    assert f"no 7 (nor a boat) {where}" in message
+    assert "between the two numbers of a pair" in message
+
+
+@pytest.mark.parametrize(
     ("old", "new"),
-    [("~ 1 7 3 ~", "~ 1 2 3 ~"), ("7 7 ^/T7", "2 7 ^/T7")],
+    [("~ 1 7 3 ~", "~ 1 2 3 ~"), ("~ 7 ^/T7 7 ~", "~ 2 ^/T7 7 ~")],
 )
 def test_a_treasure_without_its_four_numbers_is_refused(old: str, new: str) -> None:
     refused("island", TREASURE.replace(old, new), "row 3, column 3", "treasure of 7")
 
 
 def test_the_treasure_space_is_not_one_of_its_four_numbers() -> None:
-    text = TREASURE.replace("7 7 ^/T7", "2 7 7/T7")
-    refused("island", text, "row 3, column 3", "no pair of 7s in its row")
+    text = TREASURE.replace("~ 7 ^/T7 7 ~", "~ 2 7/T7 7 ~")
+    refused("island", text, "row 3, column 3", "no 7 (nor a boat) to its left in its row")
 
 
 @pytest.mark.parametrize("water", ["~", "B"])
