@@ -24,7 +24,11 @@ The rulings where a rulebook is silent (the README's rulings say the same):
   turn before; when that turn filled none (it was a hazard's) or none beside is empty, it
   goes on any empty space where a hazard may be.
 - A discovery (Valley) or a treasure (Island) is revealed at most once a turn, in any turn
-  while its spaces allow it, after the turn's fills.
+  while its spaces allow it, after the turn's fills. A Valley discovery follows a turn's
+  spaces "(or crossed out a snake)" (000): never on a snake's turn.
+- An Island treasure lies between the two numbers of its column's pair and between the two
+  of its row's (001: "the line between the horizontal pair"); a boat, in the sea, stands in
+  for one end of a pair.
 - A hazard crossed out with a 9 already on the sheet (Island, Temple) may be crossed in any
   turn; in the Valley the 9 is made from the dice of that turn and not written.
 """
@@ -396,13 +400,21 @@ def _treasure(replay: _Replay, action: Action) -> None:
     elif cell in replay.treasures:
         replay.breach(action, "one treasure a space")
     else:
-        column = [c for c in replay.kind if c[1] == col and c != cell]
-        line = [c for c in replay.kind if c[0] == row and c != cell]
-        for name, part in (("column", column), ("row", line)):
-            numbers = sum(1 for c in part if replay.number.get(c) == value)
-            boats = sum(1 for c in part if replay.mark.get(c) == "B")
-            if not (numbers >= 2 or (numbers == 1 and boats >= 1)):
-                replay.breach(action, f"no pair of {value}s in its {name}")
+        # The treasure lies on "the line between" each pair (001): one end of its column's
+        # pair above it and one below, one end of its row's on each side; a boat (in the
+        # sea) stands in for one end of a pair, never for both.
+        lines = (("column", [c for c in replay.kind if c[1] == col], 0),
+                 ("row", [c for c in replay.kind if c[0] == row], 1))
+        for name, line, axis in lines:
+            ends = []
+            for side in (-1, 1):
+                part = [c for c in line if (c[axis] - cell[axis]) * side > 0]
+                ends.append((any(replay.number.get(c) == value for c in part),
+                             any(replay.mark.get(c) == "B" for c in part)))
+            (number_a, boat_a), (number_b, boat_b) = ends
+            if not ((number_a and (number_b or boat_b)) or (number_b and boat_a)):
+                replay.breach(action, f"the treasure is not between a pair of {value}s"
+                                      f" in its {name}")
                 return
         replay.treasures[cell] = value
 

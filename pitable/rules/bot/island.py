@@ -1,11 +1,12 @@
 """The bot of Skull Island: one number (or a boat) a turn, treasures, at most five dangers.
 
-Each turn it writes the number and space that bring treasures closest (a treasure needs a
-pair of its number in a column and a pair in a row; a boat in the sea stands in for one of
-each pair), weighing each value by its stars and how often a roll gives it, and against the
-dangers around; a boat is drawn instead when it does more. A danger goes beside a 9 where it
-can, else beside a small number. Every danger beside a 9 is crossed out as soon as it can
-be, and a treasure is claimed as soon as its four numbers stand.
+Each turn it writes the number and space that bring treasures closest (a treasure lies
+between a pair of its number in its column, one above and one below, and between a pair in
+its row, one on each side; a boat in the sea stands in for one end of each pair), weighing
+each value by its stars and how often a roll gives it, and against the dangers around; a
+boat is drawn instead when it does more. A danger goes beside a 9 where it can, else beside
+a small number. Every danger beside a 9 is crossed out as soon as it can be, and a treasure
+is claimed as soon as its four numbers stand.
 """
 
 from __future__ import annotations
@@ -51,14 +52,21 @@ def _weights(title: Title) -> list[float]:
     return found
 
 
-def _pair(numbers: int, boat: bool) -> float:
-    """How far one line is from a pair of a value: 2 done, 1 or 0 not; a boat stands in
-    for one number of it, and alone is a start."""
-    if numbers >= 2 or (numbers == 1 and boat):
+def _pair(before: bool, after: bool, boat_before: bool, boat_after: bool) -> float:
+    """How far one line is from a pair of a value around a spot, given whether the value
+    (and a boat) stands before the spot and after it: 2 done, 1 or 0 not; a boat stands in
+    for one end of it, and alone is a start."""
+    if (before and (after or boat_after)) or (after and boat_before):
         return 2.0
-    if numbers == 1:
+    if before or after:
         return 1.0
-    return 0.4 if boat else 0.0
+    return 0.4 if boat_before or boat_after else 0.0
+
+
+def _sides(mask: int, at: int) -> tuple[bool, bool]:
+    """Whether the line ``mask`` (a bit a position) holds a bit before position ``at``, and
+    one after it."""
+    return bool(mask & ((1 << at) - 1)), bool(mask >> (at + 1))
 
 
 class IslandPlayer(Player):
@@ -74,6 +82,9 @@ class IslandPlayer(Player):
         self.found: set[int] = set()
         self.rows = [i // width for i in range(size)]
         self.cols = [i % width for i in range(size)]
+        # Where each value (and each boat) stands in each row and column, a bit a position
+        # (a column's bit in a row, a row's bit in a column): which side of a spot it is on
+        # is a mask and a shift.
         self.row_numbers = [[0] * grid.height for _ in range(HIGHEST + 1)]
         self.col_numbers = [[0] * width for _ in range(HIGHEST + 1)]
         self.row_boats = [0] * grid.height
@@ -132,8 +143,8 @@ class IslandPlayer(Player):
     def _write(self, i: int, value: int) -> None:
         self.num[i] = value
         self.empty_spaces.discard(i)
-        self.row_numbers[value][self.rows[i]] += 1
-        self.col_numbers[value][self.cols[i]] += 1
+        self.row_numbers[value][self.rows[i]] |= 1 << self.cols[i]
+        self.col_numbers[value][self.cols[i]] |= 1 << self.rows[i]
         for n in self.grid.around[i]:
             self.anchors[n] += 1
         self.written = True
@@ -142,8 +153,8 @@ class IslandPlayer(Player):
     def _draw_boat(self, i: int) -> None:
         self.boat[i] = True
         self.empty_sea.discard(i)
-        self.row_boats[self.rows[i]] += 1
-        self.col_boats[self.cols[i]] += 1
+        self.row_boats[self.rows[i]] |= 1 << self.cols[i]
+        self.col_boats[self.cols[i]] |= 1 << self.rows[i]
         for n in self.grid.around[i]:
             self.anchors[n] += 1
         self.last_filled = [i]
@@ -162,10 +173,14 @@ class IslandPlayer(Player):
         return near or sorted(empty)
 
     def _progress(self, t: int, v: int, *, row_boat: int = 0, col_boat: int = 0) -> float:
-        own = 1 if self.num[t] == v else 0
+        """How near the spot ``t`` is to the treasure of ``v``: 4 when it lies between a
+        pair in its row and a pair in its column; ``row_boat`` and ``col_boat`` are boats
+        to count as drawn (a bit at their position in the line)."""
         r, c = self.rows[t], self.cols[t]
-        across = _pair(self.row_numbers[v][r] - own, bool(self.row_boats[r] + row_boat))
-        down = _pair(self.col_numbers[v][c] - own, bool(self.col_boats[c] + col_boat))
+        across = _pair(*_sides(self.row_numbers[v][r], c),
+                       *_sides(self.row_boats[r] | row_boat, c))
+        down = _pair(*_sides(self.col_numbers[v][c], r),
+                     *_sides(self.col_boats[c] | col_boat, r))
         return across + down
 
     def _spot_worth(self, t: int) -> float:
@@ -173,11 +188,12 @@ class IslandPlayer(Player):
             return 0.0
         return ON_DANGER if self.danger[t] == STANDING else 1.0
 
-    def _line_gains(self, v: int, spots: list[int], across: bool) -> list[tuple[float, int]]:
-        """What one more ``v`` in a line (a row if ``across``) does for each treasure spot of
-        it: (gain, spot), largest first."""
+    def _line_gains(self, v: int, spots: list[int], across: bool,
+                    at: int) -> list[tuple[float, int]]:
+        """What one more ``v`` at position ``at`` of a line (a row if ``across``) does for
+        each other treasure spot of it: (gain, spot), largest first."""
         weight = self.weights[v] / 16
-        num, rows, cols = self.num, self.rows, self.cols
+        rows, cols = self.rows, self.cols
         row_numbers, col_numbers = self.row_numbers[v], self.col_numbers[v]
         row_boats, col_boats = self.row_boats, self.col_boats
         gains = []
@@ -185,19 +201,18 @@ class IslandPlayer(Player):
             worth = self._spot_worth(t)
             if not worth:
                 continue
-            own = 1 if num[t] == v else 0
             r, c = rows[t], cols[t]
-            line_n, line_b = (
-                (row_numbers[r] - own, row_boats[r]) if across
-                else (col_numbers[c] - own, col_boats[c])
-            )
-            other_n, other_b = (
-                (col_numbers[c] - own, col_boats[c]) if across
-                else (row_numbers[r] - own, row_boats[r])
-            )
-            other = _pair(other_n, bool(other_b))
-            before = _pair(line_n, bool(line_b)) + other
-            after = _pair(line_n + 1, bool(line_b)) + other
+            here = c if across else r
+            if here == at:
+                # The space written is no spot for its own number's treasure.
+                continue
+            numbers, boats = (row_numbers[r], row_boats[r]) if across else (
+                col_numbers[c], col_boats[c])
+            other = (_pair(*_sides(col_numbers[c], r), *_sides(col_boats[c], r)) if across
+                     else _pair(*_sides(row_numbers[r], c), *_sides(row_boats[r], c)))
+            sides = _sides(boats, here)
+            before = _pair(*_sides(numbers, here), *sides) + other
+            after = _pair(*_sides(numbers | 1 << at, here), *sides) + other
             if after == before:
                 continue
             gain = (after * after - before * before) * weight * worth
@@ -211,14 +226,15 @@ class IslandPlayer(Player):
         spaces = self._legal_spaces()
         if not spaces:
             return -1e9, 0, -1
-        lines: dict[tuple[int, int, bool], tuple[list[tuple[float, int]], float]] = {}
+        lines: dict[tuple[int, int, bool, int], tuple[list[tuple[float, int]], float]] = {}
 
-        def line(v: int, index: int, across: bool) -> tuple[list[tuple[float, int]], float]:
-            found = lines.get((v, index, across))
+        def line(v: int, index: int, across: bool,
+                 at: int) -> tuple[list[tuple[float, int]], float]:
+            found = lines.get((v, index, across, at))
             if found is None:
                 spots = self.row_spots[index] if across else self.col_spots[index]
-                gains = self._line_gains(v, spots, across)
-                found = lines[(v, index, across)] = (gains, sum(g for g, _ in gains))
+                gains = self._line_gains(v, spots, across, at)
+                found = lines[(v, index, across, at)] = (gains, sum(g for g, _ in gains))
             return found
 
         best = (-1e9, numbers[0], spaces[0])
@@ -229,14 +245,10 @@ class IslandPlayer(Player):
                 score = 0.0
                 if v not in self.found:
                     top = 0.0
-                    for gains, total in (line(v, r, True), line(v, c, False)):
-                        for gain, t in gains:
-                            if t != i:
-                                top = max(top, gain)
-                                break
-                        # The space written is no spot for its own number's treasure.
-                        own = next((g for g, t in gains if t == i), 0.0)
-                        score += 0.2 * (total - own)
+                    for gains, total in (line(v, r, True, c), line(v, c, False, r)):
+                        if gains:
+                            top = max(top, gains[0][0])
+                        score += 0.2 * total
                     score += top
                 for d in dangers:
                     score += self._danger_change(d, v)
@@ -261,9 +273,8 @@ class IslandPlayer(Player):
         written = self._written_values()
         for s in sorted(self.empty_sea):
             r, c = self.rows[s], self.cols[s]
-            new_row, new_col = not self.row_boats[r], not self.col_boats[c]
-            if not (new_row or new_col):
-                continue
+            # A boat beside a boat of its row (or column) on the same side of every spot
+            # adds nothing there: the test below finds that, spot by spot.
             score = 0.0
             for v in range(1, HIGHEST + 1):
                 # A boat alone is no pair: only values already written gain from one.
@@ -271,17 +282,16 @@ class IslandPlayer(Player):
                     continue
                 weight = self.weights[v]
                 top = 0.0
-                for spots, across, fresh in ((self.row_spots[r], True, new_row),
-                                             (self.col_spots[c], False, new_col)):
-                    if not fresh:
-                        continue
+                for spots, across in ((self.row_spots[r], True), (self.col_spots[c], False)):
                     for t in spots:
                         worth = self._spot_worth(t)
                         if not worth:
                             continue
                         before = self._progress(t, v)
-                        after = (self._progress(t, v, row_boat=1) if across
-                                 else self._progress(t, v, col_boat=1))
+                        after = (self._progress(t, v, row_boat=1 << c) if across
+                                 else self._progress(t, v, col_boat=1 << r))
+                        if after == before:
+                            continue
                         gain = (after * after - before * before) / 16 * weight * worth
                         if after >= 4:
                             gain += v * worth
@@ -319,7 +329,7 @@ class IslandPlayer(Player):
         """The most valuable treasure whose four numbers stand, on a spot where it counts."""
         for v in range(HIGHEST, 0, -1):
             # Four numbers, or two and a boat in each line: at least two of them written.
-            if v in self.found or sum(self.row_numbers[v]) < 2:
+            if v in self.found or sum(m.bit_count() for m in self.row_numbers[v]) < 2:
                 continue
             for t in self.spots:
                 if (not self.treasure[t] and self.danger[t] != STANDING
