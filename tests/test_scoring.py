@@ -87,16 +87,22 @@ def test_a_jungle_of_five_different_values_is_worth_5() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "why"),
+    ("text", "why", "where"),
     [
-        ("1/j1 2/j1 3/j1\n4/j1 #    #\n", "4 spaces"),
-        ("1/j1 2/j1 3/j1\n4/j1 5/j1 6/j1\n", "6 spaces"),
-        ("1/j1 2/j1 3/j1\n4/j1 3/j1 #\n", "repeats"),
-        ("1/j1 2/j1 3/j1\n# # #\n4/j1 5/j1 #\n", "not one adjacent group"),
+        ("1/j1 2/j1 3/j1\n4/j1 #    #\n", "4 spaces", "row 1, column 1"),
+        # Too many: the first space past five is named.
+        ("1/j1 2/j1 3/j1\n4/j1 5/j1 6/j1\n", "6 spaces", "row 2, column 3"),
+        # The space that repeats a value, not the first space.
+        ("1/j1 2/j1 3/j1\n4/j1 3/j1 #\n", "repeats", "row 2, column 2"),
+        # The first space cut off from the first one's group.
+        ("1/j1 2/j1 3/j1\n# # #\n4/j1 5/j1 #\n", "not one adjacent group", "row 3, column 1"),
     ],
 )
-def test_a_jungle_one_short_one_long_repeated_or_apart_is_refused(text: str, why: str) -> None:
-    refused("valley", text, "jungle 1", why, "row 1, column 1")
+def test_a_jungle_one_short_one_long_repeated_or_apart_is_refused_naming_the_space_that_breaks_it(
+    text: str, why: str, where: str
+) -> None:
+    message = refused("valley", text, "jungle 1", why)
+    assert message.startswith(where + " ")
 
 
 def test_a_town_of_four_identical_values_is_worth_6_and_two_of_different_values_12() -> None:
@@ -105,15 +111,21 @@ def test_a_town_of_four_identical_values_is_worth_6_and_two_of_different_values_
 
 
 @pytest.mark.parametrize(
-    ("text", "why"),
+    ("text", "why", "where"),
     [
-        ("3/t1 3/t1\n3/t1 #\n", "3 spaces"),
-        ("3/t1 3/t1 3/t1\n3/t1 3/t1 #\n", "5 spaces"),
-        ("3/t1 3/t1\n3/t1 4/t1\n", "identical"),
+        ("3/t1 3/t1\n3/t1 #\n", "3 spaces", "row 1, column 1"),
+        ("3/t1 3/t1 3/t1\n3/t1 3/t1 #\n", "5 spaces", "row 2, column 2"),
+        ("3/t1 3/t1\n3/t1 4/t1\n", "identical", "row 2, column 2"),
+        # The odd one out is named even when it comes first.
+        ("4/t1 3/t1\n3/t1 3/t1\n", "identical", "row 1, column 1"),
+        ("3/t1 4/t1\n3/t1 3/t1\n", "identical", "row 1, column 2"),
     ],
 )
-def test_a_town_one_short_one_long_or_of_mixed_values_is_refused(text: str, why: str) -> None:
-    refused("valley", text, "town 1", why)
+def test_a_town_one_short_one_long_or_of_mixed_values_is_refused_naming_the_space_that_breaks_it(
+    text: str, why: str, where: str
+) -> None:
+    message = refused("valley", text, "town 1", why)
+    assert message.startswith(where + " ")
 
 
 def test_a_second_town_of_one_value_is_refused_where_it_is() -> None:
@@ -128,15 +140,19 @@ def test_a_mountain_range_of_three_values_of_6_or_more_is_worth_7() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "why"),
+    ("text", "why", "where"),
     [
-        ("6/r1 7/r1\n", "2 spaces"),
-        ("6/r1 7/r1\n8/r1 9/r1\n", "4 spaces"),
-        ("6/r1 5/r1 7/r1\n", "6 or more"),
+        ("6/r1 7/r1\n", "2 spaces", "row 1, column 1"),
+        ("6/r1 7/r1\n8/r1 9/r1\n", "4 spaces", "row 2, column 2"),
+        # The value below 6, not the range's first space.
+        ("6/r1 5/r1 7/r1\n", "6 or more", "row 1, column 2"),
     ],
 )
-def test_a_range_one_short_one_long_or_below_6_is_refused(text: str, why: str) -> None:
-    refused("valley", text, "mountain range 1", why)
+def test_a_range_one_short_one_long_or_below_6_is_refused_naming_the_space_that_breaks_it(
+    text: str, why: str, where: str
+) -> None:
+    message = refused("valley", text, "mountain range 1", why)
+    assert message.startswith(where + " ")
 
 
 @pytest.mark.parametrize(
@@ -166,6 +182,11 @@ def test_a_pyramid_counts_in_each_rotation(text: str) -> None:
 )
 def test_a_pyramid_of_another_shape_size_or_below_10_is_refused(text: str, why: str) -> None:
     refused("valley", text, "pyramid 1", why)
+
+
+def test_a_pyramid_below_10_is_refused_naming_the_low_space() -> None:
+    message = refused("valley", "# 10/p1 #\n11/p1 9/p1 13/p1\n", "pyramid 1", "10 or more")
+    assert message.startswith("row 2, column 2 (9/p1)")
 
 
 def test_a_discovery_marked_on_a_space_without_a_number_is_refused() -> None:

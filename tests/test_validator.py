@@ -178,6 +178,45 @@ def test_valley_a_discovery_keeps_its_rule(
     assert broken(VALLEY, *turns) == ([] if rule is None else [rule])
 
 
+@pytest.mark.parametrize(
+    ("values", "letter", "culprit"),
+    [
+        ([1, 2, 3, 4, 2], "j", 4),  # the second 2
+        ([3, 3, 3, 4], "t", 3),  # the 4 among 3s
+        ([4, 3, 3, 3], "t", 0),  # the 4 among 3s, first
+        ([6, 5, 12], "r", 1),  # the value below 6
+    ],
+)
+def test_valley_a_refused_discovery_names_the_space_that_breaks_it(
+    values: list[int], letter: str, culprit: int
+) -> None:
+    turns = filled(values)
+    last = turns[-1]
+    turns[-1] = TurnRecord(last.roll, (*last.actions, discover(letter, PATH[: len(values)])))
+    (found,) = [b for b in breaches(VALLEY, turns) if b.rule != STOPPED]
+    assert found.cell == PATH[culprit]
+    r, c = PATH[culprit]
+    assert str(found).endswith(f"(row {r + 1}, column {c + 1})")
+
+
+def test_valley_a_discovery_on_a_snakes_turn_is_a_breach() -> None:
+    # 000: "After everyone has filled their one to three spaces for this turn (or crossed
+    # out a snake), each player can choose to reveal a single one of the following
+    # discoveries."
+    turns = filled([6, 9, 12])
+    snake = turn("1,2,*", at(Act.HAZARD, PATH[3]), discover("r", PATH[:3]))
+    assert broken(VALLEY, *turns, snake) == [
+        "a discovery follows the turn's spaces or a snake crossed out, never a snake's turn"
+    ]
+    # The same discovery on the next turn, after its spaces, is the rule kept.
+    later = turn("1,1,1", write(PATH[4], 1), discover("r", PATH[:3]))
+    snake = turn("1,2,*", at(Act.HAZARD, PATH[3]))
+    assert broken(VALLEY, *turns, snake, later) == []
+    # So is one after a turn that only crossed out a snake with a 9 from the dice.
+    crossed = turn("4,5,1", at(Act.CROSS, PATH[3]), discover("r", PATH[:3]))
+    assert broken(VALLEY, *turns, snake, crossed) == []
+
+
 def test_valley_a_pyramid_is_four_of_10_or_more_a_base_of_three_and_one_beside_its_middle(
 ) -> None:
     spaces = set(VALLEY.cells(Kind.SPACE))
