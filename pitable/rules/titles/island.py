@@ -253,11 +253,13 @@ class Island(Title):
         from pitable.rules.sheet_key import Diagram, KeyEntry
 
         return (
+            # The cross of the rulebook's example: the treasure between the two numbers of
+            # its column's pair and between the two of its row's.
             KeyEntry("Treasure", "",
-                     "worth its number: a pair of it in its column, a pair in its row; a boat"
-                     " may stand in for one of each pair. Not in the sea; each number once.",
-                     Diagram(((0, 2, "7"), (1, 2, "7"), (2, 0, "7"), (2, 1, "7"), (2, 2, "")),
-                             circled=((2, 2),))),
+                     "worth its number: between a pair in its column and a pair in its row; a"
+                     " boat may be one end of each. Not in the sea; each number once.",
+                     Diagram(((0, 1, "7"), (1, 0, "7"), (1, 1, ""), (1, 2, "7"), (2, 1, "7")),
+                             circled=((1, 1),))),
             KeyEntry("Danger", "",
                      "loses the smallest adjacent number; a 9 written beside it crosses it"
                      f" out and gains it instead. Mark a bubble; after {DANGERS}, ignore"
