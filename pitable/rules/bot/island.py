@@ -63,10 +63,9 @@ def _pair(before: bool, after: bool, boat_before: bool, boat_after: bool) -> flo
     return 0.4 if boat_before or boat_after else 0.0
 
 
-def _sides(mask: int, at: int) -> tuple[bool, bool]:
-    """Whether the line ``mask`` (a bit a position) holds a bit before position ``at``, and
-    one after it."""
-    return bool(mask & ((1 << at) - 1)), bool(mask >> (at + 1))
+#: Around a treasure spot, for one value: how far its row and its column are from a pair,
+#: and each line's sides (the value before the spot, after it, a boat before, after).
+Lines = tuple[float, float, tuple[bool, bool, bool, bool], tuple[bool, bool, bool, bool]]
 
 
 class IslandPlayer(Player):
@@ -172,15 +171,22 @@ class IslandPlayer(Player):
         near = sorted(i for i in empty if self.anchors[i])
         return near or sorted(empty)
 
-    def _progress(self, t: int, v: int, *, row_boat: int = 0, col_boat: int = 0) -> float:
-        """How near the spot ``t`` is to the treasure of ``v``: 4 when it lies between a
-        pair in its row and a pair in its column; ``row_boat`` and ``col_boat`` are boats
-        to count as drawn (a bit at their position in the line)."""
+    def _lines(self, v: int, t: int) -> Lines:
+        """Where ``v`` and the boats stand around the spot ``t``: how far its row and its
+        column are from a pair of ``v`` around it, and each line's sides."""
         r, c = self.rows[t], self.cols[t]
-        across = _pair(*_sides(self.row_numbers[v][r], c),
-                       *_sides(self.row_boats[r] | row_boat, c))
-        down = _pair(*_sides(self.col_numbers[v][c], r),
-                     *_sides(self.col_boats[c] | col_boat, r))
+        numbers, boats, left = self.row_numbers[v][r], self.row_boats[r], (1 << c) - 1
+        across = (bool(numbers & left), bool(numbers >> (c + 1)),
+                  bool(boats & left), bool(boats >> (c + 1)))
+        numbers, boats, above = self.col_numbers[v][c], self.col_boats[c], (1 << r) - 1
+        down = (bool(numbers & above), bool(numbers >> (r + 1)),
+                bool(boats & above), bool(boats >> (r + 1)))
+        return _pair(*across), _pair(*down), across, down
+
+    def _progress(self, t: int, v: int) -> float:
+        """How near the spot ``t`` is to the treasure of ``v``: 4 when it lies between a
+        pair in its row and a pair in its column."""
+        across, down, _, _ = self._lines(v, t)
         return across + down
 
     def _spot_worth(self, t: int) -> float:
@@ -188,54 +194,69 @@ class IslandPlayer(Player):
             return 0.0
         return ON_DANGER if self.danger[t] == STANDING else 1.0
 
-    def _line_gains(self, v: int, spots: list[int], across: bool,
-                    at: int) -> list[tuple[float, int]]:
-        """What one more ``v`` at position ``at`` of a line (a row if ``across``) does for
-        each other treasure spot of it: (gain, spot), largest first."""
+    def _line_gains(self, v: int, index: int, across: bool,
+                    known: dict[tuple[int, int], Lines]) -> list[tuple[int, float, float]]:
+        """What one more ``v`` in a line (row ``index`` if ``across``, else column
+        ``index``) does for each treasure spot of it, by the side it is written on: (the
+        spot's position in the line, the gain written before it, the gain written after
+        it). ``known`` keeps :meth:`_lines` while the sheet does not change."""
         weight = self.weights[v] / 16
-        rows, cols = self.rows, self.cols
-        row_numbers, col_numbers = self.row_numbers[v], self.col_numbers[v]
-        row_boats, col_boats = self.row_boats, self.col_boats
+        if across:
+            numbers, boats = self.row_numbers[v][index], self.row_boats[index]
+            spots, place = self.row_spots[index], self.cols
+        else:
+            numbers, boats = self.col_numbers[v][index], self.col_boats[index]
+            spots, place = self.col_spots[index], self.rows
         gains = []
         for t in spots:
             worth = self._spot_worth(t)
             if not worth:
                 continue
-            r, c = rows[t], cols[t]
-            here = c if across else r
-            if here == at:
-                # The space written is no spot for its own number's treasure.
+            here = place[t]
+            below = (1 << here) - 1
+            number_before, number_after = bool(numbers & below), bool(numbers >> (here + 1))
+            if number_before and number_after:
                 continue
-            numbers, boats = (row_numbers[r], row_boats[r]) if across else (
-                col_numbers[c], col_boats[c])
-            other = (_pair(*_sides(col_numbers[c], r), *_sides(col_boats[c], r)) if across
-                     else _pair(*_sides(row_numbers[r], c), *_sides(row_boats[r], c)))
-            sides = _sides(boats, here)
-            before = _pair(*_sides(numbers, here), *sides) + other
-            after = _pair(*_sides(numbers | 1 << at, here), *sides) + other
-            if after == before:
-                continue
-            gain = (after * after - before * before) * weight * worth
-            if after >= 4:
-                gain += v * worth
-            gains.append((gain, t))
-        gains.sort(reverse=True)
+            boat_before, boat_after = bool(boats & below), bool(boats >> (here + 1))
+            lines = known.get((v, t))
+            if lines is None:
+                lines = known[(v, t)] = self._lines(v, t)
+            row_pair, col_pair, _, _ = lines
+            line, other = (row_pair, col_pair) if across else (col_pair, row_pair)
+            before = line + other
+            # The value written before the spot (where it may already stand), then after.
+            after = _pair(True, number_after, boat_before, boat_after) + other
+            gain_before = (after * after - before * before) * weight * worth
+            if after >= 4 and after != before:
+                gain_before += v * worth
+            after = _pair(number_before, True, boat_before, boat_after) + other
+            gain_after = (after * after - before * before) * weight * worth
+            if after >= 4 and after != before:
+                gain_after += v * worth
+            gains.append((here, gain_before, gain_after))
         return gains
 
     def _best_write(self, numbers: tuple[int, ...]) -> tuple[float, int, int]:
         spaces = self._legal_spaces()
         if not spaces:
             return -1e9, 0, -1
-        lines: dict[tuple[int, int, bool, int], tuple[list[tuple[float, int]], float]] = {}
+        spots: dict[tuple[int, int, bool], list[tuple[int, float, float]]] = {}
+        known: dict[tuple[int, int], Lines] = {}
 
-        def line(v: int, index: int, across: bool,
-                 at: int) -> tuple[list[tuple[float, int]], float]:
-            found = lines.get((v, index, across, at))
-            if found is None:
-                spots = self.row_spots[index] if across else self.col_spots[index]
-                gains = self._line_gains(v, spots, across, at)
-                found = lines[(v, index, across, at)] = (gains, sum(g for g, _ in gains))
-            return found
+        def line(v: int, index: int, across: bool, at: int) -> tuple[float, float]:
+            """What ``v`` written at position ``at`` of the line does for its other spots:
+            the most for one, and the sum (the space written is no spot for its own
+            number's treasure)."""
+            gains = spots.get((v, index, across))
+            if gains is None:
+                gains = spots[(v, index, across)] = self._line_gains(v, index, across, known)
+            top = total = 0.0
+            for here, before, after in gains:
+                if here != at:
+                    gain = before if at < here else after
+                    total += gain
+                    top = max(top, gain)
+            return top, total
 
         best = (-1e9, numbers[0], spaces[0])
         for i in spaces:
@@ -245,9 +266,8 @@ class IslandPlayer(Player):
                 score = 0.0
                 if v not in self.found:
                     top = 0.0
-                    for gains, total in (line(v, r, True, c), line(v, c, False, r)):
-                        if gains:
-                            top = max(top, gains[0][0])
+                    for most, total in (line(v, r, True, c), line(v, c, False, r)):
+                        top = max(top, most)
                         score += 0.2 * total
                     score += top
                 for d in dangers:
@@ -271,10 +291,9 @@ class IslandPlayer(Player):
     def _best_boat(self) -> tuple[float, int]:
         best = (-1e9, -1)
         written = self._written_values()
+        known: dict[tuple[int, int], Lines] = {}
         for s in sorted(self.empty_sea):
             r, c = self.rows[s], self.cols[s]
-            # A boat beside a boat of its row (or column) on the same side of every spot
-            # adds nothing there: the test below finds that, spot by spot.
             score = 0.0
             for v in range(1, HIGHEST + 1):
                 # A boat alone is no pair: only values already written gain from one.
@@ -282,16 +301,33 @@ class IslandPlayer(Player):
                     continue
                 weight = self.weights[v]
                 top = 0.0
-                for spots, across in ((self.row_spots[r], True), (self.col_spots[c], False)):
+                for spots, across, at in ((self.row_spots[r], True, c),
+                                          (self.col_spots[c], False, r)):
+                    place = self.cols if across else self.rows
                     for t in spots:
                         worth = self._spot_worth(t)
                         if not worth:
                             continue
-                        before = self._progress(t, v)
-                        after = (self._progress(t, v, row_boat=1 << c) if across
-                                 else self._progress(t, v, col_boat=1 << r))
-                        if after == before:
+                        lines = known.get((v, t))
+                        if lines is None:
+                            lines = known[(v, t)] = self._lines(v, t)
+                        row_pair, col_pair, row_sides, col_sides = lines
+                        number_before, number_after, boat_before, boat_after = (
+                            row_sides if across else col_sides)
+                        # A boat on a side that has one already adds nothing there.
+                        if at < place[t]:
+                            if boat_before:
+                                continue
+                            line = _pair(number_before, number_after, True, boat_after)
+                        else:
+                            if boat_after:
+                                continue
+                            line = _pair(number_before, number_after, boat_before, True)
+                        old = row_pair if across else col_pair
+                        if line == old:
                             continue
+                        before = row_pair + col_pair
+                        after = before - old + line
                         gain = (after * after - before * before) / 16 * weight * worth
                         if after >= 4:
                             gain += v * worth
