@@ -56,6 +56,8 @@ def highest_number(dice: DiceSet = ONE_TO_FIVE) -> int:
     """The largest number a space holds with ``dice``: Penny Papers' 15, or the sum of the
     three dice's highest faces when that is more (18 with the 2-6 dice)."""
     return max(HIGHEST, 3 * max(dice.numbers))
+
+
 #: What a line starts with to be a comment.
 COMMENT = ";"
 

@@ -6,10 +6,10 @@ levels, and its sheet (an island in a ring of sea, with mountain ranges).
 What makes one island worth more than another, for a bot that measures it: a treasure lies
 between a pair of equal numbers in its column and another in its row, so the rows and
 columns holding many island spaces on both sides of a spot (and coasts where a boat stands
-in for one end of a pair) are worth most, and
-mountains that cut rows and columns short cost most; a danger costs (or, overcome, earns)
-the smallest number next to it, so how many island neighbours the spaces have changes what
-dangers are worth; and the number of island spaces sets how long a game lasts.
+in for one end of a pair) are worth most, and mountains that cut rows and columns short
+cost most; a danger costs (or, overcome, earns) the smallest number next to it, so how many
+island neighbours the spaces have changes what dangers are worth; and the number of island
+spaces sets how long a game lasts.
 """
 
 from __future__ import annotations
