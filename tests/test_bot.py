@@ -67,6 +67,19 @@ def test_a_valley_game_lasts_25_rounds_unless_the_grid_fills_first() -> None:
         assert len(played.turns) == 25 or (full and len(played.turns) < 25)
 
 
+@pytest.mark.parametrize(("seed", "side", "n"), [(7, "a", 0), (9, "a", 0), (11, "a", 3)])
+def test_the_valley_bot_reveals_no_discovery_on_a_snakes_turn(seed: int, side: str, n: int) -> None:
+    # 000: a discovery comes "after everyone has filled their one to three spaces for this
+    # turn (or crossed out a snake)". Each of these games had a discovery ready on a snake's
+    # turn: the bot reveals it on a later turn, and the validator finds no breach.
+    sheet = generate("valley", seed, side)
+    played = play(sheet, game_rng(seed, n))
+    for record in played.turns:
+        acts = {a.act for a in record.actions}
+        assert not {Act.HAZARD, Act.DISCOVER} <= acts
+    assert breaches(sheet, played.turns, parse_sheet(played.sheet_text())) == []
+
+
 def test_an_island_game_ends_on_the_fifth_treasure_or_a_full_island() -> None:
     sheet = generate("island", 5)
     for played in play_games(sheet, 10):

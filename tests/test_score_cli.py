@@ -91,7 +91,7 @@ def henri_with(game: str, cell: tuple[int, int], token: str) -> str:
 @pytest.mark.parametrize(
     ("game", "change", "where"),
     [
-        ("valley", ((2, 1), "1/j1"), "row 3, column 1"),  # a repeated value in a jungle
+        ("valley", ((2, 1), "1/j1"), "row 3, column 2"),  # the value a jungle repeats
         ("island", ((2, 1), "5"), "row 3, column 4"),  # the treasure of 1 loses its pair
         ("island", ((3, 6), "8"), "row 4, column 8"),  # a danger crossed out, no 9 beside it
         ("temple", ((4, 1), "H"), "row 5, column 2"),  # a token the title does not know
@@ -257,6 +257,65 @@ def test_a_sheet_is_checked_against_the_map_its_comment_names(
     code, _, err = run(capsys, "score", "temple", "--sheet", str(sheet))
     assert code == 2 and "names a seed no map has" in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("mummy", ["X", "x"])
+def test_a_mummy_typed_on_a_door_of_the_map_is_refused_naming_the_rule(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, mummy: str
+) -> None:
+    # 002: "draw the Mummy symbol on this sheet in a doorless space of your choice".
+    henri = (EXAMPLES / "temple_henri.txt").read_text()
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_text(henri.replace("#  #  #   D   X", f"#  #  #   {mummy}   X", 1))
+    code, out, err = run(capsys, "score", "temple", "--sheet", str(sheet))
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "row 1, column 4" in err
+    assert "a mummy goes in a doorless space" in err and "has a Door (D) here" in err
+
+
+def test_a_door_typed_with_a_mummy_in_it_is_refused_naming_the_rule(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    henri = (EXAMPLES / "temple_henri.txt").read_text()
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_text(henri.replace("#  #  #   D   X", "#  #  #   DX  X", 1))
+    code, out, err = run(capsys, "score", "temple", "--sheet", str(sheet))
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "row 1, column 4" in err
+    assert "a Door holds a number, never a hazard" in err
+
+
+def test_with_the_2_6_dice_sums_of_16_to_18_are_numbers(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # With faces 2 to 6 the sum of all three dice reaches 6+6+6 = 18.
+    temple = (EXAMPLES / "temple_henri.txt").read_text()
+    sheet = tmp_path / "sheet.txt"
+    base, top = "2  3  D4  5   6  7  8   9   10", "#  #  10  8   6  D  3"
+    assert base in temple and top in temple
+    sheet.write_text(temple.replace(base, base[:-2] + "16").replace(top, "#  #  18  17  6  D  3"))
+    code, out, err = run(capsys, "score", "temple", "--sheet", str(sheet), "--dice", "2-6",
+                         "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["total"] > 0
+    # With the rulebooks' dice (the default) 16 is no number.
+    code, out, err = run(capsys, "score", "temple", "--sheet", str(sheet))
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "numbers go from 1 to 15" in err
+    # And 19 is none with either.
+    sheet.write_text(temple.replace("#  #  10  8", "#  #  19  8", 1))
+    code, out, err = run(capsys, "score", "temple", "--sheet", str(sheet), "--dice", "2-6")
+    assert (code, out) == (2, "")
+    assert "row 2, column 3" in err and "numbers go from 1 to 18" in err
+
+
+def test_an_unknown_dice_set_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "score", "temple", "--sheet",
+                         str(EXAMPLES / "temple_henri.txt"), "--dice", "3-7")
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and "unknown dice set '3-7'" in err
 
 
 def test_a_byte_order_mark_is_skipped(

@@ -87,16 +87,22 @@ def test_a_jungle_of_five_different_values_is_worth_5() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "why"),
+    ("text", "why", "where"),
     [
-        ("1/j1 2/j1 3/j1\n4/j1 #    #\n", "4 spaces"),
-        ("1/j1 2/j1 3/j1\n4/j1 5/j1 6/j1\n", "6 spaces"),
-        ("1/j1 2/j1 3/j1\n4/j1 3/j1 #\n", "repeats"),
-        ("1/j1 2/j1 3/j1\n# # #\n4/j1 5/j1 #\n", "not one adjacent group"),
+        ("1/j1 2/j1 3/j1\n4/j1 #    #\n", "4 spaces", "row 1, column 1"),
+        # Too many: the first space past five is named.
+        ("1/j1 2/j1 3/j1\n4/j1 5/j1 6/j1\n", "6 spaces", "row 2, column 3"),
+        # The space that repeats a value, not the first space.
+        ("1/j1 2/j1 3/j1\n4/j1 3/j1 #\n", "repeats", "row 2, column 2"),
+        # The first space cut off from the first one's group.
+        ("1/j1 2/j1 3/j1\n# # #\n4/j1 5/j1 #\n", "not one adjacent group", "row 3, column 1"),
     ],
 )
-def test_a_jungle_one_short_one_long_repeated_or_apart_is_refused(text: str, why: str) -> None:
-    refused("valley", text, "jungle 1", why, "row 1, column 1")
+def test_a_jungle_one_short_one_long_repeated_or_apart_is_refused_naming_the_space_that_breaks_it(
+    text: str, why: str, where: str
+) -> None:
+    message = refused("valley", text, "jungle 1", why)
+    assert message.startswith(where + " ")
 
 
 def test_a_town_of_four_identical_values_is_worth_6_and_two_of_different_values_12() -> None:
@@ -105,15 +111,21 @@ def test_a_town_of_four_identical_values_is_worth_6_and_two_of_different_values_
 
 
 @pytest.mark.parametrize(
-    ("text", "why"),
+    ("text", "why", "where"),
     [
-        ("3/t1 3/t1\n3/t1 #\n", "3 spaces"),
-        ("3/t1 3/t1 3/t1\n3/t1 3/t1 #\n", "5 spaces"),
-        ("3/t1 3/t1\n3/t1 4/t1\n", "identical"),
+        ("3/t1 3/t1\n3/t1 #\n", "3 spaces", "row 1, column 1"),
+        ("3/t1 3/t1 3/t1\n3/t1 3/t1 #\n", "5 spaces", "row 2, column 2"),
+        ("3/t1 3/t1\n3/t1 4/t1\n", "identical", "row 2, column 2"),
+        # The odd one out is named even when it comes first.
+        ("4/t1 3/t1\n3/t1 3/t1\n", "identical", "row 1, column 1"),
+        ("3/t1 4/t1\n3/t1 3/t1\n", "identical", "row 1, column 2"),
     ],
 )
-def test_a_town_one_short_one_long_or_of_mixed_values_is_refused(text: str, why: str) -> None:
-    refused("valley", text, "town 1", why)
+def test_a_town_one_short_one_long_or_of_mixed_values_is_refused_naming_the_space_that_breaks_it(
+    text: str, why: str, where: str
+) -> None:
+    message = refused("valley", text, "town 1", why)
+    assert message.startswith(where + " ")
 
 
 def test_a_second_town_of_one_value_is_refused_where_it_is() -> None:
@@ -128,15 +140,19 @@ def test_a_mountain_range_of_three_values_of_6_or_more_is_worth_7() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "why"),
+    ("text", "why", "where"),
     [
-        ("6/r1 7/r1\n", "2 spaces"),
-        ("6/r1 7/r1\n8/r1 9/r1\n", "4 spaces"),
-        ("6/r1 5/r1 7/r1\n", "6 or more"),
+        ("6/r1 7/r1\n", "2 spaces", "row 1, column 1"),
+        ("6/r1 7/r1\n8/r1 9/r1\n", "4 spaces", "row 2, column 2"),
+        # The value below 6, not the range's first space.
+        ("6/r1 5/r1 7/r1\n", "6 or more", "row 1, column 2"),
     ],
 )
-def test_a_range_one_short_one_long_or_below_6_is_refused(text: str, why: str) -> None:
-    refused("valley", text, "mountain range 1", why)
+def test_a_range_one_short_one_long_or_below_6_is_refused_naming_the_space_that_breaks_it(
+    text: str, why: str, where: str
+) -> None:
+    message = refused("valley", text, "mountain range 1", why)
+    assert message.startswith(where + " ")
 
 
 @pytest.mark.parametrize(
@@ -166,6 +182,11 @@ def test_a_pyramid_counts_in_each_rotation(text: str) -> None:
 )
 def test_a_pyramid_of_another_shape_size_or_below_10_is_refused(text: str, why: str) -> None:
     refused("valley", text, "pyramid 1", why)
+
+
+def test_a_pyramid_below_10_is_refused_naming_the_low_space() -> None:
+    message = refused("valley", "# 10/p1 #\n11/p1 9/p1 13/p1\n", "pyramid 1", "10 or more")
+    assert message.startswith("row 2, column 2 (9/p1)")
 
 
 def test_a_discovery_marked_on_a_space_without_a_number_is_refused() -> None:
@@ -209,11 +230,11 @@ def test_the_full_grid_earns_7_only_with_no_empty_space() -> None:
 
 # --- Skull Island ---------------------------------------------------------------
 
-#: A treasure of 7 on a mountain: two 7s in its column, two in its row.
+#: A treasure of 7 on a mountain, between two 7s of its column and two of its row.
 TREASURE = """
 ~ ~ 7 ~ ~
 ~ 1 2 3 ~
-7 7 ^/T7 2 ~
+~ 7 ^/T7 7 ~
 ~ 1 7 3 ~
 ~ ~ ~ ~ ~
 """
@@ -226,16 +247,20 @@ def test_a_treasure_is_worth_the_number_that_found_it() -> None:
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        ("~ ~ 7 ~ ~", "~ ~ B ~ ~"),  # a boat for one of the column's pair
-        ("7 7 ^/T7", "B 7 ^/T7"),  # a boat for one of the row's pair
+        ("~ ~ 7 ~ ~", "~ ~ B ~ ~"),  # a boat above, for the column's outer number
+        ("~ 7 ^/T7 7 ~", "B 2 ^/T7 7 ~"),  # a boat at the row's end, for its outer number
+        ("~ 7 ^/T7 7 ~", "~ 7 ^/T7 2 B"),  # the same on the other side
     ],
 )
-def test_a_boat_stands_in_for_one_number_of_a_pair(old: str, new: str) -> None:
+def test_a_boat_in_the_sea_stands_in_for_the_outer_number_of_a_pair(old: str, new: str) -> None:
+    # 001: "A boat can stand in for a missing number when finding a treasure."
     assert score("island", TREASURE.replace(old, new))["Treasures"] == 7
 
 
 def test_two_boats_stand_in_one_for_each_pair() -> None:
-    text = TREASURE.replace("~ ~ 7 ~ ~", "~ ~ B ~ ~").replace("7 7 ^/T7", "B 7 ^/T7")
+    # 001: "One to replace a number in a vertical pair, and one to replace a number in a
+    # horizontal pair."
+    text = TREASURE.replace("~ ~ 7 ~ ~", "~ ~ B ~ ~").replace("~ 7 ^/T7 7 ~", "B 2 ^/T7 7 ~")
     assert score("island", text)["Treasures"] == 7
 
 
@@ -246,16 +271,43 @@ def test_two_boats_never_stand_in_for_both_numbers_of_one_pair() -> None:
 
 
 @pytest.mark.parametrize(
+    ("changes", "where"),
+    [
+        # Both 7s of the row to the treasure's left: "the line between the horizontal pair"
+        # does not reach it.
+        ({"~ 7 ^/T7 7 ~": "7 7 ^/T7 2 ~"}, "to its right in its row"),
+        ({"~ 7 ^/T7 7 ~": "~ 2 ^/T7 7 7"}, "to its left in its row"),
+        # Both 7s of the column below it.
+        ({"~ ~ 7 ~ ~\n~ 1": "~ ~ 2 ~ ~\n~ 1", "~ ~ ~ ~ ~": "~ ~ 7 ~ ~"}, "above it in its column"),
+        # A boat on the same side as the only 7: still one side.
+        ({"~ 7 ^/T7 7 ~": "B 7 ^/T7 2 ~"}, "to its right in its row"),
+    ],
+)
+def test_a_treasure_with_both_numbers_of_a_pair_on_one_side_is_refused_naming_its_space(
+    changes: dict[str, str], where: str
+) -> None:
+    # 001: "The intersection of the line between the horizontal pair and the line between
+    # the vertical pair reveals the location of the treasure."
+    text = TREASURE
+    for old, new in changes.items():
+        assert old in text
+        text = text.replace(old, new, 1)
+    message = refused("island", text, "row 3, column 3", "the treasure of 7")
+    assert f"no 7 (nor a boat) {where}" in message
+    assert "between the two numbers of a pair" in message
+
+
+@pytest.mark.parametrize(
     ("old", "new"),
-    [("~ 1 7 3 ~", "~ 1 2 3 ~"), ("7 7 ^/T7", "2 7 ^/T7")],
+    [("~ 1 7 3 ~", "~ 1 2 3 ~"), ("~ 7 ^/T7 7 ~", "~ 2 ^/T7 7 ~")],
 )
 def test_a_treasure_without_its_four_numbers_is_refused(old: str, new: str) -> None:
     refused("island", TREASURE.replace(old, new), "row 3, column 3", "treasure of 7")
 
 
 def test_the_treasure_space_is_not_one_of_its_four_numbers() -> None:
-    text = TREASURE.replace("7 7 ^/T7", "2 7 7/T7")
-    refused("island", text, "row 3, column 3", "no pair of 7s in its row")
+    text = TREASURE.replace("~ 7 ^/T7 7 ~", "~ 2 7/T7 7 ~")
+    refused("island", text, "row 3, column 3", "no 7 (nor a boat) to its left in its row")
 
 
 @pytest.mark.parametrize("water", ["~", "B"])

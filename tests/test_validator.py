@@ -178,6 +178,45 @@ def test_valley_a_discovery_keeps_its_rule(
     assert broken(VALLEY, *turns) == ([] if rule is None else [rule])
 
 
+@pytest.mark.parametrize(
+    ("values", "letter", "culprit"),
+    [
+        ([1, 2, 3, 4, 2], "j", 4),  # the second 2
+        ([3, 3, 3, 4], "t", 3),  # the 4 among 3s
+        ([4, 3, 3, 3], "t", 0),  # the 4 among 3s, first
+        ([6, 5, 12], "r", 1),  # the value below 6
+    ],
+)
+def test_valley_a_refused_discovery_names_the_space_that_breaks_it(
+    values: list[int], letter: str, culprit: int
+) -> None:
+    turns = filled(values)
+    last = turns[-1]
+    turns[-1] = TurnRecord(last.roll, (*last.actions, discover(letter, PATH[: len(values)])))
+    (found,) = [b for b in breaches(VALLEY, turns) if b.rule != STOPPED]
+    assert found.cell == PATH[culprit]
+    r, c = PATH[culprit]
+    assert str(found).endswith(f"(row {r + 1}, column {c + 1})")
+
+
+def test_valley_a_discovery_on_a_snakes_turn_is_a_breach() -> None:
+    # 000: "After everyone has filled their one to three spaces for this turn (or crossed
+    # out a snake), each player can choose to reveal a single one of the following
+    # discoveries."
+    turns = filled([6, 9, 12])
+    snake = turn("1,2,*", at(Act.HAZARD, PATH[3]), discover("r", PATH[:3]))
+    assert broken(VALLEY, *turns, snake) == [
+        "a discovery follows the turn's spaces or a snake crossed out, never a snake's turn"
+    ]
+    # The same discovery on the next turn, after its spaces, is the rule kept.
+    later = turn("1,1,1", write(PATH[4], 1), discover("r", PATH[:3]))
+    snake = turn("1,2,*", at(Act.HAZARD, PATH[3]))
+    assert broken(VALLEY, *turns, snake, later) == []
+    # So is one after a turn that only crossed out a snake with a 9 from the dice.
+    crossed = turn("4,5,1", at(Act.CROSS, PATH[3]), discover("r", PATH[:3]))
+    assert broken(VALLEY, *turns, snake, crossed) == []
+
+
 def test_valley_a_pyramid_is_four_of_10_or_more_a_base_of_three_and_one_beside_its_middle(
 ) -> None:
     spaces = set(VALLEY.cells(Kind.SPACE))
@@ -315,7 +354,7 @@ def test_island_a_danger_is_crossed_out_beside_a_9() -> None:
 def test_island_a_treasure_needs_its_pairs_dry_land_and_a_value_of_its_own() -> None:
     mountain = ISLAND.cells(Kind.MOUNTAIN)[0]
     claim = turn("1,1,1", write(SHORE[1], 3), at(Act.TREASURE, mountain, 6))
-    assert broken(ISLAND, LANDING, claim)[0].startswith("no pair of 6s")
+    assert broken(ISLAND, LANDING, claim)[0].startswith("the treasure is not between a pair")
     wet = turn("1,1,1", write(SHORE[1], 3), at(Act.TREASURE, SEA[0], 6))
     assert broken(ISLAND, LANDING, wet) == ["a treasure is never in the water"]
     # A game of the bot's with a treasure: claiming the same value again is refused.
@@ -327,6 +366,48 @@ def test_island_a_treasure_needs_its_pairs_dry_land_and_a_value_of_its_own() -> 
     again = Action(Act.TREASURE, treasure.cells, treasure.value)
     turns[-1] = TurnRecord(turns[-1].roll, (*turns[-1].actions, again))
     assert "each treasure is found with a different number" in broken(ISLAND, *turns)
+
+
+#: A treasure spot of island 7 (a mountain) with island spaces on every side of it.
+SPOT = (5, 2)
+
+
+def claimed(values: dict[Cell, int], value: int, *extra: TurnRecord) -> list[TurnRecord]:
+    """Island 7's spaces written one a turn (Penny Papers' number of choice) in an order
+    that keeps each beside the last, ``values`` where it says and 1 elsewhere, until every
+    space of ``values`` holds its number; then ``extra``; then a last 1 written and the
+    treasure of ``value`` claimed at :data:`SPOT`."""
+    last = max(SHORE.index(c) for c in values)
+    turns = [turn("1,*,1", write(c, values.get(c, 1))) for c in SHORE[: last + 1]]
+    final = turn("1,*,1", write(SHORE[last + 1], 1), at(Act.TREASURE, SPOT, value))
+    return [*turns, *extra, final]
+
+
+def test_island_a_treasure_lies_between_the_two_numbers_of_each_pair() -> None:
+    # 001: "The intersection of the line between the horizontal pair and the line between
+    # the vertical pair reveals the location of the treasure."
+    assert ISLAND.kind(SPOT) is Kind.MOUNTAIN
+    cross = {(4, 2): 6, (7, 2): 6, (5, 1): 6, (5, 5): 6}
+    assert broken(ISLAND, *claimed(cross, 6)) == []
+    # Both 6s of the row on its right: they pinpoint no treasure there.
+    right = {(4, 2): 6, (7, 2): 6, (5, 3): 6, (5, 5): 6}
+    assert broken(ISLAND, *claimed(right, 6)) == [
+        "the treasure is not between a pair of 6s in its row"]
+    # Both 6s of the column above it.
+    above = {(4, 2): 6, (2, 2): 6, (5, 1): 6, (5, 5): 6}
+    assert broken(ISLAND, *claimed(above, 6)) == [
+        "the treasure is not between a pair of 6s in its column"]
+
+
+def test_island_a_boat_at_a_rows_end_stands_in_for_its_outer_number() -> None:
+    boat = turn("*,2,3", at(Act.BOAT, (5, 0)))
+    assert ISLAND.kind((5, 0)) is Kind.SEA
+    one_six = {(4, 2): 6, (7, 2): 6, (5, 5): 6}
+    assert broken(ISLAND, *claimed(one_six, 6, boat)) == []
+    # The boat on the same side as the row's only 6 stands in for nothing.
+    left_six = {(4, 2): 6, (7, 2): 6, (5, 1): 6}
+    assert broken(ISLAND, *claimed(left_six, 6, boat)) == [
+        "the treasure is not between a pair of 6s in its row"]
 
 
 def test_island_the_game_ends_at_the_fifth_treasure_or_a_full_island() -> None:

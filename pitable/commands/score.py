@@ -12,6 +12,7 @@ import stat
 
 from pitable.commands.args import non_empty, whole_number
 from pitable.errors import BadSheet, UsageError
+from pitable.rules.dice import DICE_SETS_HELP
 
 #: The largest sheet file read: a map of 9 by 9 tokens is well under 1 kB.
 MAX_BYTES = 64 * 1024
@@ -29,6 +30,9 @@ def setup_score(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", metavar="GAME", help="valley, island or temple")
     p.add_argument("--sheet", metavar="FILE", required=True, type=non_empty("a sheet file"),
                    help="the finished sheet")
+    p.add_argument("--dice", default="1-5", metavar="SET",
+                   help=f"the dice set the game was played with: {DICE_SETS_HELP}; with 2-6"
+                        " a number goes up to 18 (6+6+6)")
     p.add_argument("--json", action="store_true", help="print the score as JSON")
     p.add_argument("--solo", action="store_true", help="a solo game: print the level too")
     p.add_argument(
@@ -62,18 +66,20 @@ def read_sheet(path: str) -> str:
 
 
 def run_score(args: argparse.Namespace) -> int:
+    from pitable.rules.dice import find_dice_set
     from pitable.rules.scoring import check_map, parse_sheet
     from pitable.rules.session import level
     from pitable.rules.titles import as_title
 
     title = as_title(args.game)
+    dice = find_dice_set(args.dice)
     if args.snakes is not None and not args.solo:
         raise UsageError("--snakes: goes with --solo (it moves the level, not the score)")
     if args.snakes is not None and title.discount_per_hazard == 0:
         raise UsageError(f"--snakes: {title.name}'s levels do not depend on its hazards")
     text = read_sheet(args.sheet)
     try:
-        sheet = parse_sheet(text)
+        sheet = parse_sheet(text, dice)
         check_map(title, sheet)
         score = title.score(sheet)
     except BadSheet as exc:

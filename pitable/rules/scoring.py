@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pitable.errors import BadSheet, quoted
+from pitable.rules.dice import ONE_TO_FIVE, DiceSet
 from pitable.rules.sheets import (
     MAP_FORMAT,
     MAX_SEED,
@@ -46,8 +47,17 @@ from pitable.rules.sheets import (
 if TYPE_CHECKING:
     from pitable.rules.base import Title
 
-#: The least and largest number a space holds (Penny Papers' number of choice).
+#: The least and largest number a space holds with the 1-5 dice (Penny Papers' number of
+#: choice); with another dice set the largest is :func:`highest_number`'s.
 LOWEST, HIGHEST = 1, 15
+
+
+def highest_number(dice: DiceSet = ONE_TO_FIVE) -> int:
+    """The largest number a space holds with ``dice``: Penny Papers' 15, or the sum of the
+    three dice's highest faces when that is more (18 with the 2-6 dice)."""
+    return max(HIGHEST, 3 * max(dice.numbers))
+
+
 #: What a line starts with to be a comment.
 COMMENT = ";"
 
@@ -251,8 +261,9 @@ def bad(cell: Cell, space: Space | None, why: str) -> BadSheet:
     return BadSheet(f"{where(cell, space)}: {why}")
 
 
-def parse_token(text: str, cell: Cell) -> Space:
-    """One token of a finished sheet; :class:`BadSheet` naming ``cell`` if it is none.
+def parse_token(text: str, cell: Cell, highest: int = HIGHEST) -> Space:
+    """One token of a finished sheet; :class:`BadSheet` naming ``cell`` if it is none, or
+    if its number is outside :data:`LOWEST` to ``highest``.
 
     Linear in the token's length: a token longer than :data:`MAX_TOKEN` is refused unread,
     and a number's digits are counted before they are converted.
@@ -263,16 +274,21 @@ def parse_token(text: str, cell: Cell) -> Space:
     if match is None:
         raise bad(cell, None, f"{quoted(text)} is not a token")
     base, digits, mark, mark_n = match.group("base", "number", "mark", "mark_n")
-    if digits is not None and len(digits.lstrip("0")) > len(str(HIGHEST)):
-        raise bad(cell, None, f"{quoted(text)}: numbers go from {LOWEST} to {HIGHEST}")
+    if digits is not None and len(digits.lstrip("0")) > len(str(highest)):
+        raise bad(cell, None, f"{quoted(text)}: numbers go from {LOWEST} to {highest}")
     number = int(digits) if digits is not None else None
     n = int(mark_n) if mark_n is not None else None
-    if number is not None and not LOWEST <= number <= HIGHEST:
-        raise bad(cell, None, f"{quoted(text)}: numbers go from {LOWEST} to {HIGHEST}")
+    if number is not None and not LOWEST <= number <= highest:
+        raise bad(cell, None, f"{quoted(text)}: numbers go from {LOWEST} to {highest}")
     if base == "" and number is not None:
         token = Token.NUMBER
     elif base == "D":
         token = Token.DOOR
+    elif base in ("DX", "Dx") and number is None:
+        # What a Door with a mummy drawn in it would be typed as: the rule it breaks, not
+        # "no token".
+        raise bad(cell, None, f"{quoted(text)}: a Door holds a number, never a hazard"
+                              " (a mummy goes in a doorless space)")
     elif base in _PLAIN and number is None:
         token = _PLAIN[base]
     elif base == "" and mark == "T":
@@ -282,14 +298,17 @@ def parse_token(text: str, cell: Cell) -> Space:
     return Space(token, number, mark, n, text)
 
 
-def parse_sheet(text: str) -> FinishedSheet:
+def parse_sheet(text: str, dice: DiceSet = ONE_TO_FIVE) -> FinishedSheet:
     """The grid of a finished sheet typed as text (see the module's docstring).
 
     A byte order mark at the start is skipped; the first comment that names a map
     (``; valley A 7 (map v2)``, as ``pitable sheet --out map.txt`` writes it) is kept as
     :attr:`FinishedSheet.map_name`. Raises :class:`BadSheet` for a token that is none, rows
-    of different lengths or no row. The time taken grows with the text's length.
+    of different lengths or no row. A number goes up to 15, or with ``dice`` whose three
+    faces add up to more, to their sum (:func:`highest_number`). The time taken grows with
+    the text's length.
     """
+    highest = highest_number(dice)
     rows: list[tuple[Space, ...]] = []
     lines: list[int] = []
     named: MapName | None = None
@@ -301,7 +320,8 @@ def parse_sheet(text: str) -> FinishedSheet:
         if not stripped:
             continue
         r = len(rows)
-        rows.append(tuple(parse_token(t, (r, c)) for c, t in enumerate(stripped.split())))
+        rows.append(tuple(parse_token(t, (r, c), highest)
+                          for c, t in enumerate(stripped.split())))
         lines.append(number)
     if not rows:
         raise BadSheet("no row of the map: the sheet is empty")
@@ -343,6 +363,9 @@ def check_map(title: Title, sheet: FinishedSheet) -> None:
         )
     for cell, space in sheet.cells():
         want, got = expected.kind(cell), shape.kind(cell)
+        if want is Kind.DOOR and space.token in (Token.HAZARD, Token.CROSSED):
+            raise bad(cell, space, f"a {title.hazard_name} goes in a doorless space, and the"
+                                   f" map {named} has a Door (D) here")
         if want is not got:
             raise bad(cell, space, f"the map {named} has {_KIND_WORDS[want]} here,"
                                    f" not {_KIND_WORDS[got]}")

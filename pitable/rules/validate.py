@@ -24,7 +24,11 @@ The rulings where a rulebook is silent (the README's rulings say the same):
   turn before; when that turn filled none (it was a hazard's) or none beside is empty, it
   goes on any empty space where a hazard may be.
 - A discovery (Valley) or a treasure (Island) is revealed at most once a turn, in any turn
-  while its spaces allow it, after the turn's fills.
+  while its spaces allow it, after the turn's fills. A Valley discovery follows a turn's
+  spaces "(or crossed out a snake)" (000): never on a snake's turn.
+- An Island treasure lies between the two numbers of its column's pair and between the two
+  of its row's (001: "the line between the horizontal pair"); a boat, in the sea, stands in
+  for one end of a pair.
 - A hazard crossed out with a 9 already on the sheet (Island, Temple) may be crossed in any
   turn; in the Valley the 9 is made from the dice of that turn and not written.
 """
@@ -56,11 +60,14 @@ class Breach:
     turn: int
     action: Action | None
     rule: str
+    #: The space that breaks it, where the move covers several (a discovery's).
+    cell: Cell | None = None
 
     def __str__(self) -> str:
         what = f" {self.action}:" if self.action is not None else ""
         where = f"turn {self.turn}" if self.turn else "the finished sheet"
-        return f"{where}:{what} {self.rule}"
+        at = f" (row {self.cell[0] + 1}, column {self.cell[1] + 1})" if self.cell else ""
+        return f"{where}:{what} {self.rule}{at}"
 
 
 class _Replay:
@@ -92,8 +99,8 @@ class _Replay:
     def around(self, cell: Cell) -> list[Cell]:
         return [n for n in neighbours(cell) if n in self.kind]
 
-    def breach(self, action: Action | None, rule: str) -> None:
-        self.found.append(Breach(self.turn, action, rule))
+    def breach(self, action: Action | None, rule: str, cell: Cell | None = None) -> None:
+        self.found.append(Breach(self.turn, action, rule, cell))
 
     def placed_beside(self, action: Action, *, anchors: Iterable[str],
                       space_kinds: tuple[Kind, ...], first: bool) -> None:
@@ -265,48 +272,67 @@ def _valley_turn(replay: _Replay, options: Options, actions: Sequence[Action]) -
         if not moved and replay.empties(*spaces):
             replay.breach(None, "a turn fills a space or crosses out a snake")
     for a in actions:
-        if a.act is Act.DISCOVER:
+        if a.act is Act.DISCOVER and options.hazard:
+            # 000: "After everyone has filled their one to three spaces for this turn (or
+            # crossed out a snake)": a snake's turn fills nothing and crosses nothing out.
+            replay.breach(a, "a discovery follows the turn's spaces or a snake crossed out,"
+                             " never a snake's turn")
+        elif a.act is Act.DISCOVER:
             _discovery(replay, a)
     replay.filled_before = filled
 
 
 def _discovery(replay: _Replay, action: Action) -> None:
     letter = action.value
-    cells = set(action.cells)
+    cells = list(action.cells)
     if letter not in SIZES:
         replay.breach(action, "no such discovery")
         return
     taken = {c for _, group in replay.discoveries for c in group}
     values = [replay.number.get(c) for c in cells]
-    problem = ""
-    if len(cells) != SIZES[letter] or len(action.cells) != len(cells):
+    # The rule broken, and the space that breaks it (None where it is all of them).
+    problem, culprit = "", None
+    if len(set(cells)) != SIZES[letter] or len(cells) != len(set(cells)):
         problem = f"{SIZES[letter]} spaces"
-    elif any(v is None for v in values):
-        problem = "every space holds a number"
-    elif cells & taken:
+        culprit = cells[SIZES[letter]] if len(cells) > SIZES[letter] else None
+    elif None in values:
+        problem, culprit = "every space holds a number", cells[values.index(None)]
+    elif set(cells) & taken:
         problem = "a space belongs to one discovery at most"
-    elif not _adjacent_group(cells):
+        culprit = next(c for c in cells if c in taken)
+    elif not _adjacent_group(set(cells)):
         problem = "its spaces are one adjacent group"
+        joined = _joined(cells[0], set(cells))
+        culprit = next(c for c in cells if c not in joined)
     elif letter == "j" and len(set(values)) != len(values):
         problem = "a jungle's five values differ"
+        culprit = next(c for k, c in enumerate(cells) if values[k] in values[:k])
     elif letter == "t" and len(set(values)) != 1:
         problem = "a town's four values are identical"
+        most = Counter(values).most_common(1)[0][0]
+        culprit = next(c for k, c in enumerate(cells) if values[k] != most)
     elif letter == "t" and any(
         k == "t" and replay.number[next(iter(g))] == values[0] for k, g in replay.discoveries
     ):
         problem = "no two towns of one value"
     elif letter == "r" and any(v is None or v < 6 for v in values):
         problem = "a mountain range's values are 6 or more"
-    elif letter == "p" and (any(v is None or v < 10 for v in values) or not _t_shape(cells)):
+        culprit = next(c for k, c in enumerate(cells) if (values[k] or 0) < 6)
+    elif letter == "p" and (any(v is None or v < 10 for v in values) or not _t_shape(set(cells))):
         problem = "a pyramid is four values of 10 or more, a base of three and one above"
+        culprit = next((c for k, c in enumerate(cells) if (values[k] or 0) < 10), None)
     if problem:
-        replay.breach(action, problem)
+        replay.breach(action, problem, culprit)
         return
     replay.discoveries.append((str(letter), frozenset(cells)))
 
 
 def _adjacent_group(cells: set[Cell]) -> bool:
-    start = next(iter(cells))
+    return _joined(next(iter(cells)), cells) == cells
+
+
+def _joined(start: Cell, cells: set[Cell]) -> set[Cell]:
+    """The spaces of ``cells`` reached from ``start`` by steps to adjacent ones."""
     seen = {start}
     todo = [start]
     while todo:
@@ -315,7 +341,7 @@ def _adjacent_group(cells: set[Cell]) -> bool:
             if n not in seen and abs(n[0] - r) <= 1 and abs(n[1] - c) <= 1:
                 seen.add(n)
                 todo.append(n)
-    return seen == cells
+    return seen
 
 
 def _t_shape(cells: set[Cell]) -> bool:
@@ -396,13 +422,21 @@ def _treasure(replay: _Replay, action: Action) -> None:
     elif cell in replay.treasures:
         replay.breach(action, "one treasure a space")
     else:
-        column = [c for c in replay.kind if c[1] == col and c != cell]
-        line = [c for c in replay.kind if c[0] == row and c != cell]
-        for name, part in (("column", column), ("row", line)):
-            numbers = sum(1 for c in part if replay.number.get(c) == value)
-            boats = sum(1 for c in part if replay.mark.get(c) == "B")
-            if not (numbers >= 2 or (numbers == 1 and boats >= 1)):
-                replay.breach(action, f"no pair of {value}s in its {name}")
+        # The treasure lies on "the line between" each pair (001): one end of its column's
+        # pair above it and one below, one end of its row's on each side; a boat (in the
+        # sea) stands in for one end of a pair, never for both.
+        lines = (("column", [c for c in replay.kind if c[1] == col], 0),
+                 ("row", [c for c in replay.kind if c[0] == row], 1))
+        for name, line, axis in lines:
+            ends = []
+            for side in (-1, 1):
+                part = [c for c in line if (c[axis] - cell[axis]) * side > 0]
+                ends.append((any(replay.number.get(c) == value for c in part),
+                             any(replay.mark.get(c) == "B" for c in part)))
+            (number_a, boat_a), (number_b, boat_b) = ends
+            if not ((number_a and (number_b or boat_b)) or (number_b and boat_a)):
+                replay.breach(action, f"the treasure is not between a pair of {value}s"
+                                      f" in its {name}")
                 return
         replay.treasures[cell] = value
 

@@ -1,11 +1,12 @@
 """The bot of Skull Island: one number (or a boat) a turn, treasures, at most five dangers.
 
-Each turn it writes the number and space that bring treasures closest (a treasure needs a
-pair of its number in a column and a pair in a row; a boat in the sea stands in for one of
-each pair), weighing each value by its stars and how often a roll gives it, and against the
-dangers around; a boat is drawn instead when it does more. A danger goes beside a 9 where it
-can, else beside a small number. Every danger beside a 9 is crossed out as soon as it can
-be, and a treasure is claimed as soon as its four numbers stand.
+Each turn it writes the number and space that bring treasures closest (a treasure lies
+between a pair of its number in its column, one above and one below, and between a pair in
+its row, one on each side; a boat in the sea stands in for one end of each pair), weighing
+each value by its stars and how often a roll gives it, and against the dangers around; a
+boat is drawn instead when it does more. A danger goes beside a 9 where it can, else beside
+a small number. Every danger beside a 9 is crossed out as soon as it can be, and a treasure
+is claimed as soon as its four numbers stand.
 """
 
 from __future__ import annotations
@@ -51,14 +52,20 @@ def _weights(title: Title) -> list[float]:
     return found
 
 
-def _pair(numbers: int, boat: bool) -> float:
-    """How far one line is from a pair of a value: 2 done, 1 or 0 not; a boat stands in
-    for one number of it, and alone is a start."""
-    if numbers >= 2 or (numbers == 1 and boat):
+def _pair(before: bool, after: bool, boat_before: bool, boat_after: bool) -> float:
+    """How far one line is from a pair of a value around a spot, given whether the value
+    (and a boat) stands before the spot and after it: 2 done, 1 or 0 not; a boat stands in
+    for one end of it, and alone is a start."""
+    if (before and (after or boat_after)) or (after and boat_before):
         return 2.0
-    if numbers == 1:
+    if before or after:
         return 1.0
-    return 0.4 if boat else 0.0
+    return 0.4 if boat_before or boat_after else 0.0
+
+
+#: Around a treasure spot, for one value: how far its row and its column are from a pair,
+#: and each line's sides (the value before the spot, after it, a boat before, after).
+Lines = tuple[float, float, tuple[bool, bool, bool, bool], tuple[bool, bool, bool, bool]]
 
 
 class IslandPlayer(Player):
@@ -76,6 +83,9 @@ class IslandPlayer(Player):
         self.found: set[int] = set()
         self.rows = [i // width for i in range(size)]
         self.cols = [i % width for i in range(size)]
+        # Where each value (and each boat) stands in each row and column, a bit a position
+        # (a column's bit in a row, a row's bit in a column): which side of a spot it is on
+        # is a mask and a shift.
         self.row_numbers = [[0] * grid.height for _ in range(HIGHEST + 1)]
         self.col_numbers = [[0] * width for _ in range(HIGHEST + 1)]
         self.row_boats = [0] * grid.height
@@ -134,8 +144,8 @@ class IslandPlayer(Player):
     def _write(self, i: int, value: int) -> None:
         self.num[i] = value
         self.empty_spaces.discard(i)
-        self.row_numbers[value][self.rows[i]] += 1
-        self.col_numbers[value][self.cols[i]] += 1
+        self.row_numbers[value][self.rows[i]] |= 1 << self.cols[i]
+        self.col_numbers[value][self.cols[i]] |= 1 << self.rows[i]
         for n in self.grid.around[i]:
             self.anchors[n] += 1
         self.written = True
@@ -144,8 +154,8 @@ class IslandPlayer(Player):
     def _draw_boat(self, i: int) -> None:
         self.boat[i] = True
         self.empty_sea.discard(i)
-        self.row_boats[self.rows[i]] += 1
-        self.col_boats[self.cols[i]] += 1
+        self.row_boats[self.rows[i]] |= 1 << self.cols[i]
+        self.col_boats[self.cols[i]] |= 1 << self.rows[i]
         for n in self.grid.around[i]:
             self.anchors[n] += 1
         self.last_filled = [i]
@@ -163,11 +173,22 @@ class IslandPlayer(Player):
         near = sorted(i for i in empty if self.anchors[i])
         return near or sorted(empty)
 
-    def _progress(self, t: int, v: int, *, row_boat: int = 0, col_boat: int = 0) -> float:
-        own = 1 if self.num[t] == v else 0
+    def _lines(self, v: int, t: int) -> Lines:
+        """Where ``v`` and the boats stand around the spot ``t``: how far its row and its
+        column are from a pair of ``v`` around it, and each line's sides."""
         r, c = self.rows[t], self.cols[t]
-        across = _pair(self.row_numbers[v][r] - own, bool(self.row_boats[r] + row_boat))
-        down = _pair(self.col_numbers[v][c] - own, bool(self.col_boats[c] + col_boat))
+        numbers, boats, left = self.row_numbers[v][r], self.row_boats[r], (1 << c) - 1
+        across = (bool(numbers & left), bool(numbers >> (c + 1)),
+                  bool(boats & left), bool(boats >> (c + 1)))
+        numbers, boats, above = self.col_numbers[v][c], self.col_boats[c], (1 << r) - 1
+        down = (bool(numbers & above), bool(numbers >> (r + 1)),
+                bool(boats & above), bool(boats >> (r + 1)))
+        return _pair(*across), _pair(*down), across, down
+
+    def _progress(self, t: int, v: int) -> float:
+        """How near the spot ``t`` is to the treasure of ``v``: 4 when it lies between a
+        pair in its row and a pair in its column."""
+        across, down, _, _ = self._lines(v, t)
         return across + down
 
     def _spot_worth(self, t: int) -> float:
@@ -175,53 +196,69 @@ class IslandPlayer(Player):
             return 0.0
         return ON_DANGER if self.danger[t] == STANDING else 1.0
 
-    def _line_gains(self, v: int, spots: list[int], across: bool) -> list[tuple[float, int]]:
-        """What one more ``v`` in a line (a row if ``across``) does for each treasure spot of
-        it: (gain, spot), largest first."""
+    def _line_gains(self, v: int, index: int, across: bool,
+                    known: dict[tuple[int, int], Lines]) -> list[tuple[int, float, float]]:
+        """What one more ``v`` in a line (row ``index`` if ``across``, else column
+        ``index``) does for each treasure spot of it, by the side it is written on: (the
+        spot's position in the line, the gain written before it, the gain written after
+        it). ``known`` keeps :meth:`_lines` while the sheet does not change."""
         weight = self.weights[v] / 16
-        num, rows, cols = self.num, self.rows, self.cols
-        row_numbers, col_numbers = self.row_numbers[v], self.col_numbers[v]
-        row_boats, col_boats = self.row_boats, self.col_boats
+        if across:
+            numbers, boats = self.row_numbers[v][index], self.row_boats[index]
+            spots, place = self.row_spots[index], self.cols
+        else:
+            numbers, boats = self.col_numbers[v][index], self.col_boats[index]
+            spots, place = self.col_spots[index], self.rows
         gains = []
         for t in spots:
             worth = self._spot_worth(t)
             if not worth:
                 continue
-            own = 1 if num[t] == v else 0
-            r, c = rows[t], cols[t]
-            line_n, line_b = (
-                (row_numbers[r] - own, row_boats[r]) if across
-                else (col_numbers[c] - own, col_boats[c])
-            )
-            other_n, other_b = (
-                (col_numbers[c] - own, col_boats[c]) if across
-                else (row_numbers[r] - own, row_boats[r])
-            )
-            other = _pair(other_n, bool(other_b))
-            before = _pair(line_n, bool(line_b)) + other
-            after = _pair(line_n + 1, bool(line_b)) + other
-            if after == before:
+            here = place[t]
+            below = (1 << here) - 1
+            number_before, number_after = bool(numbers & below), bool(numbers >> (here + 1))
+            if number_before and number_after:
                 continue
-            gain = (after * after - before * before) * weight * worth
-            if after >= 4:
-                gain += v * worth
-            gains.append((gain, t))
-        gains.sort(reverse=True)
+            boat_before, boat_after = bool(boats & below), bool(boats >> (here + 1))
+            lines = known.get((v, t))
+            if lines is None:
+                lines = known[(v, t)] = self._lines(v, t)
+            row_pair, col_pair, _, _ = lines
+            line, other = (row_pair, col_pair) if across else (col_pair, row_pair)
+            before = line + other
+            # The value written before the spot (where it may already stand), then after.
+            after = _pair(True, number_after, boat_before, boat_after) + other
+            gain_before = (after * after - before * before) * weight * worth
+            if after >= 4 and after != before:
+                gain_before += v * worth
+            after = _pair(number_before, True, boat_before, boat_after) + other
+            gain_after = (after * after - before * before) * weight * worth
+            if after >= 4 and after != before:
+                gain_after += v * worth
+            gains.append((here, gain_before, gain_after))
         return gains
 
     def _best_write(self, numbers: tuple[int, ...]) -> tuple[float, int, int]:
         spaces = self._legal_spaces()
         if not spaces:
             return -1e9, 0, -1
-        lines: dict[tuple[int, int, bool], tuple[list[tuple[float, int]], float]] = {}
+        spots: dict[tuple[int, int, bool], list[tuple[int, float, float]]] = {}
+        known: dict[tuple[int, int], Lines] = {}
 
-        def line(v: int, index: int, across: bool) -> tuple[list[tuple[float, int]], float]:
-            found = lines.get((v, index, across))
-            if found is None:
-                spots = self.row_spots[index] if across else self.col_spots[index]
-                gains = self._line_gains(v, spots, across)
-                found = lines[(v, index, across)] = (gains, sum(g for g, _ in gains))
-            return found
+        def line(v: int, index: int, across: bool, at: int) -> tuple[float, float]:
+            """What ``v`` written at position ``at`` of the line does for its other spots:
+            the most for one, and the sum (the space written is no spot for its own
+            number's treasure)."""
+            gains = spots.get((v, index, across))
+            if gains is None:
+                gains = spots[(v, index, across)] = self._line_gains(v, index, across, known)
+            top = total = 0.0
+            for here, before, after in gains:
+                if here != at:
+                    gain = before if at < here else after
+                    total += gain
+                    top = max(top, gain)
+            return top, total
 
         ranked: list[tuple[float, tuple[int, int]]] = []
         for i in spaces:
@@ -231,14 +268,9 @@ class IslandPlayer(Player):
                 score = 0.0
                 if v not in self.found:
                     top = 0.0
-                    for gains, total in (line(v, r, True), line(v, c, False)):
-                        for gain, t in gains:
-                            if t != i:
-                                top = max(top, gain)
-                                break
-                        # The space written is no spot for its own number's treasure.
-                        own = next((g for g, t in gains if t == i), 0.0)
-                        score += 0.2 * (total - own)
+                    for most, total in (line(v, r, True, c), line(v, c, False, r)):
+                        top = max(top, most)
+                        score += 0.2 * total
                     score += top
                 for d in dangers:
                     score += self._danger_change(d, v)
@@ -261,11 +293,9 @@ class IslandPlayer(Player):
     def _best_boat(self) -> tuple[float, int]:
         best = (-1e9, -1)
         written = self._written_values()
+        known: dict[tuple[int, int], Lines] = {}
         for s in sorted(self.empty_sea):
             r, c = self.rows[s], self.cols[s]
-            new_row, new_col = not self.row_boats[r], not self.col_boats[c]
-            if not (new_row or new_col):
-                continue
             score = 0.0
             for v in range(1, HIGHEST + 1):
                 # A boat alone is no pair: only values already written gain from one.
@@ -273,17 +303,33 @@ class IslandPlayer(Player):
                     continue
                 weight = self.weights[v]
                 top = 0.0
-                for spots, across, fresh in ((self.row_spots[r], True, new_row),
-                                             (self.col_spots[c], False, new_col)):
-                    if not fresh:
-                        continue
+                for spots, across, at in ((self.row_spots[r], True, c),
+                                          (self.col_spots[c], False, r)):
+                    place = self.cols if across else self.rows
                     for t in spots:
                         worth = self._spot_worth(t)
                         if not worth:
                             continue
-                        before = self._progress(t, v)
-                        after = (self._progress(t, v, row_boat=1) if across
-                                 else self._progress(t, v, col_boat=1))
+                        lines = known.get((v, t))
+                        if lines is None:
+                            lines = known[(v, t)] = self._lines(v, t)
+                        row_pair, col_pair, row_sides, col_sides = lines
+                        number_before, number_after, boat_before, boat_after = (
+                            row_sides if across else col_sides)
+                        # A boat on a side that has one already adds nothing there.
+                        if at < place[t]:
+                            if boat_before:
+                                continue
+                            line = _pair(number_before, number_after, True, boat_after)
+                        else:
+                            if boat_after:
+                                continue
+                            line = _pair(number_before, number_after, boat_before, True)
+                        old = row_pair if across else col_pair
+                        if line == old:
+                            continue
+                        before = row_pair + col_pair
+                        after = before - old + line
                         gain = (after * after - before * before) / 16 * weight * worth
                         if after >= 4:
                             gain += v * worth
@@ -321,7 +367,7 @@ class IslandPlayer(Player):
         """The most valuable treasure whose four numbers stand, on a spot where it counts."""
         for v in range(HIGHEST, 0, -1):
             # Four numbers, or two and a boat in each line: at least two of them written.
-            if v in self.found or sum(self.row_numbers[v]) < 2:
+            if v in self.found or sum(m.bit_count() for m in self.row_numbers[v]) < 2:
                 continue
             for t in self.spots:
                 if (not self.treasure[t] and self.danger[t] != STANDING

@@ -178,7 +178,9 @@ class ValleyPlayer(Player):
                     filled.append(i)
                     actions.append(Action(Act.WRITE, (cell(i),), value))
             self.last_filled = filled
-        found = self._discovery()
+        # A discovery follows the turn's spaces "(or crossed out a snake)" (000): a snake's
+        # turn does neither, so the discovery waits for the next turn.
+        found = None if options.hazard else self._discovery()
         if found is not None:
             letter, cells = found
             self.count[letter] += 1

@@ -3,12 +3,13 @@
 Everything about the title: its names, what a roll allows, its words, its solo rules and
 levels, and its sheet (an island in a ring of sea, with mountain ranges).
 
-What makes one island worth more than another, for a bot that measures it: treasures need a
-pair of equal numbers in a column and another in a row, so the rows and columns holding
-many island spaces (and coasts where a boat stands in for a number) are worth most, and
-mountains that cut rows and columns short cost most; a danger costs (or, overcome, earns)
-the smallest number next to it, so how many island neighbours the spaces have changes what
-dangers are worth; and the number of island spaces sets how long a game lasts.
+What makes one island worth more than another, for a bot that measures it: a treasure lies
+between a pair of equal numbers in its column and another in its row, so the rows and
+columns holding many island spaces on both sides of a spot (and coasts where a boat stands
+in for one end of a pair) are worth most, and mountains that cut rows and columns short
+cost most; a danger costs (or, overcome, earns) the smallest number next to it, so how many
+island neighbours the spaces have changes what dangers are worth; and the number of island
+spaces sets how long a game lasts.
 """
 
 from __future__ import annotations
@@ -253,11 +254,13 @@ class Island(Title):
         from pitable.rules.sheet_key import Diagram, KeyEntry
 
         return (
+            # The cross of the rulebook's example: the treasure between the two numbers of
+            # its column's pair and between the two of its row's.
             KeyEntry("Treasure", "",
-                     "worth its number: a pair of it in its column, a pair in its row; a boat"
-                     " may stand in for one of each pair. Not in the sea; each number once.",
-                     Diagram(((0, 2, "7"), (1, 2, "7"), (2, 0, "7"), (2, 1, "7"), (2, 2, "")),
-                             circled=((2, 2),))),
+                     "worth its number: between a pair in its column and a pair in its row; a"
+                     " boat may be one end of each. Not in the sea; each number once.",
+                     Diagram(((0, 1, "7"), (1, 0, "7"), (1, 1, ""), (1, 2, "7"), (2, 1, "7")),
+                             circled=((1, 1),))),
             KeyEntry("Danger", "",
                      "loses the smallest adjacent number; a 9 written beside it crosses it"
                      f" out and gains it instead. Mark a bubble; after {DANGERS}, ignore"
@@ -332,21 +335,40 @@ def _mountains(rng: Pcg32, land: set[Cell], count: int) -> set[Cell] | None:
 def _unfound(sheet: FinishedSheet, cell: Cell, value: int) -> str | None:
     """Why four ``value`` s do not pinpoint a treasure at ``cell``; None when they do.
 
-    Two spaces of its column and two of its row (never the treasure's own) hold ``value``,
-    and a boat may stand in for one space of each pair.
+    The rulebook (001): "The intersection of the line between the horizontal pair and the
+    line between the vertical pair reveals the location of the treasure." A line between
+    two spaces joins them, so the treasure lies between the two numbers of its column's pair
+    (one above it, one below) and between the two of its row's (one on each side). A boat,
+    in the sea, stands in for one end of a pair, at most one boat a pair.
     """
     row, col = cell
-    column = [s for (r, c), s in sheet.cells() if c == col and r != row]
-    line = [s for (r, c), s in sheet.cells() if r == row and c != col]
-    for name, spaces in (("its column", column), ("its row", line)):
-        if not _pair(spaces, value):
-            return f"no pair of {value}s in {name} (a boat may stand in for one)"
+    column = [(r, s) for (r, c), s in sheet.cells() if c == col and r != row]
+    line = [(c, s) for (r, c), s in sheet.cells() if r == row and c != col]
+    for name, at, spaces, sides in (("column", row, column, ("above it", "below it")),
+                                    ("row", col, line, ("to its left", "to its right"))):
+        why = _unpaired(value, [s for p, s in spaces if p < at], [s for p, s in spaces if p > at])
+        if why is not None:
+            return why.format(value=value, line=name, before=sides[0], after=sides[1])
     return None
 
 
-def _pair(spaces: list[Space], value: int) -> bool:
+def _unpaired(value: int, before: list[Space], after: list[Space]) -> str | None:
+    """Why the spaces ``before`` and ``after`` a treasure in one line hold no pair of
+    ``value`` around it (a template naming ``{value}``, ``{line}``, ``{before}`` and
+    ``{after}``); None when they do."""
     from pitable.rules.scoring import Token
 
-    numbers = sum(1 for s in spaces if s.token is Token.NUMBER and s.number == value)
-    boats = sum(1 for s in spaces if s.token is Token.BOAT)
-    return numbers >= 2 or (numbers == 1 and boats >= 1)
+    def holds(spaces: list[Space]) -> tuple[bool, bool]:
+        number = any(s.token is Token.NUMBER and s.number == value for s in spaces)
+        return number, any(s.token is Token.BOAT for s in spaces)
+
+    (number_before, boat_before), (number_after, boat_after) = holds(before), holds(after)
+    if (number_before and (number_after or boat_after)) or (number_after and boat_before):
+        return None
+    if not (number_before or number_after):
+        return "no {value} in its {line} (a boat stands in for one number of a pair, not two)"
+    if number_before:
+        return ("no {value} (nor a boat) {after} in its {line}: the treasure lies between"
+                " the two numbers of a pair")
+    return ("no {value} (nor a boat) {before} in its {line}: the treasure lies between"
+            " the two numbers of a pair")

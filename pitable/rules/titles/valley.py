@@ -15,6 +15,7 @@ there are to start from.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,7 @@ from pitable.rules.sheets import (
     Tally,
     first_accepted,
     grid_of,
+    reachable,
 )
 
 if TYPE_CHECKING:
@@ -420,7 +422,7 @@ def _discoveries(sheet: FinishedSheet) -> dict[tuple[str, int], list[tuple[Cell,
 
     A space carries one mark at most, so no space is in two discoveries.
     """
-    from pitable.rules.scoring import Token, bad, group_of
+    from pitable.rules.scoring import Token, bad
 
     found: dict[tuple[str, int], list[tuple[Cell, Space]]] = {}
     for cell, space in sheet.cells():
@@ -432,35 +434,72 @@ def _discoveries(sheet: FinishedSheet) -> dict[tuple[str, int], list[tuple[Cell,
     towns: dict[int, tuple[str, int]] = {}
     for (letter, n), spaces in found.items():
         name, size, _ = DISCOVERIES[letter]
-        first, first_space = spaces[0]
-        cells = {cell for cell, _ in spaces}
-        values = [s.number for _, s in spaces]
         what = f"{name} {n}"
-        if len(spaces) != size:
-            raise bad(first, first_space, f"{what} has {len(spaces)} spaces, expected {size}")
-        if not group_of(cells):
-            raise bad(first, first_space, f"{what}: its spaces are not one adjacent group")
-        if letter == "j" and len(set(values)) != size:
-            raise bad(first, first_space, f"{what}: a value repeats, the five must differ")
-        if letter == "t":
-            if len(set(values)) != 1:
-                raise bad(first, first_space, f"{what}: the four values must be identical")
-            value = values[0]
-            assert value is not None
-            if value in towns:
-                raise bad(first, first_space, f"{what}: a second town of {value}s")
-            towns[value] = (letter, n)
-        if letter == "r" and any(v is None or v < 6 for v in values):
-            raise bad(first, first_space, f"{what}: every value must be 6 or more")
-        if letter == "p":
-            if any(v is None or v < 10 for v in values):
-                raise bad(first, first_space, f"{what}: every value must be 10 or more")
-            if not _pyramid(cells):
-                raise bad(
-                    first, first_space,
-                    f"{what}: not a base of three with one space above its centre",
-                )
+        at = _breaking(letter, size, spaces)
+        if at is None:
+            continue
+        index, why = at
+        cell, space = spaces[index]
+        if why == "size":
+            raise bad(cell, space, f"{what} has {len(spaces)} spaces, expected {size}")
+        if why == "apart":
+            raise bad(cell, space, f"{what}: its spaces are not one adjacent group")
+        if why == "repeats":
+            raise bad(cell, space, f"{what}: a value repeats, the five must differ")
+        if why == "mixed":
+            raise bad(cell, space, f"{what}: the four values must be identical")
+        if why == "low":
+            least = 6 if letter == "r" else 10
+            raise bad(cell, space, f"{what}: every value must be {least} or more")
+        raise bad(cell, space, f"{what}: not a base of three with one space above its centre")
+    for (letter, n), spaces in found.items():
+        if letter != "t":
+            continue
+        value = spaces[0][1].number
+        assert value is not None
+        if value in towns:
+            first, first_space = spaces[0]
+            raise bad(first, first_space,
+                      f"{DISCOVERIES[letter][0]} {n}: a second town of {value}s")
+        towns[value] = (letter, n)
     return found
+
+
+def _breaking(letter: str, size: int, spaces: list[tuple[Cell, Space]]) -> tuple[int, str] | None:
+    """Which of a discovery's ``spaces`` (in reading order) breaks its rule and how (one of
+    ``size``, ``apart``, ``repeats``, ``mixed``, ``low``, ``shape``); None when none does.
+
+    The space named is the one a player would look at: the first past the discovery's size,
+    the first cut off from the first space's group, the second of a repeated value, the
+    first that differs from the most of a town's values, the first value too low; the first
+    space where the rule concerns them all (too few, a pyramid's shape).
+    """
+    cells = [cell for cell, _ in spaces]
+    values = [s.number for _, s in spaces]
+    if len(spaces) != size:
+        return (size if len(spaces) > size else 0), "size"
+    group = reachable([cells[0]], set(cells))
+    if len(group) != len(cells):
+        return next(k for k, c in enumerate(cells) if c not in group), "apart"
+    if letter == "j":
+        seen: set[int | None] = set()
+        for k, v in enumerate(values):
+            if v in seen:
+                return k, "repeats"
+            seen.add(v)
+    if letter == "t":
+        most, _count = Counter(values).most_common(1)[0]
+        odd = next((k for k, v in enumerate(values) if v != most), None)
+        if odd is not None:
+            return odd, "mixed"
+    least = {"r": 6, "p": 10}.get(letter)
+    if least is not None:
+        low = next((k for k, v in enumerate(values) if v is None or v < least), None)
+        if low is not None:
+            return low, "low"
+    if letter == "p" and not _pyramid(set(cells)):
+        return 0, "shape"
+    return None
 
 
 def _pyramid(cells: set[Cell]) -> bool:
