@@ -9,8 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from pitable.errors import UnknownTitle
-from pitable.rules.bot import Act, game_rng, play, play_games, summarise, target
+from pitable.commands import bot as bot_command
+from pitable.errors import BadStrength, UnknownTitle
+from pitable.rules.bot import (
+    DEFAULT_STRENGTH,
+    ROLLS,
+    STRENGTHS,
+    TARGET_STRENGTH,
+    Act,
+    game_rng,
+    play,
+    play_games,
+    player_for,
+    summarise,
+    target,
+)
 from pitable.rules.scoring import parse_sheet
 from pitable.rules.session import level
 from pitable.rules.sheets import generate
@@ -22,14 +35,14 @@ from tests.toy_title import ToyCupboard
 GAMES = ("valley", "island", "temple")
 
 
-def replayed(game: str, games: int, maps: range) -> None:
+def replayed(game: str, games: int, maps: range, strength: str = "greedy") -> None:
     """Every game on each map of ``maps`` (both sides): its sheet, read as ``pitable score``
     reads it, scores to the bot's own total, and no move or mark breaks a rule."""
     title = find_title(game)
     for seed in maps:
         for side in "ab":
             sheet = generate(title, seed, side)
-            for n, played in enumerate(play_games(sheet, games, dice_seed=seed)):
+            for n, played in enumerate(play_games(sheet, games, seed, strength)):
                 finished = parse_sheet(played.sheet_text())
                 scored = title.score(finished)
                 where = f"{game} map {seed}{side} game {n}"
@@ -44,10 +57,23 @@ def test_ten_games_replay_to_the_bots_totals_and_break_no_rule(game: str) -> Non
     replayed(game, 5, range(1))
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_the_planners_games_replay_to_its_totals_and_break_no_rule(game: str) -> None:
+    replayed(game, 1, range(2, 3), DEFAULT_STRENGTH)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_a_hundred_games_a_title_replay_to_the_bots_totals_and_break_no_rule(game: str) -> None:
     replayed(game, 10, range(5))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("strength", [s for s in STRENGTHS if s != "greedy"])
+def test_the_planners_games_on_many_maps_replay_and_break_no_rule(game: str,
+                                                                  strength: str) -> None:
+    replayed(game, 2, range(3, 6), strength)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -60,9 +86,48 @@ def test_the_same_dice_seed_plays_the_same_game_and_another_one_another(game: st
     assert [t.roll for t in first.turns] != [t.roll for t in other.turns]
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_the_planner_plays_other_moves_than_the_greedy_player_on_the_same_dice(
+    game: str,
+) -> None:
+    sheet = generate(game, 12)
+    planned = play(sheet, game_rng(5, 0), DEFAULT_STRENGTH)
+    greedy = play(sheet, game_rng(5, 0), "greedy")
+    assert planned.turns[0].roll == greedy.turns[0].roll
+    assert planned.turns != greedy.turns
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_players_clone_plays_on_without_changing_the_player(game: str) -> None:
+    sheet = generate(game, 13)
+    player = player_for(sheet.title, sheet)
+    rng = game_rng(6, 0)
+    for round_ in range(1, 6):
+        player.turn(sheet.title.options(ROLLS[int(rng.random() * len(ROLLS))]), round_)
+    before = (player.tokens(), player.components(), player.hazards)
+    twin = player.clone()
+    for round_ in range(6, 40):
+        if twin.over():
+            break
+        twin.turn(sheet.title.options(ROLLS[int(rng.random() * len(ROLLS))], twin.hazards),
+                  round_)
+    assert twin.tokens() != before[0]
+    assert (player.tokens(), player.components(), player.hazards) == before
+
+
+def test_a_strength_the_bot_does_not_know_is_named() -> None:
+    with pytest.raises(BadStrength, match="expected one of greedy, plan, deep, got 'wise'"):
+        play(generate("temple", 1), game_rng(0, 0), "wise")
+
+
+def test_the_commands_strengths_are_the_bots() -> None:
+    assert (bot_command.STRENGTHS, bot_command.DEFAULT_STRENGTH) == (STRENGTHS,
+                                                                     DEFAULT_STRENGTH)
+
+
 def test_a_valley_game_lasts_25_rounds_unless_the_grid_fills_first() -> None:
     sheet = generate("valley", 5, "b")
-    for played in play_games(sheet, 10):
+    for played in play_games(sheet, 10) + play_games(sheet, 10, strength="greedy"):
         full = "_" not in {t for row in played.tokens for t in row}
         assert len(played.turns) == 25 or (full and len(played.turns) < 25)
 
@@ -82,14 +147,14 @@ def test_the_valley_bot_reveals_no_discovery_on_a_snakes_turn(seed: int, side: s
 
 def test_an_island_game_ends_on_the_fifth_treasure_or_a_full_island() -> None:
     sheet = generate("island", 5)
-    for played in play_games(sheet, 10):
+    for played in play_games(sheet, 10, strength="greedy") + play_games(sheet, 1):
         treasures = sum(1 for t in played.turns for a in t.actions if a.act is Act.TREASURE)
         full = "_" not in {t.split("/")[0] for row in played.tokens for t in row}
         assert treasures == 5 or full
 
 
 def test_the_summary_is_the_games_mean_spread_range_and_levels() -> None:
-    games = play_games(generate("temple", 2), 12)
+    games = play_games(generate("temple", 2), 12, strength="greedy")
     summary = summarise(games)
     totals = [g.total for g in games]
     assert summary.mean == pytest.approx(statistics.fmean(totals))
@@ -103,7 +168,7 @@ def test_the_summary_is_the_games_mean_spread_range_and_levels() -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_the_target_is_the_median_of_the_bots_games_on_that_map(game: str) -> None:
     mark = target(game, "a", 9, games=5)
-    totals = sorted(g.total for g in play_games(generate(game, 9), 5))
+    totals = sorted(g.total for g in play_games(generate(game, 9), 5, strength=TARGET_STRENGTH))
     assert mark == totals[2]
     assert target(game, "a", 9, games=5) == mark
 
@@ -117,11 +182,13 @@ def test_a_title_the_bot_does_not_play_is_named() -> None:
 
 
 def test_bot_prints_the_mean_spread_range_and_levels(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "bot", "temple", "--seed", "4", "--games", "6")
+    code, out, err = run(capsys, "bot", "temple", "--seed", "4", "--games", "6",
+                         "--strength", "greedy")
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0] == "The Temple of Apikhabou, side A, map 4: 6 games, dice seed 0"
-    summary = summarise(play_games(generate("temple", 4), 6))
+    assert lines[0] == ("The Temple of Apikhabou, side A, map 4: 6 games, dice seed 0,"
+                        " strength greedy")
+    summary = summarise(play_games(generate("temple", 4), 6, strength="greedy"))
     assert lines[1].split() == [
         "mean", f"{summary.mean:.1f}", "stdev", f"{summary.stdev:.1f}",
         "lowest", str(summary.lowest), "highest", str(summary.highest),
@@ -133,7 +200,8 @@ def test_bot_prints_the_mean_spread_range_and_levels(capsys: pytest.CaptureFixtu
 def test_bot_show_prints_a_sheet_that_pitable_score_scores_to_the_bots_total(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str
 ) -> None:
-    code, out, _ = run(capsys, "bot", game, "--seed", "8", "--side", "b", "--games", "2",
+    # The default strength: the planner's sheet.
+    code, out, _ = run(capsys, "bot", game, "--seed", "8", "--side", "b", "--games", "1",
                        "--show", "--json")
     assert code == 0
     shown = json.loads(out)
@@ -143,7 +211,10 @@ def test_bot_show_prints_a_sheet_that_pitable_score_scores_to_the_bots_total(
     assert (code, err) == (0, "")
     assert json.loads(out)["total"] == shown["sheet_total"]
     # Without --json the whole output is a sheet file: the figures are comments.
-    code, out, _ = run(capsys, "bot", game, "--seed", "8", "--side", "b", "--games", "2",
+    assert shown["strength"] == DEFAULT_STRENGTH
+    planned = play(generate(game, 8, "b"), game_rng(0, 0))
+    assert shown["sheet"] == planned.sheet_text()
+    code, out, _ = run(capsys, "bot", game, "--seed", "8", "--side", "b", "--games", "1",
                        "--show")
     path.write_text(out)
     code, scored, err = run(capsys, "score", game, "--sheet", str(path))
@@ -154,22 +225,22 @@ def test_bot_show_prints_a_sheet_that_pitable_score_scores_to_the_bots_total(
 
 def test_bot_json_names_the_map_and_dice(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "bot", "island", "--seed", "3", "--games", "4",
-                       "--dice-seed", "9", "--json")
+                       "--dice-seed", "9", "--json", "--strength", "GREEDY")
     assert code == 0
     data = json.loads(out)
-    assert (data["title"], data["side"], data["seed"], data["dice_seed"], data["games"]) == (
-        "island", "a", 3, 9, 4
-    )
+    assert (data["title"], data["side"], data["seed"], data["dice_seed"], data["games"],
+            data["strength"]) == ("island", "a", 3, 9, 4, "greedy")
     assert set(data) >= {"mean", "stdev", "lowest", "highest", "levels"}
 
 
 def test_bot_without_a_seed_plays_a_new_map_and_says_which(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = run(capsys, "bot", "temple", "--games", "1", "--json")
+    code, out, _ = run(capsys, "bot", "temple", "--games", "1", "--json", "--strength", "greedy")
     assert code == 0
     seed = json.loads(out)["seed"]
-    code, again, _ = run(capsys, "bot", "temple", "--games", "1", "--json", "--seed", str(seed))
+    code, again, _ = run(capsys, "bot", "temple", "--games", "1", "--json", "--seed", str(seed),
+                         "--strength", "greedy")
     assert json.loads(again)["mean"] == json.loads(out)["mean"]
 
 
@@ -182,6 +253,7 @@ def test_bot_without_a_seed_plays_a_new_map_and_says_which(
         (["bot", "valley", "--seed", "1000000"], "seed"),
         (["bot", "valley", "--side", "c"], "side"),
         (["bot", "valley", "--dice-seed", "-1"], "--dice-seed"),
+        (["bot", "valley", "--strength", "wise"], "strength 'wise': expected one of greedy"),
     ],
 )
 def test_bot_refuses_bad_input_in_one_line(

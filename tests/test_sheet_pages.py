@@ -12,7 +12,7 @@ from PIL import Image, ImageChops
 
 from pitable.render.sheet import render_sheet
 from pitable.render.sheet_pdf import page_image
-from pitable.rules.bot import TARGET_GAMES, play_games, target
+from pitable.rules.bot import TARGET_GAMES, TARGET_STRENGTH, play_games, target
 from pitable.rules.sheets import MAP_FORMAT, generate
 from tests.conftest import run_cli as run
 
@@ -66,7 +66,7 @@ def test_a_solo_strip_prints_the_levels_and_the_bots_median_to_beat(
     assert run(capsys, "sheet", "valley", "--seed", "3", "--solo", "--out", str(out))[0] == 0
     stars = target("valley", "a", 3)
     assert stars == int(statistics.median_low(
-        g.total for g in play_games(generate("valley", 3), TARGET_GAMES, 0)))
+        g.total for g in play_games(generate("valley", 3), TARGET_GAMES, 0, TARGET_STRENGTH)))
     expected = render_sheet(generate("valley", 3), solo=True, target=stars)
     with Image.open(out) as picture:
         assert ImageChops.difference(picture.convert("L"), expected.convert("L")).getbbox() is None
