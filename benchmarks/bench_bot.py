@@ -1,6 +1,7 @@
 """How well and how fast the bot plays: the greedy player against the planning one, per title.
 
     python -m benchmarks.bench_bot [--games 40] [--dice-seed 7] [--strength plan]
+                                   [--titles valley,...]
     python -m benchmarks.bench_bot --games 200      # the figures the goals are set on
 
 Game ``n`` of each title is played on a fresh map (seed ``n``, sides A and B in turn) and on
@@ -23,7 +24,8 @@ import statistics
 import time
 from collections import Counter
 
-from pitable.rules import all_titles
+from pitable.errors import UnknownTitle
+from pitable.rules import all_titles, find_title
 from pitable.rules.base import Title
 from pitable.rules.bot import DEFAULT_STRENGTH, STRENGTHS, Game, game_rng, play
 from pitable.rules.session import LEVELS, level, thresholds
@@ -62,16 +64,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40, help="games a title (40)")
     parser.add_argument("--dice-seed", type=int, default=7)
+    parser.add_argument("--titles", default=",".join(t.key for t in all_titles()),
+                        help="the titles, by key, comma-separated (all)")
     parser.add_argument("--strength", default=DEFAULT_STRENGTH,
                         choices=[s for s in STRENGTHS if s != "greedy"])
     args = parser.parse_args()
     if args.games < 2:
         parser.error("--games: at least 2, for a spread")
+    try:
+        titles = [find_title(key) for key in args.titles.split(",")]
+    except UnknownTitle as exc:
+        parser.error(f"--titles: {exc}")
     good = True
     heads = " ".join(f"{name[:4]:>4}" for name in LEVELS)
     print(f"{args.games} games a title on fresh maps (seeds 0 to {args.games - 1}, sides A"
           f" and B in turn), dice seed {args.dice_seed}")
-    for title in all_titles():
+    for title in titles:
         greedy, greedy_took, _ = games_of(title, args.games, args.dice_seed, "greedy")
         planned, planned_took, turns = games_of(title, args.games, args.dice_seed,
                                                 args.strength)

@@ -15,8 +15,9 @@ from pitable.commands.args import whole_number
 from pitable.commands.sheet import seed_number
 from pitable.rules.sheets import MAX_SEED
 
-#: The most games one run plays: a few minutes of the Valley, the slowest title, on a
-#: desktop computer (benchmarks/bench_bot.py: about 40 games a second).
+#: The most games one run plays: a few minutes of the greedy player on a desktop computer
+#: (benchmarks/bench_bot.py: 50 to 150 games a second); the planner plays about one Island
+#: or Temple game a second, so its long runs are a matter of hours.
 MAX_GAMES = 10_000
 #: Dice seeds: any whole number from 0 up to this.
 MAX_DICE_SEED = 2**32 - 1
