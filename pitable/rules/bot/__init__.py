@@ -75,7 +75,7 @@ DEFAULT_STRENGTH = "plan"
 PLANS: dict[type[Title], dict[str, Strength]] = {
     Valley: {"plan": Strength(1, 0), "deep": Strength(5, 8)},
     Island: {"plan": Strength(4, 3, 3), "deep": Strength(6, 8, 8)},
-    Temple: {"plan": Strength(6, 4, 8), "deep": Strength(8, 8, 10)},
+    Temple: {"plan": Strength(4, 4, 8), "deep": Strength(8, 8, 10)},
 }
 
 
