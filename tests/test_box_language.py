@@ -71,7 +71,7 @@ def test_a_stored_language_the_box_does_not_know_falls_back_to_the_config(
     tmp_path: Path,
 ) -> None:
     with SessionStore.open(tmp_path) as store:
-        store.set_setting(LANGUAGE_SETTING, "de")
+        store.set_setting(LANGUAGE_SETTING, "xx")
     sim = make("1,2,3", store=SessionStore.open(tmp_path), config=configured("es"))
     assert sim.box.language == "es"
     sim.close()
@@ -138,3 +138,21 @@ def test_the_printers_lines_are_in_the_language(lang: str, printed: str, failed:
     print_from_menu(sim)
     assert failed in sim.box.notices()
     sim.close()
+
+
+def test_where_nothing_chooses_the_language_the_environment_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[box] language = ""``: the locale's (fr_FR.UTF-8 speaks French); a language set in
+    the config wins over it, and the menu's choice over both."""
+    monkeypatch.setenv("LC_ALL", "fr_FR.UTF-8")
+    sim = make("1,2,3", store=SessionStore.open(tmp_path), config=configured(""))
+    assert sim.box.language == "fr"
+    sim.close()
+    told = make("1,2,3", config=configured("es_ES"))
+    assert told.box.language == "es"
+    told.close()
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    plain = make("1,2,3", config=configured(""))
+    assert plain.box.language == "en"
+    plain.close()

@@ -135,6 +135,7 @@ def test_run_and_sim_take_the_language_over_the_configs(command: str) -> None:
     getattr(box, f"setup_{command}")(parser)
     args = parser.parse_args(["--lang", "es"])
     assert box._config(args).box.language == "es"
-    assert box._config(parser.parse_args([])).box.language == "en"
+    assert box._config(parser.parse_args([])).box.language == ""  # the environment's
+    assert box._config(parser.parse_args(["--lang", "fr_FR"])).box.language == "fr"
     with pytest.raises(SystemExit):
         parser.parse_args(["--lang", "it"])

@@ -48,7 +48,7 @@ from pitable.hw.events import (
     Turned,
 )
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
-from pitable.i18n import LANGUAGES, check_language, translator
+from pitable.i18n import LANGUAGES, box_language, check_language, translator
 from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status, page_count
@@ -176,9 +176,9 @@ class Box:
         self.next_page: float | None = None
         #: The language of every word the box shows: the one asked on the command line,
         #: else the one last chosen in the menu (kept in the store's settings), else the
-        #: config's.
+        #: config's, else the environment's.
         self.language = (check_language(self.asked.language) if self.asked.language
-                         else self._chosen_language() or check_language(self.settings.language))
+                         else self._chosen_language() or box_language(self.settings.language))
         self.stopped = threading.Event()
         #: Hands each change the table can see to the watchers (web page, TV).
         self.publisher = Publisher()

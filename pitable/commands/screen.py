@@ -29,11 +29,12 @@ def language(text: str) -> str:
 
 def add_lang_argument(p: argparse.ArgumentParser, *, box: bool = False) -> None:
     """``--lang``; for a ``box`` it wins over the language chosen in the box's menu."""
-    default = ("the one chosen in the box's menu, else the config's box.language" if box
-               else "the config's box.language")
+    default = ("the one chosen in the box's menu, else the config's box.language, else the"
+               " environment's" if box else "the config's box.language, else the environment's")
     p.add_argument(
         "--lang", type=language, default=None, metavar="L",
-        help=f"the status screen's language: {', '.join(LANGUAGES)} (default: {default})",
+        help=f"the language of the words: {', '.join(LANGUAGES)}, a region tag such as"
+        f" fr_FR accepted (default: {default})",
     )
 
 
@@ -94,8 +95,9 @@ def run_screen(args: argparse.Namespace) -> int:
     lang = args.lang
     if lang is None:
         from pitable.config import load_default_or
+        from pitable.i18n import box_language
 
-        lang = load_default_or(getattr(args, "config", None)).config.box.language
+        lang = box_language(load_default_or(getattr(args, "config", None)).config.box.language)
     options = title.options(roll, args.dangers)
     hazards = args.dangers + int(options.hazard)
     round_limit = title.solo_rounds if args.solo else None
