@@ -14,8 +14,10 @@ from pitable.box.controller import LANGUAGE_SETTING
 from pitable.box.store import SessionStore
 from pitable.config import DEFAULTS, Config
 from pitable.i18n import LANGUAGES, translator
+from pitable.render.faces import die_label, die_panel
 from pitable.render.join import join_screen
 from pitable.render.tv import _status_line, draw_tv
+from pitable.rules import DICE, Die, find_title
 from tests.test_box import make, same
 from tests.test_box_printer import fake_printer, print_from_menu
 
@@ -156,3 +158,31 @@ def test_where_nothing_chooses_the_language_the_environment_does(
     plain = make("1,2,3", config=configured(""))
     assert plain.box.language == "en"
     plain.close()
+
+
+def test_the_dice_panels_are_labelled_in_the_boxs_language() -> None:
+    """VERT / VIOLET / ROUGE on a French box, and the labels follow a change of language."""
+    valley = find_title("valley")
+    sim = make("2,3,1", config=configured("fr"))
+    sim.press()
+    for die, face in zip(DICE, (2, 3, 1), strict=True):
+        assert same(sim.panel(str(die)), die_panel(face, die, valley, lang="fr"))
+        assert not same(sim.panel(str(die)), die_panel(face, die, valley))
+    assert die_label(Die.PURPLE, "fr") == translator("fr").gettext("PURPLE") != "PURPLE"
+    choose_language(sim, SPANISH)
+    assert same(sim.panel("red"), die_panel(1, Die.RED, valley, lang="es"))
+    sim.close()
+
+
+def test_the_end_of_a_game_is_said_in_the_boxs_language_on_the_tv_and_the_page() -> None:
+    """The level reached, in the snapshot's result and words (the TV shows both, the page
+    the result), and the title's name: "Voyageur", never "Voyager" under it."""
+    fr = translator("fr")
+    sim = make("1,2,3", title="island", mode="solo", config=configured("fr"))
+    sim.press()
+    sim.box.end_game(75)  # type: ignore[attr-defined]
+    snapshot = sim.box.publisher.publish(sim.box.view(), rolling=False)  # type: ignore[attr-defined]
+    assert snapshot.result == fr.gettext("Voyager") != "Voyager"
+    assert snapshot.words == (snapshot.result,)
+    assert snapshot.title_name == find_title("island").display_name(fr)
+    sim.close()
