@@ -16,8 +16,10 @@ from pitable.config import DEFAULTS, Config
 from pitable.i18n import LANGUAGES, translator
 from pitable.render.faces import die_label, die_panel
 from pitable.render.join import join_screen
+from pitable.render.sheet import render_sheet
 from pitable.render.tv import _status_line, draw_tv
 from pitable.rules import DICE, Die, find_title
+from pitable.rules.sheets import generate
 from tests.test_box import make, same
 from tests.test_box_printer import fake_printer, print_from_menu
 
@@ -185,4 +187,17 @@ def test_the_end_of_a_game_is_said_in_the_boxs_language_on_the_tv_and_the_page()
     assert snapshot.result == fr.gettext("Voyager") != "Voyager"
     assert snapshot.words == (snapshot.result,)
     assert snapshot.title_name == find_title("island").display_name(fr)
+    sim.close()
+
+
+def test_the_menu_prints_the_sheet_in_the_boxs_language() -> None:
+    printer, paper = fake_printer()
+    sim = make("1,2,3", title="island", printer=printer, config=configured("es"))
+    sim.press()
+    print_from_menu(sim)
+    sheet = generate("island", 1234)
+    expected = render_sheet(sheet, printer.settings.dots, lang="es")
+    assert not same(expected, render_sheet(sheet, printer.settings.dots))
+    out = paper.printout()
+    assert same(out.crop((0, 0, expected.width, expected.height)), expected)
     sim.close()

@@ -27,15 +27,28 @@ def language(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_lang_argument(p: argparse.ArgumentParser, *, box: bool = False) -> None:
+def add_lang_argument(p: argparse.ArgumentParser, *, box: bool = False,
+                      what: str = "the words") -> None:
     """``--lang``; for a ``box`` it wins over the language chosen in the box's menu."""
     default = ("the one chosen in the box's menu, else the config's box.language, else the"
                " environment's" if box else "the config's box.language, else the environment's")
     p.add_argument(
         "--lang", type=language, default=None, metavar="L",
-        help=f"the language of the words: {', '.join(LANGUAGES)}, a region tag such as"
+        help=f"the language of {what}: {', '.join(LANGUAGES)}, a region tag such as"
         f" fr_FR accepted (default: {default})",
     )
+
+
+def chosen_language(args: argparse.Namespace) -> str:
+    """The language of a command's words: ``--lang``, else the config's ``[box]
+    language``, else the environment's (:func:`pitable.i18n.box_language`)."""
+    lang: str | None = getattr(args, "lang", None)
+    if lang is not None:
+        return lang
+    from pitable.config import load_default_or
+    from pitable.i18n import box_language
+
+    return box_language(load_default_or(getattr(args, "config", None)).config.box.language)
 
 
 def screen_sizes() -> list[tuple[int, int]]:
@@ -92,12 +105,7 @@ def run_screen(args: argparse.Namespace) -> int:
     if limit is not None and args.dangers > limit:
         raise UsageError(f"--dangers {args.dangers}: expected 0 to {limit} for {title.name}")
     roll = Roll.from_str(args.roll, find_dice_set(args.dice))
-    lang = args.lang
-    if lang is None:
-        from pitable.config import load_default_or
-        from pitable.i18n import box_language
-
-        lang = box_language(load_default_or(getattr(args, "config", None)).config.box.language)
+    lang = chosen_language(args)
     options = title.options(roll, args.dangers)
     hazards = args.dangers + int(options.hazard)
     round_limit = title.solo_rounds if args.solo else None

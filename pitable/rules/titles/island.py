@@ -156,14 +156,14 @@ class Island(Title):
             starts=starts,
             clouds=frozenset(),
             tallies=(
-                Tally("Dangers", DANGERS, Mark.BUBBLE_AND_BOX),
-                Tally("Treasures", 5, Mark.BOX),
+                Tally(N_("Dangers"), DANGERS, Mark.BUBBLE_AND_BOX),
+                Tally(N_("Treasures"), 5, Mark.BOX),
             ),
-            score_boxes=("Total",),
+            score_boxes=(N_("Total"),),
             reminders=(
-                "Green (Navigation): a boat in the sea instead",
-                "Purple (Penny Papers): any number 1-15",
-                "Red (danger): ignore the dice; draw a skull",
+                N_("Green (Navigation): a boat in the sea instead"),
+                N_("Purple (Penny Papers): any number 1-15"),
+                N_("Red (danger): ignore the dice; draw a skull"),
             ),
         )
 
@@ -253,17 +253,19 @@ class Island(Title):
         from pitable.rules.sheet_key import Diagram, KeyEntry
 
         return (
-            KeyEntry("Treasure", "",
-                     "worth its number: a pair of it in its column, a pair in its row; a boat"
-                     " may stand in for one of each pair. Not in the sea; each number once.",
+            KeyEntry(N_("Treasure"), "",
+                     N_("worth its number: a pair of it in its column, a pair in its row; a"
+                        " boat may stand in for one of each pair. Not in the sea; each number"
+                        " once."),
                      Diagram(((0, 2, "7"), (1, 2, "7"), (2, 0, "7"), (2, 1, "7"), (2, 2, "")),
                              circled=((2, 2),))),
-            KeyEntry("Danger", "",
-                     "loses the smallest adjacent number; a 9 written beside it crosses it"
-                     f" out and gains it instead. Mark a bubble; after {DANGERS}, ignore"
-                     " dangers."),
-            KeyEntry("Mountains, sea", "",
-                     "no number on a mountain; only boats in the sea."),
+            KeyEntry(N_("Danger"), "",
+                     N_("loses the smallest adjacent number; a 9 written beside it crosses it"
+                        " out and gains it instead. Mark a bubble; after {limit}, ignore"
+                        " dangers."),
+                     fields=(("limit", DANGERS),)),
+            KeyEntry(N_("Mountains, sea"), "",
+                     N_("no number on a mountain; only boats in the sea.")),
         )
 
 
