@@ -40,9 +40,10 @@ from pitable.pins import (
     UART_PINS,
     USABLE_GPIOS,
 )
+from pitable.xdg import DEFAULT_CONFIG_PATH
 
-#: Where the box looks for its configuration when no path is given.
-DEFAULT_CONFIG_PATH = Path("/etc/pitable/pitable.toml")
+__all__ = ["DEFAULT_CONFIG_PATH"]  # where the box looks for its configuration: xdg's
+
 #: The largest configuration file read: a real one is a few kilobytes.
 MAX_CONFIG_BYTES = 1_000_000
 

@@ -16,14 +16,20 @@ import pytest
 from babel.messages.pofile import read_po
 
 from pitable import i18n
+from pitable.box.sim import status_words, terminal_screen
 from pitable.render.faces import die_label
 from pitable.render.sheet import Text, strip_layout
 from pitable.render.sheet_pdf import page_layout
 from pitable.render.status import StatusView, status_lines
+from pitable.render.tv import _status_line
 from pitable.rules import DICE, Roll, all_titles
 from pitable.rules.sheets import generate
 from pitable.web.words import page_words
+from tests.conftest import run_cli
+from tests.test_box import make
+from tests.test_box_language import configured
 from tests.test_i18n import source_messages
+from tests.test_score_cli import EXAMPLES
 
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE_LANGUAGE]
 #: Names the series keeps in every language, and the box's own button and code.
@@ -95,3 +101,62 @@ def test_the_status_screen_has_no_english(lang: str, size: tuple[int, int]) -> N
                                   hazards=0, lang=lang)
                 lines = [line for page in status_lines(view, size) for line in page]
                 assert english_in(lines, lang) == [], (title.key, roll, solo)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_terminal_simulator_has_no_english(lang: str) -> None:
+    """Its text mode (the status words, the dice's names, the keys) at the smallest
+    terminal, and the open menu."""
+    sim = make("*,2,3", title="valley", config=configured(lang))
+    sim.press()
+    screens = [terminal_screen(sim._panels(), sim.led_states(), (80, 24), status_words(sim),
+                               lang=lang)]
+    sim.hold()
+    screens.append("\n".join(status_words(sim)))
+    sim.close()
+    lines = [line for screen in screens for line in screen.splitlines()]
+    assert english_in(lines, lang) == []
+    assert english_in(terminal_screen({}, (), (10, 5), lang=lang).splitlines(), lang) == []
+
+
+COMMANDS = [
+    ("sim", "--script", "press,press", "--seed", "3", "--game", "island"),
+    ("options", "valley", "*,2,3", "1,*,4", "2,3,*"),
+    ("options", "island", "--dangers", "5", "2,3,*", "*,2,3"),
+    ("level", "valley", "97", "--snakes", "2"),
+    ("level", "temple", "200"),
+    ("score", "valley", "--sheet", str(EXAMPLES / "valley_henri.txt"), "--solo"),
+    ("bot", "temple", "--seed", "3", "--games", "2", "--show"),
+]
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("argv", COMMANDS, ids=[c[0] + str(i) for i, c in enumerate(COMMANDS)])
+def test_the_commands_players_read_speak_the_language_asked(
+    capsys: pytest.CaptureFixture[str], lang: str, argv: tuple[str, ...]
+) -> None:
+    code, out, err = run_cli(capsys, *argv, "--lang", lang)
+    assert code == 0, err
+    # bot --show prints the finished sheet, a map and the label `pitable score` reads it by
+    # (``; temple A 3 (map v2)``), not words.
+    said = [line for line in out.splitlines()
+            if argv[0] != "bot" or (line.startswith(";") and "(map v" not in line)]
+    assert said and english_in(said, lang) == []
+    code, english, _ = run_cli(capsys, *argv, "--lang", "en")
+    assert english_in(english.splitlines(), lang), "the English output has English in it"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_tv_has_no_english(lang: str) -> None:
+    """What the TV writes: the title, its header line, the words and the end of a game."""
+    sim = make("1,2,3", "*,2,*", title="island", mode="solo", config=configured(lang))
+    texts = []
+    for _ in range(2):
+        sim.press()
+        snapshot = sim.box.publisher.publish(sim.box.view(), rolling=False)
+        texts += [snapshot.title_name, *snapshot.words, _status_line(snapshot, sim.box.tr)]
+    sim.box.end_game(75)
+    snapshot = sim.box.publisher.publish(sim.box.view(), rolling=False)
+    texts += [snapshot.result or "", *snapshot.words]
+    sim.close()
+    assert english_in(texts, lang) == []

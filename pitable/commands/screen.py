@@ -10,45 +10,12 @@ from __future__ import annotations
 import argparse
 import re
 
-from pitable.commands.args import output_file, whole_number
+from pitable.commands.args import add_lang_argument, chosen_language, output_file, whole_number
 from pitable.commands.dice import add_dice_argument
 from pitable.errors import UsageError, quoted
-from pitable.i18n import LANGUAGES, check_language
 
 #: The status panel sizes the config allows (its drivers' geometries), as WxH.
 SIZE = re.compile(r"([0-9]{1,4})x([0-9]{1,4})")
-
-
-def language(text: str) -> str:
-    """An argparse type: one of the box's languages."""
-    try:
-        return check_language(text)
-    except UsageError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def add_lang_argument(p: argparse.ArgumentParser, *, box: bool = False,
-                      what: str = "the words") -> None:
-    """``--lang``; for a ``box`` it wins over the language chosen in the box's menu."""
-    default = ("the one chosen in the box's menu, else the config's box.language, else the"
-               " environment's" if box else "the config's box.language, else the environment's")
-    p.add_argument(
-        "--lang", type=language, default=None, metavar="L",
-        help=f"the language of {what}: {', '.join(LANGUAGES)}, a region tag such as"
-        f" fr_FR accepted (default: {default})",
-    )
-
-
-def chosen_language(args: argparse.Namespace) -> str:
-    """The language of a command's words: ``--lang``, else the config's ``[box]
-    language``, else the environment's (:func:`pitable.i18n.box_language`)."""
-    lang: str | None = getattr(args, "lang", None)
-    if lang is not None:
-        return lang
-    from pitable.config import load_default_or
-    from pitable.i18n import box_language
-
-    return box_language(load_default_or(getattr(args, "config", None)).config.box.language)
 
 
 def screen_sizes() -> list[tuple[int, int]]:

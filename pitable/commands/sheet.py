@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pitable.commands.args import (
+    add_lang_argument,
     ascii_number,
     check_output_path,
+    chosen_language,
     is_whole,
     non_empty,
     output_file,
     whole_number,
 )
-from pitable.commands.screen import add_lang_argument, chosen_language
 from pitable.errors import BadSeed, PrinterError, UsageError
 from pitable.rules.sheets import MAX_SEED, Sheet, generate, parse_seed
 
