@@ -127,7 +127,7 @@ def test_the_join_screen_and_the_tv_follow_the_language() -> None:
 
 
 @pytest.mark.parametrize(("lang", "printed", "failed"), [
-    ("fr", "Imprimé : Île A·1234", "imprimante : plus de papier"),
+    ("fr", "Imprimé\u202f: Île A·1234", "imprimante\u202f: plus de papier"),
     ("es", "Impreso: Isla A·1234", "impresora: sin papel"),
 ])
 def test_the_printers_lines_are_in_the_language(lang: str, printed: str, failed: str) -> None:

@@ -484,3 +484,39 @@ def test_an_update_adds_a_new_message_and_changes_nothing_else(tmp_path: Path) -
             # Babel writes its own version into the header: another version, another line.
             and not line[1:].startswith('"Generated-By: Babel ')]
         assert changes == ['+msgid "A message just added"', '+msgstr ""', "+"], (lang, changes)
+
+
+def test_french_punctuation_keeps_its_narrow_no_break_space() -> None:
+    """French sets a narrow no-break space (U+202F) before : ; ! ?, never an ordinary one,
+    which a line could break at ("SERPENT" on one line, "!" at the start of the next)."""
+    with i18n.catalogue_path("fr").open("rb") as f:
+        strings = [s for m in read_po(f) if m.id
+                   for s in (m.string if isinstance(m.string, (tuple, list)) else (m.string,))]
+    loose = [s for s in strings if re.search(r" [:;!?]", s)]
+    assert not loose, loose
+    assert sum("\u202f" in s for s in strings) > 50
+
+
+def test_text_breaks_only_at_ordinary_spaces() -> None:
+    from pitable.render.text import words
+
+    assert words("DANGER\u202f! Ignorez\u00a0les  dés") == \
+        ("DANGER\u202f!", "Ignorez\u00a0les", "dés")
+
+
+@pytest.mark.parametrize("size", [(128, 64), (256, 64)])
+def test_no_french_line_starts_with_its_punctuation(size: tuple[int, int]) -> None:
+    """Every page of every title's screens, table and solo, for a roll of each kind."""
+    from pitable.render.status import StatusView, status_lines
+    from pitable.rules import Roll, all_titles
+
+    for title in all_titles():
+        for roll in ("1,2,3", "*,2,3", "2,*,5", "1,2,*", "*,*,*", "5,5,5"):
+            for solo in (False, True):
+                view = StatusView(title, solo=solo, round=3 if solo else None,
+                                  round_limit=title.solo_rounds if solo else None,
+                                  options=title.options(Roll.from_str(roll), 0), hazards=0,
+                                  lang="fr")
+                lines = [line for page in status_lines(view, size) for line in page]
+                assert not [line for line in lines if line[:1] in ":;!?"], (title.key, roll)
+                assert not [line for line in lines if line.endswith("\u202f")], (title.key, roll)

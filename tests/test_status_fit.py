@@ -179,7 +179,7 @@ def test_each_language_says_its_own_words() -> None:
     english = status_lines(golden_views("en")["hazard"])
     french = status_lines(golden_views("fr")["hazard"])
     spanish = status_lines(golden_views("es")["hazard"])
-    assert "DANGER!" in english[0] and "DANGER !" in french[0] and "¡PELIGRO!" in spanish[0]
+    assert "DANGER!" in english[0] and "DANGER\u202f!" in french[0] and "¡PELIGRO!" in spanish[0]
     assert english[0][0] == "Island" and french[0][0] == "Île" and spanish[0][0] == "Isla"
     assert len({english, french, spanish}) == 3
 

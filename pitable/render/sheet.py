@@ -30,6 +30,7 @@ from PIL import Image, ImageDraw, ImageFont
 from pitable.i18n import SOURCE_LANGUAGE, translator
 from pitable.render.fonts import CONDENSED_BOLD, REGULAR, font
 from pitable.render.status import LEVEL_WORDS
+from pitable.render.text import words as split_words
 from pitable.rules.base import ENGLISH, Translator
 from pitable.rules.sheet_key import Diagram, KeyEntry
 from pitable.rules.sheets import MAP_FORMAT, MAX_COLUMNS, Kind, Mark, Sheet, Tally
@@ -199,7 +200,7 @@ def wrap(
     line ``first`` wide, when given); a word wider than its line gets a line of its own."""
     lines: list[str] = []
     line = ""
-    for word in text.split():
+    for word in split_words(text):
         trial = f"{line} {word}" if line else word
         limit = first if first is not None and not lines else room
         if line and text_width(trial, size, bold) > limit:

@@ -47,6 +47,7 @@ from pitable.render.sheet import (
     text_width,
     which_map,
 )
+from pitable.render.text import words as split_words
 from pitable.rules.base import ENGLISH, Translator
 from pitable.rules.sheets import MAX_COLUMNS, Sheet
 
@@ -121,7 +122,7 @@ def page_layout(
     # place), else above it; the grid, and the clouds above its first row.
     grid_x = (width - MAX_COLUMNS * s) / 2
     left_w = width - MAX_COLUMNS * s - ROUNDS_GUTTER_MM
-    words = [w for tally in rounds for w in tally.label.split()]
+    words = [w for tally in rounds for w in split_words(tally.label)]
     beside_grid = bool(rounds) and all(text_width(w, head.em, True) <= left_w for w in words)
     if beside_grid:
         grid_x = left_w + ROUNDS_GUTTER_MM

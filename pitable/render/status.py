@@ -43,6 +43,7 @@ from pitable.render.text import (
     measure,
     wrap_text,
 )
+from pitable.render.text import words as split_words
 from pitable.rules.base import (
     N_,
     GreenEffect,
@@ -532,7 +533,7 @@ def _idle(canvas: Canvas, view: StatusView, tr: Translator, box: Box) -> None:
         hint = _small(tr.gettext("press ROLL"), x1 - x0, 12, size=11)
         hint_top = y1 - hint.height - 1
         canvas.text((x0, hint_top, x1, y1), hint, valign="top")
-    words = tuple(view.title.display_name(tr).split())
+    words = split_words(view.title.display_name(tr))
     room = (x1 - x0 - 4, hint_top - y0 - 3)
     lines, size = fit_tokens(words, " ", room, BOLD, max_size=16, min_size=8)
     # fit_tokens stacks lines of capitals and descenders; an accented capital ("Î") needs

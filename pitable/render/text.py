@@ -176,13 +176,21 @@ def elide(text: str, width: int, size: int, name: str) -> str:
     return best
 
 
+def words(text: str) -> tuple[str, ...]:
+    """``text``'s words: split at ordinary spaces only. ``str.split()`` also splits at the
+    no-break spaces that keep French punctuation on its word ("SERPENT\u202f!", "Île\u202f:"),
+    so that a line could start with ";"."""
+    return tuple(word for word in text.split(" ") if word)
+
+
 def wrap_text(text: str, width: int, size: int, name: str, max_lines: int) -> tuple[str, ...]:
-    """``text`` broken at spaces into at most ``max_lines`` lines each at most ``width`` wide.
+    """``text`` broken at spaces (:func:`words`) into at most ``max_lines`` lines each at most
+    ``width`` wide.
 
     A word longer than the line is elided rather than split; when the text needs more lines
     than ``max_lines``, the last line ends with an ellipsis.
     """
-    return wrap_tokens(tuple(text.split()), " ", width, size, name, max_lines)
+    return wrap_tokens(words(text), " ", width, size, name, max_lines)
 
 
 @lru_cache(maxsize=1024)

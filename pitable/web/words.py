@@ -12,9 +12,8 @@ them all (``scripts/translations``). An element of the page that carries
 from __future__ import annotations
 
 from pitable.i18n import translator
-from pitable.render.status import CHIP_WORDS
 from pitable.rules import all_titles
-from pitable.rules.base import N_
+from pitable.rules.base import GREEN_WORDS, N_
 from pitable.rules.dice import DICE
 
 #: Every word of the page, by the key the page knows it by. ``{name}`` fields are filled in
@@ -59,13 +58,13 @@ DIE_NAMES = {"green": N_("green"), "purple": N_("purple"), "red": N_("red")}
 
 def page_words(lang: str) -> dict[str, object]:
     """The page's words in ``lang`` (checked): :data:`PAGE_WORDS` by key, the dice's names,
-    the green die's special face by effect ("BUILD"), and the titles' names by key."""
+    the green die's special face by effect ("structure"), and the titles' names by key."""
     tr = translator(lang)
     _ = tr.gettext
     return {
         "lang": lang,
         "words": {key: _(message) for key, message in PAGE_WORDS.items()},
         "dice": {str(die): _(DIE_NAMES[str(die)]) for die in DICE},
-        "green": {effect.value: _(word) for effect, word in CHIP_WORDS.items()},
+        "green": {effect.value: _(word) for effect, word in GREEN_WORDS.items()},
         "titles": [{"key": t.key, "name": t.display_name(tr)} for t in all_titles()],
     }
