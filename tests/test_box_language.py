@@ -120,15 +120,15 @@ def test_the_join_screen_and_the_tv_follow_the_language() -> None:
     snapshot = sim.box.publisher.latest
     assert snapshot is not None and snapshot.lang == "fr"
     assert _status_line(snapshot, translator("fr")).startswith(_("map {map}").format(
-        map=snapshot.map) + "  ·  table  ·  tour 1")
+        map=snapshot.map) + "  ·  à plusieurs  ·  tour 1")
     assert draw_tv(snapshot, (640, 360)) != draw_tv(dataclasses.replace(snapshot, lang="en"),
                                                     (640, 360))
     sim.close()
 
 
 @pytest.mark.parametrize(("lang", "printed", "failed"), [
-    ("fr", "Imprimé\u202f: Île A·1234", "imprimante\u202f: plus de papier"),
-    ("es", "Impreso: Isla A·1234", "impresora: sin papel"),
+    ("fr", "Impression terminée\u202f: Île A·1234", "imprimante\u202f: plus de papier"),
+    ("es", "Impresión terminada: Isla A·1234", "impresora: sin papel"),
 ])
 def test_the_printers_lines_are_in_the_language(lang: str, printed: str, failed: str) -> None:
     printer, _paper = fake_printer()

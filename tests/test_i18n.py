@@ -81,13 +81,31 @@ def test_a_translation_keeps_its_placeholders(lang: str) -> None:
 
 
 def test_the_seeds_terms_are_used() -> None:
+    """The words of the French summary (seed 003) and the Spanish walkthrough (seed 004),
+    and none of those they replace."""
     fr = " ".join(s for strings in catalogue("fr").values() for s in strings)
     es = " ".join(s for strings in catalogue("es").values() for s in strings)
-    for word in ("serpent", "hutte", "statue", "mine", "momie", "crâne", "Vallée de Wiraqocha"):
-        assert word in fr
+    for word in ("serpent", "hutte", "statue", "mine", "momie", "crâne", "Vallée de Wiraqocha",
+                 "Forêts", "Bâtiments", "points", "fiche", "cochées",
+                 "Impression terminée\u202f:", "maintenez ROLL", "tournez, appuyez",
+                 "case précédente", "Par catégorie", "sous-total", "désactivée", "enregistrés",
+                 "à plusieurs", "Remplissez"):
+        assert word in fr, word
+    for word in ("Jungles", "Constructions", "étoile", "feuille", "tenez ROLL", "Remplir ",
+                 "{limit} cochés", "Imprimé"):
+        assert word not in fr.replace("maintenez", ""), word
     for word in ("serpiente", "cabaña", "estatua", "mina", "momia", "calavera",
-                 "Valle de Wiraqocha"):
-        assert word in es
+                 "Valle de Wiraqocha", "Montañas", "marcadas", "Impresión terminada",
+                 "(cada una solo una vez)",
+                 "te hace perder tantas estrellas como el mayor número adyacente",
+                 "del 1 al 15", "en grupo", "subtotal"):
+        assert word in es, word
+    # Tú throughout: no vosotros (its imperatives end in -ad, -ed, -id; os, vuestra).
+    vosotros = re.compile(r"\b(\w+[aei]d|\w+[aei]dl[oa]s?|os|vuestr[oa]s?|podéis)\b")
+    words = re.sub(r"\{\w+\}|enabled", " ", es)
+    assert not vosotros.findall(words), vosotros.findall(words)
+    for word in ("Cordilleras", "mesa", "Impreso", "marcados"):
+        assert word not in es, word
 
 
 @pytest.fixture
@@ -131,7 +149,7 @@ def test_without_a_writable_cache_the_catalogue_is_compiled_in_memory(
     i18n.translator.cache_clear()
     try:
         assert i18n.translator("es").gettext("Ignore the other dice.") == \
-            "Ignorad los otros dados."
+            "Ignora los otros dados."
     finally:
         i18n.translator.cache_clear()
     assert blocker.read_text() == "not a directory"
