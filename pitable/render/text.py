@@ -93,6 +93,14 @@ def _vertical(text: str, size: int, name: str, line: bool) -> tuple[int, int]:
     return min(top, ref_top), max(bottom, ref_bottom)
 
 
+def accent_rise(text: str, size: int, name: str) -> int:
+    """How many rows ``text``'s ink rises above a line of text at ``size`` (an accented
+    capital: "É", "Î", "Ú"); 0 for most texts. A row of such a text is made that much
+    taller, so that the accent takes pixels above the line instead of the text a smaller
+    size."""
+    return max(0, ink_box(LINE_REFERENCE, size, name)[1] - ink_box(text, size, name)[1])
+
+
 def _height(text: str, size: int, name: str, line: bool) -> int:
     top, bottom = _vertical(text, size, name, line)
     return bottom - top
