@@ -26,7 +26,7 @@ def pages_of(text: str) -> list[list[str]]:
     ("lang", "bubble", "smallest", "nine"),
     [
         ("en", "bubble to mark: 3", "smallest number", "A 9 written next to it"),
-        ("fr", "bulle de danger à cocher : 3", "plus petit nombre", "Un 9 écrit à côté"),
+        ("fr", "bulle de danger à cocher\u202f: 3", "plus petit nombre", "Un 9 écrit à côté"),
         ("es", "burbuja de peligro que marcar: 3", "número más bajo", "Un 9 escrito junto"),
     ],
 )
@@ -47,9 +47,9 @@ def test_an_island_danger_names_its_bubble_its_cost_and_the_nine(
     [
         ("valley", "en", "largest number next to it", "make a 9"),
         ("valley", "fr", "plus grand nombre", "faites un 9"),
-        ("valley", "es", "número más alto", "haced un 9"),
+        ("valley", "es", "mayor número adyacente", "haz un 9"),
         ("temple", "en", "costs 2 stars", "A 9 written next to it vanquishes"),
-        ("temple", "fr", "coûte 2 étoiles", "Un 9 écrit à côté"),
+        ("temple", "fr", "coûte 2 points", "Un 9 écrit à côté"),
         ("temple", "es", "cuesta 2 estrellas", "Un 9 escrito junto"),
     ],
 )
