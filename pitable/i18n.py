@@ -34,7 +34,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 #: Every language of the box, by its code, with its name in that language.
-LANGUAGES: dict[str, str] = {"en": "English", "fr": "Français", "es": "Español"}
+LANGUAGES: dict[str, str] = {
+    "en": "English", "fr": "Français", "es": "Español", "de": "Deutsch",
+}
 #: The language of the source's words.
 SOURCE_LANGUAGE = "en"
 DOMAIN = "pitable"
