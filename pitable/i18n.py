@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 #: Every language of the box, by its code, with its name in that language.
 LANGUAGES: dict[str, str] = {
-    "en": "English", "fr": "Français", "es": "Español", "de": "Deutsch",
+    "en": "English", "fr": "Français", "es": "Español", "de": "Deutsch", "nl": "Nederlands",
 }
 #: The language of the source's words.
 SOURCE_LANGUAGE = "en"
