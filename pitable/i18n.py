@@ -1,4 +1,4 @@
-"""The box's languages: English, French and Spanish, from gettext catalogues.
+"""The box's languages: English, and the others from gettext catalogues (LANGUAGES).
 
 The words are written in English in the source, marked for translation; each other
 language has a ``.po`` catalogue under ``pitable/locale/<lang>/LC_MESSAGES/``, the only
@@ -236,7 +236,7 @@ def compile_po(source: bytes) -> bytes:
         from babel.messages.pofile import read_po
     except ImportError:
         raise UsageError(
-            "French and Spanish need Babel: pip install 'pitable[draw]'"
+            "the languages other than English need Babel: pip install 'pitable[draw]'"
         ) from None
     catalog = read_po(io.BytesIO(source))
     out = io.BytesIO()

@@ -59,7 +59,7 @@ class TableSnapshot:
     message: str | None
     #: The last few shown rolls, newest first, each as ``options``.
     recent: tuple[dict[str, Any], ...] = ()
-    #: The language of the words ("en", "fr", "es"), which a watcher's own labels follow.
+    #: The language of the words ("en", "fr"...), which a watcher's own labels follow.
     lang: str = "en"
 
     @property

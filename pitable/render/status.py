@@ -107,7 +107,7 @@ class StatusView:
     result: str | None = None
     #: The map the table plays on, in short (side and seed, "A·1234"), after the title.
     map_tag: str | None = None
-    #: The language of the words: "en", "fr" or "es".
+    #: The language of the words: a key of :data:`pitable.i18n.LANGUAGES` ("en", "fr"...).
     lang: str = "en"
     #: The page shown, counted from 0 and taken modulo :func:`page_count`.
     page: int = 0
