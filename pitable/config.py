@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from pitable.errors import ConfigError
-from pitable.i18n import LANGUAGES
+from pitable.i18n import LANGUAGES, language_of
 from pitable.pins import (
     HEADER_GPIOS,
     I2C_PINS,
@@ -40,9 +40,10 @@ from pitable.pins import (
     UART_PINS,
     USABLE_GPIOS,
 )
+from pitable.xdg import DEFAULT_CONFIG_PATH
 
-#: Where the box looks for its configuration when no path is given.
-DEFAULT_CONFIG_PATH = Path("/etc/pitable/pitable.toml")
+__all__ = ["DEFAULT_CONFIG_PATH"]  # where the box looks for its configuration: xdg's
+
 #: The largest configuration file read: a real one is a few kilobytes.
 MAX_CONFIG_BYTES = 1_000_000
 
@@ -274,6 +275,11 @@ def _check_led_count(key: str, value: tuple[int, ...]) -> None:
         raise _fail(key, f"expected 0 to 25 LEDs, got {len(value)}")
 
 
+def _check_language(key: str, value: str) -> None:
+    if value and language_of(value) is None:
+        raise _fail(key, f"expected one of {', '.join(LANGUAGES)} (or \"\"), got {value!r}")
+
+
 # --- the tables --------------------------------------------------------------------------
 
 
@@ -304,8 +310,9 @@ class BoxConfig:
         "", 'Where the game in progress is saved ("": the default directory).'
     )
     language: str = setting(
-        "en", "The language of the status screen's words; the box's menu changes it.",
-        choices=LANGUAGES,
+        "", "The language of the box's words (fr, or with a region, fr_FR); the box's menu"
+        ' changes it. "": the environment\'s (LC_ALL, LC_MESSAGES, LANG, LANGUAGE), else en.',
+        check=_check_language,
     )
 
 

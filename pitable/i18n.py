@@ -1,4 +1,4 @@
-"""The box's languages: English, French and Spanish, from gettext catalogues.
+"""The box's languages: English, and the others from gettext catalogues (LANGUAGES).
 
 The words are written in English in the source, marked for translation; each other
 language has a ``.po`` catalogue under ``pitable/locale/<lang>/LC_MESSAGES/``, the only
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,23 +31,73 @@ from pitable.xdg import cache_home
 
 if TYPE_CHECKING:
     import gettext
+    from collections.abc import Mapping
 
 #: Every language of the box, by its code, with its name in that language.
-LANGUAGES: dict[str, str] = {"en": "English", "fr": "Français", "es": "Español"}
+LANGUAGES: dict[str, str] = {
+    "en": "English", "fr": "Français", "es": "Español", "de": "Deutsch", "nl": "Nederlands",
+}
 #: The language of the source's words.
 SOURCE_LANGUAGE = "en"
 DOMAIN = "pitable"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 
+#: A language tag as a locale or a web browser writes it: the language, then a region
+#: (``fr_FR``, ``es-ES``, ``de_AT``), a script or variant, an encoding (``.UTF-8``) and a
+#: modifier (``@euro``), each optional.
+_TAG = re.compile(r"([A-Za-z]{2,8})(?:[_-][A-Za-z0-9]{1,8})*(?:\.[A-Za-z0-9_-]*)?(?:@\w*)?")
+#: The environment's variables that name the language, in the order GNU gettext reads
+#: them: LANGUAGE (a list, ``fr_FR:en``) first, unless the locale is C or POSIX, which
+#: speaks English whatever LANGUAGE says; then the locale, from LC_ALL, LC_MESSAGES, LANG.
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def language_of(tag: str) -> str | None:
+    """The language of the box that ``tag`` names (``fr_FR.UTF-8`` -> ``fr``), or None."""
+    match = _TAG.fullmatch(tag.strip())
+    if match is None:
+        return None
+    lang = match[1].lower()
+    return lang if lang in LANGUAGES else None
+
+
 def check_language(code: str) -> str:
-    """``code`` itself when it is a language of the box, else one line naming them."""
-    lang = code.strip().lower()
-    if lang not in LANGUAGES:
+    """The language of the box that ``code`` names, region tags included (``fr``,
+    ``fr_FR``, ``es-ES``), else one line naming the languages."""
+    lang = language_of(code)
+    if lang is None:
         raise UsageError(
             f"unknown language {quoted(code)}: expected one of {', '.join(LANGUAGES)}"
         )
     return lang
+
+
+def environment_language(environ: Mapping[str, str] | None = None) -> str | None:
+    """The language the environment asks for, as GNU gettext reads it, when it is one of
+    the box's; None when it names none of them (or the C locale).
+
+    Written here rather than taken from :func:`gettext.find` or Babel's
+    ``default_locale``: the first reads LANGUAGE even under the C locale and stops at
+    catalogue files on disk, the second does not read LC_MESSAGES.
+    """
+    env = os.environ if environ is None else environ
+    locale = next((env[name] for name in LOCALE_VARIABLES if env.get(name)), "")
+    if locale.split(".")[0] in ("C", "POSIX"):
+        return None
+    for tag in [*env.get("LANGUAGE", "").split(":"), locale]:
+        if tag and (lang := language_of(tag)) is not None:
+            return lang
+    return None
+
+
+def box_language(configured: str = "", environ: Mapping[str, str] | None = None) -> str:
+    """The language of the box's words when nothing more particular (``--lang``, the
+    menu's choice) is asked: the config's ``[box] language`` when it is set, else the
+    environment's (:func:`environment_language`), else English."""
+    if configured:
+        return check_language(configured)
+    return environment_language(environ) or SOURCE_LANGUAGE
 
 
 def catalogue_path(lang: str) -> Path:
@@ -185,12 +236,34 @@ def compile_po(source: bytes) -> bytes:
         from babel.messages.pofile import read_po
     except ImportError:
         raise UsageError(
-            "French and Spanish need Babel: pip install 'pitable[draw]'"
+            "the languages other than English need Babel: pip install 'pitable[draw]'"
         ) from None
     catalog = read_po(io.BytesIO(source))
     out = io.BytesIO()
     write_mo(out, catalog)
     return out.getvalue()
+
+
+def unfinished(source: bytes) -> list[tuple[str, str]]:
+    """The messages of a ``.po`` catalogue that the box would show in English, each with
+    why: "untranslated" (an empty ``msgstr``, or one of its plural forms empty) or "fuzzy"
+    (Babel leaves a fuzzy entry out when it compiles)."""
+    import io
+
+    from babel.messages.pofile import read_po
+
+    found = []
+    for message in read_po(io.BytesIO(source)):
+        if not message.id:
+            continue  # the header
+        key = message.id[0] if isinstance(message.id, (tuple, list)) else message.id
+        strings = (message.string if isinstance(message.string, (tuple, list))
+                   else (message.string,))
+        if message.fuzzy:
+            found.append((key, "fuzzy"))
+        elif not all(strings):
+            found.append((key, "untranslated"))
+    return found
 
 
 def _cache_dir() -> Path:

@@ -10,6 +10,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+#: Where the box looks for its configuration when no path is given (the system's, not the
+#: user's: the box runs as a service); here so that a command can see whether there is one
+#: without importing the config's reader.
+DEFAULT_CONFIG_PATH = Path("/etc/pitable/pitable.toml")
+
 
 def base_directory(
     variable: str, fallback: str, environ: Mapping[str, str] | None = None

@@ -5,7 +5,8 @@ From the moment this file is loaded (before any test module is imported, so coll
 too), ``XDG_CACHE_HOME``, ``XDG_STATE_HOME`` and ``TMPDIR`` point into a folder of the
 run's own (:data:`OWN`, removed at the end; the programs the tests start inherit them), and
 a guard fails the run when anything in it writes where pitable keeps the files of the user
-running the tests (``~/.cache/pitable``, ``~/.local/state/pitable``).
+running the tests (``~/.cache/pitable``, ``~/.local/state/pitable``); and the locale is C.UTF-8,
+so that the box's words are English unless a test chooses otherwise.
 """
 
 from __future__ import annotations
@@ -51,6 +52,13 @@ for _name, _folder in (("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state"),
     (OWN / _folder).mkdir(mode=0o711)
     os.environ[_name] = str(OWN / _folder)
 tempfile.tempdir = None  # read TMPDIR again
+
+# The box speaks the environment's language where nothing else chooses one: the tests run
+# under the C locale (UTF-8), which speaks English, whatever the shell that started them
+# speaks; a test of the environment's language sets its own.
+for _name in ("LANGUAGE", "LC_MESSAGES", "LANG"):
+    os.environ.pop(_name, None)
+os.environ["LC_ALL"] = "C.UTF-8"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

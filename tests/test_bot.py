@@ -186,8 +186,7 @@ def test_bot_prints_the_mean_spread_range_and_levels(capsys: pytest.CaptureFixtu
                          "--strength", "greedy")
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0] == ("The Temple of Apikhabou, side A, map 4: 6 games, dice seed 0,"
-                        " strength greedy")
+    assert lines[0] == "The Temple of Apikhabou, side A, map 4: 6 games, dice seed 0"
     summary = summarise(play_games(generate("temple", 4), 6, strength="greedy"))
     assert lines[1].split() == [
         "mean", f"{summary.mean:.1f}", "stdev", f"{summary.stdev:.1f}",

@@ -62,7 +62,8 @@ def read_faces(sim: Simulator, title: str) -> tuple[object, ...]:
     seen = []
     for die in Die:
         shown = sim.panel(str(die))
-        matches = [f for f in (1, 2, 3, 4, 5, SPECIAL) if same(shown, die_panel(f, die, t))]
+        matches = [f for f in (1, 2, 3, 4, 5, SPECIAL)
+                   if same(shown, die_panel(f, die, t, lang=sim.box.language))]
         assert len(matches) == 1, f"the {die} panel shows no single face"
         seen.append(matches[0])
     return tuple(seen)

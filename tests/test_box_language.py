@@ -14,8 +14,12 @@ from pitable.box.controller import LANGUAGE_SETTING
 from pitable.box.store import SessionStore
 from pitable.config import DEFAULTS, Config
 from pitable.i18n import LANGUAGES, translator
+from pitable.render.faces import die_label, die_panel
 from pitable.render.join import join_screen
+from pitable.render.sheet import render_sheet
 from pitable.render.tv import _status_line, draw_tv
+from pitable.rules import DICE, Die, find_title
+from pitable.rules.sheets import generate
 from tests.test_box import make, same
 from tests.test_box_printer import fake_printer, print_from_menu
 
@@ -71,7 +75,7 @@ def test_a_stored_language_the_box_does_not_know_falls_back_to_the_config(
     tmp_path: Path,
 ) -> None:
     with SessionStore.open(tmp_path) as store:
-        store.set_setting(LANGUAGE_SETTING, "de")
+        store.set_setting(LANGUAGE_SETTING, "xx")
     sim = make("1,2,3", store=SessionStore.open(tmp_path), config=configured("es"))
     assert sim.box.language == "es"
     sim.close()
@@ -116,15 +120,15 @@ def test_the_join_screen_and_the_tv_follow_the_language() -> None:
     snapshot = sim.box.publisher.latest
     assert snapshot is not None and snapshot.lang == "fr"
     assert _status_line(snapshot, translator("fr")).startswith(_("map {map}").format(
-        map=snapshot.map) + "  ·  table  ·  tour 1")
+        map=snapshot.map) + "  ·  à plusieurs  ·  tour 1")
     assert draw_tv(snapshot, (640, 360)) != draw_tv(dataclasses.replace(snapshot, lang="en"),
                                                     (640, 360))
     sim.close()
 
 
 @pytest.mark.parametrize(("lang", "printed", "failed"), [
-    ("fr", "Imprimé : Île A·1234", "imprimante : plus de papier"),
-    ("es", "Impreso: Isla A·1234", "impresora: sin papel"),
+    ("fr", "Impression terminée\u202f: Île A·1234", "imprimante\u202f: plus de papier"),
+    ("es", "Impresión terminada: Isla A·1234", "impresora: sin papel"),
 ])
 def test_the_printers_lines_are_in_the_language(lang: str, printed: str, failed: str) -> None:
     printer, _paper = fake_printer()
@@ -137,4 +141,63 @@ def test_the_printers_lines_are_in_the_language(lang: str, printed: str, failed:
     sim = make("1,2,3", title="island", printer=printer, config=configured(lang))
     print_from_menu(sim)
     assert failed in sim.box.notices()
+    sim.close()
+
+
+def test_where_nothing_chooses_the_language_the_environment_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[box] language = ""``: the locale's (fr_FR.UTF-8 speaks French); a language set in
+    the config wins over it, and the menu's choice over both."""
+    monkeypatch.setenv("LC_ALL", "fr_FR.UTF-8")
+    sim = make("1,2,3", store=SessionStore.open(tmp_path), config=configured(""))
+    assert sim.box.language == "fr"
+    sim.close()
+    told = make("1,2,3", config=configured("es_ES"))
+    assert told.box.language == "es"
+    told.close()
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    plain = make("1,2,3", config=configured(""))
+    assert plain.box.language == "en"
+    plain.close()
+
+
+def test_the_dice_panels_are_labelled_in_the_boxs_language() -> None:
+    """VERT / VIOLET / ROUGE on a French box, and the labels follow a change of language."""
+    valley = find_title("valley")
+    sim = make("2,3,1", config=configured("fr"))
+    sim.press()
+    for die, face in zip(DICE, (2, 3, 1), strict=True):
+        assert same(sim.panel(str(die)), die_panel(face, die, valley, lang="fr"))
+        assert not same(sim.panel(str(die)), die_panel(face, die, valley))
+    assert die_label(Die.PURPLE, "fr") == translator("fr").gettext("PURPLE") != "PURPLE"
+    choose_language(sim, SPANISH)
+    assert same(sim.panel("red"), die_panel(1, Die.RED, valley, lang="es"))
+    sim.close()
+
+
+def test_the_end_of_a_game_is_said_in_the_boxs_language_on_the_tv_and_the_page() -> None:
+    """The level reached, in the snapshot's result and words (the TV shows both, the page
+    the result), and the title's name: "Voyageur", never "Voyager" under it."""
+    fr = translator("fr")
+    sim = make("1,2,3", title="island", mode="solo", config=configured("fr"))
+    sim.press()
+    sim.box.end_game(75)  # type: ignore[attr-defined]
+    snapshot = sim.box.publisher.publish(sim.box.view(), rolling=False)  # type: ignore[attr-defined]
+    assert snapshot.result == fr.gettext("Voyager") != "Voyager"
+    assert snapshot.words == (snapshot.result,)
+    assert snapshot.title_name == find_title("island").display_name(fr)
+    sim.close()
+
+
+def test_the_menu_prints_the_sheet_in_the_boxs_language() -> None:
+    printer, paper = fake_printer()
+    sim = make("1,2,3", title="island", printer=printer, config=configured("es"))
+    sim.press()
+    print_from_menu(sim)
+    sheet = generate("island", 1234)
+    expected = render_sheet(sheet, printer.settings.dots, lang="es")
+    assert not same(expected, render_sheet(sheet, printer.settings.dots))
+    out = paper.printout()
+    assert same(out.crop((0, 0, expected.width, expected.height)), expected)
     sim.close()

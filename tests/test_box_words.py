@@ -141,7 +141,7 @@ def test_the_menu_changes_the_language_and_the_box_remembers_it(tmp_path: Path) 
     choose_language(sim, 1)  # Français
     assert sim.box.language == "fr"
     assert sim.box.phase is Phase.SHOWING
-    assert "SERPENT !" in words(sim)[0]
+    assert "SERPENT\u202f!" in words(sim)[0]
     sim.close()
     again = make("1,1,1", store=SessionStore.open(tmp_path))
     assert again.box.language == "fr"

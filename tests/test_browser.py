@@ -305,3 +305,38 @@ def assert_looks_like_golden(image: Image.Image, path: Path) -> None:
         failed = kept_failure(path, image)
         pytest.fail(f"{path.name}: {share:.1%} of the pixels differ from its golden"
                     f" (at most {SHARE_TOLERANCE:.0%}); this run's: {failed}")
+
+
+def test_the_page_speaks_the_box_s_language_and_follows_a_change(browser: Any) -> None:
+    """The page's own words, <html lang>, the title and the new-game list come in the box's
+    language, and follow the box when its menu changes it; no English is left."""
+    from pitable.i18n import translator
+    from tests.test_i18n_surfaces import english_in
+
+    served = table("valley", "2,4,5", "1,3,3")
+    try:
+        served.sim.box.set_language("fr")
+        served.sim.settle()
+        fr = translator("fr")
+        browser.get(served.server.url)
+        french_title = served.sim.box.game.title.display_name(fr)
+        wait_for(browser, lambda: text_of(browser, "title") == french_title, "the French title")
+        wait_for(browser, lambda: browser.find_element("tag name", "html").get_attribute("lang")
+                 == "fr", "<html lang=fr>")
+        served.roll_through_the_api()
+        wait_for(browser, lambda: faces(browser) == ["2", "4", "5"], "the faces 2 4 5")
+        shown = browser.find_element("tag name", "body").get_attribute("innerText")
+        assert fr.gettext("Last rolls") in shown and fr.gettext("Roll from here") in shown
+        assert english_in(shown.splitlines(), "fr") == []
+        served.sim.box.set_language("es")
+        served.roll_through_the_api()
+        es = translator("es")
+        wait_for(browser, lambda: browser.find_element("tag name", "html").get_attribute("lang")
+                 == "es", "<html lang=es>")
+        wait_for(browser, lambda: es.gettext("Last rolls") in browser.find_element(
+            "tag name", "body").get_attribute("innerText"), "the Spanish words")
+        shown = browser.find_element("tag name", "body").get_attribute("innerText")
+        assert english_in(shown.splitlines(), "es") == []
+    finally:
+        served.server.close()
+        served.sim.close()

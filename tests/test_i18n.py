@@ -27,6 +27,7 @@ from pitable import i18n
 from pitable.config import load_config
 from pitable.errors import ConfigError, UsageError
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, FONT_DIR, REGULAR
+from pitable.rules import find_title
 
 PACKAGE = Path(i18n.__file__).parent
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE_LANGUAGE]
@@ -65,6 +66,8 @@ def test_every_message_has_a_translation(lang: str) -> None:
     missing = sorted(m for m in source_messages()
                      if not all(translations.get(m, ("",))))
     assert not missing, f"{lang} lacks a translation of {missing}"
+    unfinished = i18n.unfinished(i18n.catalogue_path(lang).read_bytes())
+    assert not unfinished, f"{lang} is not finished: {unfinished}"
     stale = sorted(set(translations) - source_messages())
     assert not stale, f"{lang} translates messages the source no longer has: {stale}"
 
@@ -78,13 +81,31 @@ def test_a_translation_keeps_its_placeholders(lang: str) -> None:
 
 
 def test_the_seeds_terms_are_used() -> None:
+    """The words of the French summary (seed 003) and the Spanish walkthrough (seed 004),
+    and none of those they replace."""
     fr = " ".join(s for strings in catalogue("fr").values() for s in strings)
     es = " ".join(s for strings in catalogue("es").values() for s in strings)
-    for word in ("serpent", "hutte", "statue", "mine", "momie", "crâne", "Vallée de Wiraqocha"):
-        assert word in fr
+    for word in ("serpent", "hutte", "statue", "mine", "momie", "crâne", "Vallée de Wiraqocha",
+                 "Forêts", "Bâtiments", "points", "fiche", "cochées",
+                 "Impression terminée\u202f:", "maintenez ROLL", "tournez, appuyez",
+                 "case précédente", "Par catégorie", "sous-total", "désactivée", "enregistrés",
+                 "à plusieurs", "Remplissez"):
+        assert word in fr, word
+    for word in ("Jungles", "Constructions", "étoile", "feuille", "tenez ROLL", "Remplir ",
+                 "{limit} cochés", "Imprimé"):
+        assert word not in fr.replace("maintenez", ""), word
     for word in ("serpiente", "cabaña", "estatua", "mina", "momia", "calavera",
-                 "Valle de Wiraqocha"):
-        assert word in es
+                 "Valle de Wiraqocha", "Montañas", "marcadas", "Impresión terminada",
+                 "(cada una solo una vez)",
+                 "te hace perder tantas estrellas como el mayor número adyacente",
+                 "del 1 al 15", "en grupo", "subtotal"):
+        assert word in es, word
+    # Tú throughout: no vosotros (its imperatives end in -ad, -ed, -id; os, vuestra).
+    vosotros = re.compile(r"\b(\w+[aei]d|\w+[aei]dl[oa]s?|os|vuestr[oa]s?|podéis)\b")
+    words = re.sub(r"\{\w+\}|enabled", " ", es)
+    assert not vosotros.findall(words), vosotros.findall(words)
+    for word in ("Cordilleras", "mesa", "Impreso", "marcados"):
+        assert word not in es, word
 
 
 @pytest.fixture
@@ -128,7 +149,7 @@ def test_without_a_writable_cache_the_catalogue_is_compiled_in_memory(
     i18n.translator.cache_clear()
     try:
         assert i18n.translator("es").gettext("Ignore the other dice.") == \
-            "Ignorad los otros dados."
+            "Ignora los otros dados."
     finally:
         i18n.translator.cache_clear()
     assert blocker.read_text() == "not a directory"
@@ -294,17 +315,62 @@ def test_english_is_the_source_itself() -> None:
 
 
 def test_an_unknown_language_is_one_line_naming_the_known_ones() -> None:
-    with pytest.raises(UsageError, match="expected one of en, fr, es"):
-        i18n.check_language("de")
+    with pytest.raises(UsageError, match=f"'xx_XX': expected one of {', '.join(i18n.LANGUAGES)}"):
+        i18n.check_language("xx_XX")
+    with pytest.raises(UsageError, match="unknown language"):
+        i18n.check_language("fr FR")
+
+
+@pytest.mark.parametrize(("tag", "lang"), [
+    ("fr", "fr"), ("FR", "fr"), ("fr_FR", "fr"), ("es-ES", "es"), ("fr_FR.UTF-8", "fr"),
+    ("fr_BE.UTF-8@euro", "fr"), ("es_419", "es"), (" en_GB ", "en"),
+])
+def test_a_region_tag_names_its_language(tag: str, lang: str) -> None:
+    assert i18n.check_language(tag) == lang
+
+
+@pytest.mark.parametrize(("environ", "lang"), [
+    ({"LC_ALL": "fr_FR.UTF-8"}, "fr"),
+    ({"LANG": "es_ES.UTF-8"}, "es"),
+    ({"LC_MESSAGES": "fr_CA.UTF-8", "LANG": "es_ES.UTF-8"}, "fr"),
+    ({"LC_ALL": "es_MX.UTF-8", "LC_MESSAGES": "fr_FR.UTF-8"}, "es"),
+    # LANGUAGE is a list, read first and item by item, past the languages the box lacks.
+    ({"LANGUAGE": "it:es_ES:fr", "LANG": "fr_FR.UTF-8"}, "es"),
+    ({"LANGUAGE": "it", "LANG": "fr_FR.UTF-8"}, "fr"),
+    # The C locale speaks English whatever LANGUAGE says, as GNU gettext has it.
+    ({"LANGUAGE": "fr", "LC_ALL": "C.UTF-8", "LANG": "fr_FR.UTF-8"}, "en"),
+    ({"LANGUAGE": "fr", "LANG": "POSIX"}, "en"),
+    ({"LANG": "it_IT.UTF-8"}, "en"),
+    ({"LANG": "nonsense!"}, "en"),
+    ({}, "en"),
+])
+def test_where_nothing_is_set_the_environment_names_the_language(
+    environ: dict[str, str], lang: str
+) -> None:
+    assert i18n.box_language("", environ) == lang
+    # A language the config names wins over the environment's.
+    assert i18n.box_language("es_ES", environ) == "es"
+
+
+def test_lc_all_alone_makes_the_screen_command_speak_french() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
+    env["LC_ALL"] = "fr_FR.UTF-8"
+    done = subprocess.run([sys.executable, "-m", "pitable", "screen", "valley", "*,2,3",
+                           "--text"], capture_output=True, text=True, env=env, timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    fr = i18n.translator("fr")
+    assert done.stdout.splitlines()[0] == find_title("valley").display_short_name(fr)
+    assert "BUILD" != fr.gettext("BUILD") in done.stdout.splitlines()
 
 
 def test_the_config_chooses_the_language_among_the_known_ones(tmp_path: Path) -> None:
     good = tmp_path / "good.toml"
-    good.write_text('[box]\nlanguage = "fr"\n')
-    assert load_config(good).box.language == "fr"
+    good.write_text('[box]\nlanguage = "fr_FR"\n')
+    assert i18n.box_language(load_config(good).box.language) == "fr"
     bad = tmp_path / "bad.toml"
-    bad.write_text('[box]\nlanguage = "de"\n')
-    with pytest.raises(ConfigError, match="language"):
+    bad.write_text('[box]\nlanguage = "xx"\n')
+    with pytest.raises(ConfigError, match=r"box\.language: expected one of"):
         load_config(bad)
 
 
@@ -339,26 +405,68 @@ def test_a_full_disk_leaves_no_partial_entry(
 
 
 def tree_copy(tmp_path: Path) -> Path:
-    """The package's sources and catalogues and the scripts, copied; pybabel from here."""
+    """The package's sources and catalogues and the scripts, copied; the venv this runs in."""
     root = tmp_path / "tree"
 
     def not_sources(folder: str, names: list[str]) -> list[str]:
         return [n for n in names if not (Path(folder, n).is_dir() and n != "__pycache__")
-                and not n.endswith((".py", ".po"))]
+                and not n.endswith((".py", ".po", ".pot"))]
 
     shutil.copytree(PACKAGE, root / "pitable", ignore=not_sources)
     shutil.copytree(PACKAGE.parent / "scripts", root / "scripts")
-    pybabel = Path(sys.executable).parent / "pybabel"
-    if not pybabel.exists():
-        pytest.skip(f"no pybabel beside {sys.executable}")
-    (root / ".venv" / "bin").mkdir(parents=True)
-    (root / ".venv" / "bin" / "pybabel").symlink_to(pybabel)
+    if not (Path(sys.prefix) / "bin" / "pybabel").exists():
+        pytest.skip(f"no pybabel in {sys.prefix}")
+    (root / ".venv").symlink_to(sys.prefix)
     return root
 
 
-def translations(root: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(root / "scripts" / "translations")], capture_output=True,
-                          text=True, timeout=120, check=False, cwd=root)
+def translations(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(root / "scripts" / "translations"), *args],
+                          capture_output=True, text=True, timeout=120, check=False, cwd=root)
+
+
+TEMPLATE = PACKAGE / "locale" / "pitable.pot"
+
+
+def test_the_committed_template_is_the_messages_of_the_source() -> None:
+    """``pitable/locale/pitable.pot`` is what extraction gives today, and every catalogue is
+    up to date with it: the check writes nothing and passes on the committed tree."""
+    done = translations(PACKAGE.parent, "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    with TEMPLATE.open("rb") as f:
+        template = {m.id if isinstance(m.id, str) else m.id[0] for m in read_po(f) if m.id}
+    assert template == source_messages()
+
+
+def test_a_template_behind_the_source_fails_the_check(tmp_path: Path) -> None:
+    root = tree_copy(tmp_path)
+    (root / "pitable" / "added.py").write_text('N_ = str\nNEW = N_("A message just added")\n')
+    done = translations(root, "--check")
+    assert done.returncode == 1
+    assert "pitable.pot is not the messages of the source" in done.stdout
+    assert "A message just added" not in (root / "pitable/locale/pitable.pot").read_text()
+
+
+def fuzzy(po: bytes, message: str) -> bytes:
+    """``po`` with ``message``'s entry marked fuzzy, as a translator's tool leaves it."""
+    text = po.decode()
+    line = f'msgid "{message}"'
+    assert text.count(line) == 1
+    return text.replace(line, f"#, fuzzy\n{line}").encode()
+
+
+def test_a_fuzzy_entry_is_unfinished(tmp_path: Path) -> None:
+    """Babel compiles a fuzzy entry out, so the box shows its English: the check and the
+    completeness test name it, with the command's exit status."""
+    message = "Ignore the other dice."
+    po = fuzzy(i18n.catalogue_path("fr").read_bytes(), message)
+    assert i18n.unfinished(po) == [(message, "fuzzy")]
+    assert gettext.GNUTranslations(io.BytesIO(i18n.compile_po(po))).gettext(message) == message
+    root = tree_copy(tmp_path)
+    (root / "pitable/locale/fr/LC_MESSAGES/pitable.po").write_bytes(po)
+    done = translations(root)
+    assert done.returncode == 1
+    assert f"fr/LC_MESSAGES/pitable.po: fuzzy: {message!r}" in done.stdout
 
 
 def po_files(root: Path) -> dict[str, bytes]:
@@ -372,8 +480,9 @@ def test_updating_the_catalogues_of_an_unchanged_tree_changes_nothing(tmp_path: 
     done = translations(root)
     assert done.returncode == 0, done.stderr
     assert po_files(root) == before
+    assert (root / "pitable/locale/pitable.pot").read_bytes() == TEMPLATE.read_bytes()
     assert sorted(p.name for p in (root / "pitable" / "locale").rglob("*") if p.is_file()) \
-        == ["pitable.po"] * len(TRANSLATED)
+        == ["pitable.po"] * len(TRANSLATED) + ["pitable.pot"]
 
 
 def test_an_update_adds_a_new_message_and_changes_nothing_else(tmp_path: Path) -> None:
@@ -382,7 +491,10 @@ def test_an_update_adds_a_new_message_and_changes_nothing_else(tmp_path: Path) -
     before = po_files(root)
     (root / "pitable" / "added.py").write_text('N_ = str\nNEW = N_("A message just added")\n')
     done = translations(root)
-    assert done.returncode == 0, done.stderr
+    # Updated, then checked: the new message is named, untranslated, in each language.
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.count("untranslated: 'A message just added'") == len(TRANSLATED)
+    assert 'msgid "A message just added"' in (root / "pitable/locale/pitable.pot").read_text()
     for lang, after in po_files(root).items():
         changes = [line for line in difflib.unified_diff(
             before[lang].decode().splitlines(), after.decode().splitlines(), n=0, lineterm="")
@@ -390,3 +502,39 @@ def test_an_update_adds_a_new_message_and_changes_nothing_else(tmp_path: Path) -
             # Babel writes its own version into the header: another version, another line.
             and not line[1:].startswith('"Generated-By: Babel ')]
         assert changes == ['+msgid "A message just added"', '+msgstr ""', "+"], (lang, changes)
+
+
+def test_french_punctuation_keeps_its_narrow_no_break_space() -> None:
+    """French sets a narrow no-break space (U+202F) before : ; ! ?, never an ordinary one,
+    which a line could break at ("SERPENT" on one line, "!" at the start of the next)."""
+    with i18n.catalogue_path("fr").open("rb") as f:
+        strings = [s for m in read_po(f) if m.id
+                   for s in (m.string if isinstance(m.string, (tuple, list)) else (m.string,))]
+    loose = [s for s in strings if re.search(r" [:;!?]", s)]
+    assert not loose, loose
+    assert sum("\u202f" in s for s in strings) > 50
+
+
+def test_text_breaks_only_at_ordinary_spaces() -> None:
+    from pitable.render.text import words
+
+    assert words("DANGER\u202f! Ignorez\u00a0les  dés") == \
+        ("DANGER\u202f!", "Ignorez\u00a0les", "dés")
+
+
+@pytest.mark.parametrize("size", [(128, 64), (256, 64)])
+def test_no_french_line_starts_with_its_punctuation(size: tuple[int, int]) -> None:
+    """Every page of every title's screens, table and solo, for a roll of each kind."""
+    from pitable.render.status import StatusView, status_lines
+    from pitable.rules import Roll, all_titles
+
+    for title in all_titles():
+        for roll in ("1,2,3", "*,2,3", "2,*,5", "1,2,*", "*,*,*", "5,5,5"):
+            for solo in (False, True):
+                view = StatusView(title, solo=solo, round=3 if solo else None,
+                                  round_limit=title.solo_rounds if solo else None,
+                                  options=title.options(Roll.from_str(roll), 0), hazards=0,
+                                  lang="fr")
+                lines = [line for page in status_lines(view, size) for line in page]
+                assert not [line for line in lines if line[:1] in ":;!?"], (title.key, roll)
+                assert not [line for line in lines if line.endswith("\u202f")], (title.key, roll)

@@ -208,7 +208,7 @@ def test_a_write_lock_held_15_s_by_another_writer_loses_no_shown_roll(
         sim.button_up()
         sim.advance(0.1)
         # The loop goes on while the store is held: the tumble runs ...
-        tumbling = [same(sim.panel(str(d)), tumble_panel(shown[-1][d], d, valley, s))
+        tumbling = [same(sim.panel(str(d)), tumble_panel(shown[-1][d], d, valley, s, lang=lang))
                     for d in Die for s in range(6)]
         assert any(tumbling)
         sim.advance(0.4)

@@ -128,7 +128,7 @@ def test_every_sheet_has_its_titles_key(title: str) -> None:
     sheet = pinned(title)
     texts = " ".join(s.text for s in strip_layout(sheet).shapes if isinstance(s, Text))
     for entry in sheet.title.sheet_key():
-        assert entry.heading.split()[0] in texts
+        assert entry.said().heading().split()[0] in texts
     expected = {
         "valley": ["Jungle 5\u2605", "Town 6\u2605", "Mountain range 7\u2605", "Pyramid 15\u2605",
                    "Full grid 7\u2605", "Snake", "largest adjacent", "A 9"],

@@ -8,6 +8,7 @@ import pytest
 from PIL import Image
 
 from pitable.cli import main
+from pitable.i18n import LANGUAGES
 from pitable.render.status import StatusView, draw_status, status_lines
 from pitable.rules import Roll, find_title
 
@@ -26,7 +27,7 @@ def pages_of(text: str) -> list[list[str]]:
     ("lang", "bubble", "smallest", "nine"),
     [
         ("en", "bubble to mark: 3", "smallest number", "A 9 written next to it"),
-        ("fr", "bulle de danger à cocher : 3", "plus petit nombre", "Un 9 écrit à côté"),
+        ("fr", "bulle de danger à cocher\u202f: 3", "plus petit nombre", "Un 9 écrit à côté"),
         ("es", "burbuja de peligro que marcar: 3", "número más bajo", "Un 9 escrito junto"),
     ],
 )
@@ -47,9 +48,9 @@ def test_an_island_danger_names_its_bubble_its_cost_and_the_nine(
     [
         ("valley", "en", "largest number next to it", "make a 9"),
         ("valley", "fr", "plus grand nombre", "faites un 9"),
-        ("valley", "es", "número más alto", "haced un 9"),
+        ("valley", "es", "mayor número adyacente", "haz un 9"),
         ("temple", "en", "costs 2 stars", "A 9 written next to it vanquishes"),
-        ("temple", "fr", "coûte 2 étoiles", "Un 9 écrit à côté"),
+        ("temple", "fr", "coûte 2 points", "Un 9 écrit à côté"),
         ("temple", "es", "cuesta 2 estrellas", "Un 9 escrito junto"),
     ],
 )
@@ -98,7 +99,7 @@ def test_the_picture_holds_every_page_side_by_side(
         (["island", "1,2"], "three faces"),
         (["island", "1,2,3", "--dangers", "6"], "--dangers 6"),
         (["valley", "1,2,3", "--size", "64x32"], "128x64, 256x64"),
-        (["valley", "1,2,3", "--lang", "de"], "en, fr, es"),
+        (["valley", "1,2,3", "--lang", "it"], ", ".join(LANGUAGES)),
         (["valley", "1,2,3", "--solo", "--round", "26"], "25 rounds"),
     ],
 )
@@ -135,6 +136,7 @@ def test_run_and_sim_take_the_language_over_the_configs(command: str) -> None:
     getattr(box, f"setup_{command}")(parser)
     args = parser.parse_args(["--lang", "es"])
     assert box._config(args).box.language == "es"
-    assert box._config(parser.parse_args([])).box.language == "en"
+    assert box._config(parser.parse_args([])).box.language == ""  # the environment's
+    assert box._config(parser.parse_args(["--lang", "fr_FR"])).box.language == "fr"
     with pytest.raises(SystemExit):
         parser.parse_args(["--lang", "it"])

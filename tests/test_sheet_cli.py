@@ -220,3 +220,29 @@ def test_print_refuses_printer_options_out_of_bounds(
     assert code == 2
     assert stdout == ""
     assert one_line(stderr).startswith(f"pitable print: error: {key}: expected ")
+
+
+@pytest.mark.parametrize("how", ["--lang", "LC_ALL"])
+def test_sheet_writes_the_sheet_in_the_language_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    """``--lang fr`` (or, without it, the environment's language) prints the French sheet,
+    on the strip and in the PDF; a text map has no words, so ``--lang`` is refused there."""
+    out, pdf, pdf_en = tmp_path / "fr.png", tmp_path / "fr.pdf", tmp_path / "en.pdf"
+    asked = ["--lang", "fr_FR"] if how == "--lang" else []
+    if how == "LC_ALL":
+        monkeypatch.setenv("LC_ALL", "fr_FR.UTF-8")
+    assert run(capsys, "sheet", "valley", "--seed", "7", *asked, "--out", str(out))[0] == 0
+    expected = render_sheet(generate("valley", 7), lang="fr")
+    assert ImageChops.difference(Image.open(out).convert("L"), expected.convert("L")).getbbox() \
+        is None
+    assert ImageChops.difference(expected.convert("L"),
+                                 render_sheet(generate("valley", 7)).convert("L")).getbbox()
+    assert run(capsys, "sheet", "valley", "--seed", "7", *asked, "--out", str(pdf))[0] == 0
+    assert run(capsys, "sheet", "valley", "--seed", "7", "--lang", "en", "--out",
+               str(pdf_en))[0] == 0
+    assert pdf.read_bytes() != pdf_en.read_bytes()
+    assert b"/Lang (fr)" in pdf.read_bytes()
+    code, _, err = run(capsys, "sheet", "valley", "--lang", "fr", "--out", str(tmp_path / "m.txt"))
+    assert code == 2 and "--lang: a text map holds no words" in err

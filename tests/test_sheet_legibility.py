@@ -17,6 +17,7 @@ import zlib
 import pytest
 from PIL import Image, ImageChops, ImageDraw
 
+from pitable.i18n import LANGUAGES
 from pitable.render.sheet import (
     BUBBLE,
     CAP_HEIGHT,
@@ -201,16 +202,19 @@ def test_every_font_in_the_pdf_has_capitals_of_2_mm() -> None:
     assert min(sizes) / PT_PER_MM * CAP_HEIGHT >= LIMITS.cap_mm
 
 
+@pytest.mark.parametrize("lang", list(LANGUAGES))
 @pytest.mark.parametrize("paper", sorted(PAGES))
 @pytest.mark.parametrize("title", title_keys())
-def test_every_map_fits_half_a_page(title: str, paper: str) -> None:
-    # The longest words a sheet prints: a solo sheet with a target, seeds of six digits.
+def test_every_map_fits_half_a_page(title: str, paper: str, lang: str) -> None:
+    # The longest words a sheet prints: a solo sheet with a target, seeds of six digits, in
+    # every language (a translation may not take a sheet onto a second page).
     from pitable.render.sheet_pdf import sheet_area
 
     _, height = sheet_area(paper)
     for side in "ab":
         for seed in [*range(40), 999_999]:
-            drawing = page_layout(generate(title, seed, side), paper, solo=True, target=999)
+            drawing = page_layout(generate(title, seed, side), paper, solo=True, target=999,
+                                  lang=lang)
             bottom = max(
                 s.y + s.h if isinstance(s, Rect) else s.y
                 for s in drawing.shapes

@@ -13,6 +13,7 @@ Regenerate the goldens deliberately, after looking at the new images:
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -179,7 +180,7 @@ def test_each_language_says_its_own_words() -> None:
     english = status_lines(golden_views("en")["hazard"])
     french = status_lines(golden_views("fr")["hazard"])
     spanish = status_lines(golden_views("es")["hazard"])
-    assert "DANGER!" in english[0] and "DANGER !" in french[0] and "¡PELIGRO!" in spanish[0]
+    assert "DANGER!" in english[0] and "DANGER\u202f!" in french[0] and "¡PELIGRO!" in spanish[0]
     assert english[0][0] == "Island" and french[0][0] == "Île" and spanish[0][0] == "Isla"
     assert len({english, french, spanish}) == 3
 
@@ -190,3 +191,76 @@ def test_the_header_stays_one_line_on_every_page() -> None:
             for page in layout(view, (128, 64)):
                 header = [p for p in page if p.box[1] == 0]
                 assert header and all(p.box[3] <= HEADER_H for p in header)
+
+
+# --- no language gets less than English ---------------------------------------------------
+
+SENTENCE_END = re.compile(r"(?<=[.!?]) ")
+
+
+def cut_sentences(view: StatusView, size: tuple[int, int]) -> list[str]:
+    """The sentences of the title's words that a page turn cuts in two."""
+    pages = layout(view, size)
+    shown = [" ".join(words_of(" ".join(p.text for p in page if p.part == WORDS)))
+             for page in pages]
+    reading = reading_of(view)
+    assert reading is not None
+    cut = []
+    for line in reading.lines:
+        for sentence in SENTENCE_END.split(line):
+            said = " ".join(words_of(sentence))
+            if len(words_of(said)) > 1 and said in " ".join(shown) and \
+                    not any(said in page for page in shown):
+                cut.append(sentence)
+    return cut
+
+
+def smallest(view: StatusView, size: tuple[int, int], part: int) -> int | None:
+    sizes = [int(p.fitted.font.size) for page in layout(view, size) for p in page
+             if p.part == part and p.text]
+    return min(sizes) if sizes else None
+
+
+def check_like_english(view: StatusView, english: StatusView, size: tuple[int, int]) -> None:
+    """``view`` (a translation) writes its body and words no smaller than ``english`` does,
+    and cuts no more sentences across a page turn."""
+    where = f"{view.title.key} {view.lang} {size} solo={view.solo} {view.options}"
+    for part in (BODY, WORDS):
+        theirs, mine = smallest(english, size, part), smallest(view, size, part)
+        if theirs is not None and mine is not None:
+            assert mine >= theirs, f"{where}: part {part} at {mine} px, English at {theirs}"
+    cut = cut_sentences(view, size)
+    assert len(cut) <= len(cut_sentences(english, size)), f"{where}: cut across pages: {cut}"
+
+
+@pytest.mark.parametrize("size", screen_sizes(), ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_translation_is_no_smaller_and_no_more_cut_than_english(size: tuple[int, int]) -> None:
+    for title in all_titles():
+        for roll in ROLLS[::7]:
+            english = views(title, roll, "en")
+            for lang in LANGUAGES:
+                for view, theirs in zip(views(title, roll, lang), english, strict=True):
+                    check_like_english(view, theirs, size)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", screen_sizes(), ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_translation_is_no_smaller_and_no_more_cut_than_english_for_every_roll(
+    size: tuple[int, int],
+) -> None:
+    for title in all_titles():
+        for roll in ROLLS:
+            english = views(title, roll, "en")
+            for lang in LANGUAGES:
+                for view, theirs in zip(views(title, roll, lang), english, strict=True):
+                    check_like_english(view, theirs, size)
+
+
+def test_a_sentence_crosses_a_page_turn_only_when_it_is_longer_than_a_page() -> None:
+    """The page turns fall between sentences: the only English sentence cut is the Temple's
+    solo rule, longer than a page of the wide screen's words on its own."""
+    temple = find_title("temple")
+    cut = {s for title in all_titles() for roll in ROLLS[::7]
+           for view in views(title, roll, "en") for size in screen_sizes()
+           for s in cut_sentences(view, size)}
+    assert cut <= {temple.solo_placement}, cut

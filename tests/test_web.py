@@ -13,6 +13,7 @@ import re
 import socket
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,11 +22,13 @@ from pitable.box.sim import Simulator
 from pitable.errors import TooManyListeners, WebError
 from pitable.hw.clock import FakeClock
 from pitable.hw.events import Event, NewGameCommand, RollCommand
-from pitable.rules import find_title
+from pitable.i18n import translator
+from pitable.rules import all_titles, find_title
 from pitable.web.app import MAX_BODY
 from pitable.web.guard import LOCKOUT_S, TRIES, PinGuard, Verdict, random_pin
 from pitable.web.hub import QUEUE_SIZE, Hub
 from pitable.web.server import WebServer, bind
+from pitable.web.words import PAGE_WORDS
 from tests.test_box import make
 
 PIN = "4321"
@@ -513,3 +516,66 @@ def test_a_script_s_wait_with_the_web_on_lets_the_page_act_meanwhile() -> None:
     latest = sim.box.publisher.latest
     assert latest is not None and not latest.rolling and latest.roll == [2, 4, 5]
     sim.close()
+
+
+# --- the page's language -----------------------------------------------------------------
+
+
+STATIC = Path(__file__).parent.parent / "pitable" / "web" / "static"
+
+
+def test_the_page_speaks_the_boxs_language_and_follows_a_change(
+    table: tuple[Simulator, Page],
+) -> None:
+    """``/api/state`` names the box's language, its title and the titles in it; the page's
+    own words come in it from ``/api/words/<lang>``; a refused PIN is said in it."""
+    sim, page = table
+    sim.box.set_language("fr")  # type: ignore[attr-defined]
+    sim.press()
+    status, _, body = page.request("GET", "/api/state")
+    state = json.loads(body)
+    fr = translator("fr")
+    assert status == 200 and state["lang"] == "fr"
+    assert state["title_name"] == find_title("valley").display_name(fr) != "The Valley of Wiraqocha"
+    assert {t["name"] for t in state["titles"]} == {t.display_name(fr) for t in all_titles()}
+    status, _, body = page.request("GET", "/api/words/fr")
+    words = json.loads(body)
+    assert status == 200 and words["lang"] == "fr"
+    assert words["words"] == {key: fr.gettext(m) for key, m in PAGE_WORDS.items()}
+    assert words["words"]["new_game"] == fr.gettext("New game") != "New game"
+    assert words["dice"]["purple"] == fr.gettext("purple") != "purple"
+    status, answer = page.act("/api/roll", pin="0000")
+    left = answer["tries_left"]
+    assert status == 403 and answer["error"] == fr.ngettext(
+        "a wrong PIN: {left} try left before a wait",
+        "a wrong PIN: {left} tries left before a wait", left).format(left=left)
+    assert "PIN" in answer["error"] and "wrong" not in answer["error"]
+    # The box changes its language: the state says so at once.
+    sim.box.set_language("es")  # type: ignore[attr-defined]
+    state = json.loads(page.request("GET", "/api/state")[2])
+    assert state["lang"] == "es"
+    assert state["title_name"] == find_title("valley").display_name(translator("es"))
+
+
+def test_a_language_the_box_lacks_is_a_404_naming_those_it_has(page: Page) -> None:
+    status, _, body = page.request("GET", "/api/words/xx")
+    assert status == 404
+    assert "expected one of" in json.loads(body)["error"]
+
+
+def test_every_word_the_page_writes_is_one_of_its_messages() -> None:
+    """The page's English (what it shows before the box's language is known) is the source
+    of its messages, and every key it asks for has one: no word of the page escapes the
+    catalogues."""
+    script = (STATIC / "app.js").read_text()
+    html = (STATIC / "index.html").read_text()
+    defaults = script[script.index("  words: {"):script.index("  dice: {")]
+    english = dict(re.findall(r'(\w+): "([^"]*)"', defaults))
+    assert english == PAGE_WORDS
+    asked = set(re.findall(r'say\("(\w+)"', script))
+    asked |= set(re.findall(r'data-word(?:-title|-label)?="(\w+)"', html))
+    asked |= set(re.findall(r'key: "(\w+)"', script))
+    assert asked and asked <= set(PAGE_WORDS), asked - set(PAGE_WORDS)
+    # The page's text outside those elements is the box's name alone.
+    visible = re.sub(r"<[^>]*>", " ", re.sub(r"<[^>]*data-word=[^>]*>[^<]*", " ", html))
+    assert visible.split() == ["pitable", "pitable", "PIN", "ROLL"]

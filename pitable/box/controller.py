@@ -48,7 +48,7 @@ from pitable.hw.events import (
     Turned,
 )
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
-from pitable.i18n import LANGUAGES, check_language, translator
+from pitable.i18n import LANGUAGES, box_language, check_language, translator
 from pitable.render.faces import die_panel, tumble_panel
 from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status, page_count
@@ -80,13 +80,14 @@ LANGUAGE_SETTING = "language"
 # or planning. (A picture given to a panel is never drawn on again.)
 @lru_cache(maxsize=1024)
 def _tumble_picture(face: Face | None, die: Die, title: Title, step: int,
-                    size: tuple[int, int]) -> Image.Image:
-    return tumble_panel(face, die, title, step, width=size[0], height=size[1])
+                    size: tuple[int, int], *, lang: str) -> Image.Image:
+    return tumble_panel(face, die, title, step, width=size[0], height=size[1], lang=lang)
 
 
 @lru_cache(maxsize=256)
-def _die_picture(face: Face | None, die: Die, title: Title, size: tuple[int, int]) -> Image.Image:
-    return die_panel(face, die, title, width=size[0], height=size[1])
+def _die_picture(face: Face | None, die: Die, title: Title, size: tuple[int, int],
+                 lang: str) -> Image.Image:
+    return die_panel(face, die, title, width=size[0], height=size[1], lang=lang)
 
 
 #: The blink shows two status screens in turn for as long as it lasts.
@@ -100,7 +101,7 @@ class Printer(Protocol):
 
     def print_sheet(self, table_map: TableMap, copies: int = 1, *,
                     join: JoinCode | None = None, solo: bool = False,
-                    tr: Translator = ...) -> str: ...
+                    tr: Translator = ..., lang: str = ...) -> str: ...
 
     def retry(self, tr: Translator = ...) -> str: ...
 
@@ -176,9 +177,9 @@ class Box:
         self.next_page: float | None = None
         #: The language of every word the box shows: the one asked on the command line,
         #: else the one last chosen in the menu (kept in the store's settings), else the
-        #: config's.
+        #: config's, else the environment's.
         self.language = (check_language(self.asked.language) if self.asked.language
-                         else self._chosen_language() or check_language(self.settings.language))
+                         else self._chosen_language() or box_language(self.settings.language))
         self.stopped = threading.Event()
         #: Hands each change the table can see to the watchers (web page, TV).
         self.publisher = Publisher()
@@ -451,7 +452,8 @@ class Box:
         before = self.tumble_from
         for die, slot in self.dice.items():
             face = before[die] if before is not None else None
-            slot.show(_tumble_picture(face, die, title, self.tumble_step, slot.size))
+            slot.show(_tumble_picture(face, die, title, self.tumble_step, slot.size,
+                                      lang=self.language))
         self.tumble_step += 1
         # A frame due within a millisecond of the tumble's end is the end: six steps of
         # 50 ms add up to a hair under 300 in floating point.
@@ -467,14 +469,19 @@ class Box:
         self._show_current()
         self.pending_at = self.clock.now() + MIN_SHOW_S
 
-    def _show_current(self) -> None:
-        """Draw the dice, the status screen and the LEDs for the game as it stands."""
+    def _draw_dice(self) -> None:
+        """The dice panels: the faces of the last roll (blank before one), labelled in the
+        box's language."""
         game = self.game
-        title = game.title
         roll = game.state.last_roll if game.last_options is not None else None
         for die, slot in self.dice.items():
             face = roll[die] if roll is not None else None
-            slot.show(_die_picture(face, die, title, slot.size))
+            slot.show(_die_picture(face, die, game.title, slot.size, self.language))
+
+    def _show_current(self) -> None:
+        """Draw the dice, the status screen and the LEDs for the game as it stands."""
+        game = self.game
+        self._draw_dice()
         options = game.last_options
         alarm = options is not None and options.hazard and self.result is None
         if alarm and self.phase is Phase.SHOWING:
@@ -520,6 +527,7 @@ class Box:
         self.language = check_language(lang)
         log.info("language: %s", self.language)
         self.games.remember(LANGUAGE_SETTING, self.language)
+        self._draw_dice()
         self.draw_status()
 
     def _chosen_language(self) -> str | None:

@@ -349,7 +349,8 @@ class Menus:
             box.start_game(game.title, game.state.mode)
         table_map = box.game.map
         box.message = box.printer.print_sheet(
-            table_map, copies, join=join, solo=box.game.state.mode is Mode.SOLO, tr=box.tr
+            table_map, copies, join=join, solo=box.game.state.mode is Mode.SOLO, tr=box.tr,
+            lang=box.language,
         )
         box.games.printed(table_map)
         log.info("printing %d sheet%s of %s", copies, "" if copies == 1 else "s",

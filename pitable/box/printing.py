@@ -30,6 +30,7 @@ from pitable.errors import (
     PrinterTimeout,
 )
 from pitable.hw.events import Event, PrinterChanged
+from pitable.i18n import SOURCE_LANGUAGE
 from pitable.rules.base import ENGLISH, N_, Translator
 
 if TYPE_CHECKING:
@@ -289,9 +290,9 @@ class BoxPrinter:
 
     def print_sheet(self, table_map: TableMap, copies: int = 1, *,
                     join: JoinCode | None = None, solo: bool = False,
-                    tr: Translator = ENGLISH) -> str:
-        """Queue ``copies`` sheets of ``table_map``; returns the screen's line for it, in
-        ``tr``'s language. With
+                    tr: Translator = ENGLISH, lang: str = SOURCE_LANGUAGE) -> str:
+        """Queue ``copies`` sheets of ``table_map``, their words in ``lang``; returns the
+        screen's line for it, in ``tr``'s language (``lang``'s). With
         ``join``, the code to join the table's page is printed at the top of each; ``solo``
         prints the adventurer levels and the stars to beat (the bot's median on the map).
         The sheet is drawn on the printer's thread."""
@@ -305,7 +306,7 @@ class BoxPrinter:
 
             sheet = table_map.sheet()
             target = bot_target(sheet.title, sheet.side, sheet.seed) if solo else None
-            image = render_sheet(sheet, dots, solo=solo, target=target)
+            image = render_sheet(sheet, dots, solo=solo, target=target, lang=lang)
             if join is not None:
                 from pitable.render.join import join_strip, on_top_of
 

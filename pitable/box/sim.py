@@ -32,7 +32,11 @@ from pitable.config import Config
 from pitable.errors import UsageError
 from pitable.hw.clock import Clock, FakeClock
 from pitable.hw.entropy import EntropySource
+from pitable.i18n import SOURCE_LANGUAGE, translator
+from pitable.render.faces import die_label
 from pitable.render.fonts import BOLD, font
+from pitable.rules.base import ENGLISH, N_
+from pitable.rules.dice import Die
 
 log = logging.getLogger("pitable.sim")
 
@@ -406,7 +410,7 @@ def half_blocks(image: Image.Image) -> list[str]:
 
 #: The smallest terminal the live simulator draws in, in characters.
 MIN_TERMINAL = (80, 24)
-HELP = "space: roll   h: hold (menu)   ↑/↓ ←/→: turn   enter: push   q: quit"
+HELP = N_("space: roll   h: hold (menu)   ↑/↓ ←/→: turn   enter: push   q: quit")
 #: The arrow keys, as a terminal sends them in normal and in application cursor mode, and
 #: the encoder's turn each stands for: down and right clockwise, which moves a menu's
 #: highlight down the list; up and left back.
@@ -461,8 +465,9 @@ def face_square(panel: Image.Image) -> Image.Image:
     return panel.crop((left, top, left + side, top + side))
 
 
-def dice_block(panels: dict[str, Image.Image], layout: TerminalLayout) -> list[str]:
-    """The dice in a row under their names, in half-block characters."""
+def dice_block(panels: dict[str, Image.Image], layout: TerminalLayout,
+               lang: str = SOURCE_LANGUAGE) -> list[str]:
+    """The dice in a row under their names (in ``lang``), in half-block characters."""
     dice = []
     for name in DICE:
         if name in panels:
@@ -473,7 +478,8 @@ def dice_block(panels: dict[str, Image.Image], layout: TerminalLayout) -> list[s
     # Panels turned differently are of different heights: the shorter ones end in blanks.
     rows = max(len(d) for _, d in dice)
     dice = [(n, d + [" " * len(d[0])] * (rows - len(d))) for n, d in dice]
-    out = ["   ".join(f"{n.upper():<{len(d[0])}}" for n, d in dice)]
+    labels = {str(die): die_label(die, lang) for die in Die}
+    out = ["   ".join(f"{labels[n]:<{len(d[0])}}" for n, d in dice)]
     out.extend(" | ".join(row) for row in zip(*(d for _, d in dice), strict=True))
     return out
 
@@ -493,8 +499,11 @@ def terminal_screen(
     size: tuple[int, int] | None = None,
     words: list[str] | None = None,
     page: str | None = None,
+    *,
+    lang: str = SOURCE_LANGUAGE,
 ) -> str:
-    """The faceplate for a terminal of ``size`` (columns, rows; None: as large as needed).
+    """The faceplate for a terminal of ``size`` (columns, rows; None: as large as needed),
+    its words in ``lang``.
 
     The dice and the status screen are drawn as large as the terminal allows; where the
     status screen's pixels do not fit, its ``words`` are printed as text below the dice. A
@@ -503,17 +512,18 @@ def terminal_screen(
     """
     words = words or []
     for layout in LAYOUTS:
-        lines = _layout_lines(panels, leds, layout, words, size, page=page)
+        lines = _layout_lines(panels, leds, layout, words, size, page=page, lang=lang)
         if size is None or _fits(lines, size):
             return "\n".join(lines)
     assert size is not None
     cols, rows = size
     if cols < MIN_TERMINAL[0] or rows < MIN_TERMINAL[1]:
-        need = f"{MIN_TERMINAL[0]}x{MIN_TERMINAL[1]}"
-        return f"Needs a terminal of {need} or more (this one is {cols}x{rows})"
+        return translator(lang).gettext(
+            "Needs a terminal of {need} or more (this one is {size})").format(
+                need=f"{MIN_TERMINAL[0]}x{MIN_TERMINAL[1]}", size=f"{cols}x{rows}")
     # The smallest layout, with the words cut to the rows there are.
-    head = dice_block(panels, LAYOUTS[-1])
-    tail = _tail(leds, page)
+    head = dice_block(panels, LAYOUTS[-1], lang)
+    tail = _tail(leds, page, lang)
     room = rows - len(head) - 1 - len(tail)
     text = _wrapped(words, cols)
     if len(text) > room:
@@ -526,11 +536,12 @@ def _fits(lines: list[str], size: tuple[int, int]) -> bool:
     return len(lines) <= rows and all(len(line) <= cols for line in lines)
 
 
-def _tail(leds: tuple[bool, ...], page: str | None = None) -> list[str]:
+def _tail(leds: tuple[bool, ...], page: str | None = None,
+          lang: str = SOURCE_LANGUAGE) -> list[str]:
     """The LEDs, the table's page (its address and PIN) and the keys, below everything
     else."""
     out = ["", "  ".join("●" if on else "○" for on in leds)] if leds else []
-    return [*out, *(["", page] if page else []), "", HELP]
+    return [*out, *(["", page] if page else []), "", translator(lang).gettext(HELP)]
 
 
 def page_line(box: object) -> str | None:
@@ -541,7 +552,9 @@ def page_line(box: object) -> str | None:
     code = join_code(box)
     if code is None:
         return None
-    return f"The table's page: {code.url}" + (f"   PIN {code.pin}" if code.pin else "")
+    tr = getattr(box, "tr", ENGLISH)
+    return tr.gettext("The table's page: {url}").format(url=code.url) + (
+        f"   PIN {code.pin}" if code.pin else "")
 
 
 def _layout_lines(
@@ -552,8 +565,9 @@ def _layout_lines(
     size: tuple[int, int] | None,
     *,
     page: str | None = None,
+    lang: str = SOURCE_LANGUAGE,
 ) -> list[str]:
-    out = dice_block(panels, layout)
+    out = dice_block(panels, layout, lang)
     if layout.status_pixels:
         if "status" in panels:
             out.append("")
@@ -561,7 +575,7 @@ def _layout_lines(
     else:
         out.append("")
         out.extend(_wrapped(words, size[0] if size else MIN_TERMINAL[0]))
-    return [*out, *_tail(leds, page)]
+    return [*out, *_tail(leds, page, lang)]
 
 
 def status_words(sim: Simulator) -> list[str]:
@@ -571,22 +585,25 @@ def status_words(sim: Simulator) -> list[str]:
 
     box = sim.box
     view = box.view()
-    header = [view.title.name, "solo" if view.solo else "table"]
+    tr = box.tr
+    _ = tr.gettext
+    header = [view.title.display_name(tr), _("solo") if view.solo else _("table")]
     if view.round is not None:
-        header.append(f"round {view.round}" + (f"/{view.round_limit}" if view.round_limit
-                                               else ""))
+        header.append(_("round {round} of {limit}").format(round=view.round,
+                                                          limit=view.round_limit)
+                      if view.round_limit else _("round {round}").format(round=view.round))
     if view.hazards is not None:
-        header.append(view.title.hazards_text(view.hazards))
+        header.append(view.title.hazards_text(view.hazards, tr))
     lines = [" · ".join(header)]
     if box.menus.join is not None:
         # The code the screen shows (worked out again every few seconds while it is up).
         code = box.menus.join.code
         if code is None:
-            lines.append("Join code: the table's web page is off ([web] enabled = true)")
+            lines.append(_("Join code: the table's web page is off ([web] enabled = true)"))
         else:
             pin = f"   PIN {code.pin}" if code.pin else ""
-            lines.append(f"Join the table: {code.url}{pin}")
-        lines.append("(a press goes back)")
+            lines.append(_("Join the table: {url}").format(url=code.url) + pin)
+        lines.append(_("(a press goes back)"))
     elif view.menu is not None:
         lines.append(view.menu.heading)
         lines.extend(("> " if i == view.menu.selected else "  ") + item
@@ -628,7 +645,7 @@ def live(sim: Simulator, *, stdin: Any = None, stdout: Any = None,
         nonlocal last
         cols, rows = size or shutil.get_terminal_size()
         screen = terminal_screen(sim._panels(), sim.led_states(), (cols, rows),
-                                 status_words(sim), page_line(box))
+                                 status_words(sim), page_line(box), lang=box.language)
         if screen != last:
             # No newline after the last line: on a screen exactly filled it would scroll the
             # first line away.

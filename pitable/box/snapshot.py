@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from pitable.i18n import translator
 from pitable.render.status import StatusView, reading_of
 
 log = logging.getLogger("pitable.box")
@@ -32,7 +33,8 @@ class TableSnapshot:
 
     #: Counts the snapshots published by one box, from 1: a watcher can tell new from old.
     seq: int
-    #: The title's key (as `pitable options` takes it) and its name as the box shows it.
+    #: The title's key (as `pitable options` takes it) and its name as the box shows it,
+    #: in the box's language.
     title: str
     title_name: str
     #: "solo" or "table".
@@ -51,12 +53,13 @@ class TableSnapshot:
     #: Hazards marked so far (solo play), and the sheet's limit if it has one.
     hazards: int | None
     hazard_limit: int | None
-    #: A finished game's level; a transient message ("Rolling...", "Printing sheet...").
+    #: A finished game's level, in the box's language; a transient message ("Rolling...",
+    #: "Printing sheet...").
     result: str | None
     message: str | None
     #: The last few shown rolls, newest first, each as ``options``.
     recent: tuple[dict[str, Any], ...] = ()
-    #: The language of the words ("en", "fr", "es"), which a watcher's own labels follow.
+    #: The language of the words ("en", "fr"...), which a watcher's own labels follow.
     lang: str = "en"
 
     @property
@@ -107,7 +110,7 @@ def words_of(view: StatusView) -> tuple[str, ...]:
     if reading is not None:
         return (reading.headline, *reading.lines)
     if view.result is not None:
-        return (view.result,)
+        return (translator(view.lang).gettext(view.result),)
     return (view.message,) if view.message else ()
 
 
@@ -149,7 +152,7 @@ class Publisher:
         snapshot = TableSnapshot(
             seq=(self.latest.seq + 1) if self.latest is not None else 1,
             title=title.key,
-            title_name=title.name,
+            title_name=title.display_name(translator(view.lang)),
             mode="solo" if view.solo else "table",
             map=view.map_tag,
             rolling=rolling,
@@ -159,7 +162,8 @@ class Publisher:
             round_limit=view.round_limit,
             hazards=view.hazards,
             hazard_limit=title.hazard_limit,
-            result=view.result,
+            result=(None if view.result is None
+                    else translator(view.lang).gettext(view.result)),
             message=view.message,
             recent=tuple(self._recent),
             lang=view.lang,

@@ -17,7 +17,8 @@ import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from pitable.errors import quoted
+from pitable.errors import UsageError, quoted
+from pitable.i18n import LANGUAGES, check_language
 
 #: Whole numbers as the command line takes them: ASCII digits, an optional minus sign.
 #: ``int()`` alone would also take ``٣``, ``1_000`` and surrounding blanks.
@@ -194,3 +195,44 @@ def check_config(path: str) -> None:
     from pitable.box.config_title import load_checked
 
     load_checked(path)
+
+
+# --- the language of a command's words ---------------------------------------------
+
+
+def language(text: str) -> str:
+    """An argparse type: one of the box's languages."""
+    try:
+        return check_language(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_lang_argument(p: argparse.ArgumentParser, *, box: bool = False,
+                      what: str = "the words") -> None:
+    """``--lang``; for a ``box`` it wins over the language chosen in the box's menu."""
+    default = ("the one chosen in the box's menu, else the config's box.language, else the"
+               " environment's" if box else "the config's box.language, else the environment's")
+    p.add_argument(
+        "--lang", type=language, default=None, metavar="L",
+        help=f"the language of {what}: {', '.join(LANGUAGES)}, a region tag such as"
+        f" fr_FR accepted (default: {default})",
+    )
+
+
+def chosen_language(args: argparse.Namespace) -> str:
+    """The language of a command's words: ``--lang``, else the config's ``[box]
+    language``, else the environment's (:func:`pitable.i18n.box_language`)."""
+    lang: str | None = getattr(args, "lang", None)
+    if lang is not None:
+        return lang
+    from pitable.i18n import box_language
+    from pitable.xdg import DEFAULT_CONFIG_PATH
+
+    path = getattr(args, "config", None)
+    if path is None and not DEFAULT_CONFIG_PATH.exists():
+        # No config to read: the fast commands (options) start without the TOML reader.
+        return box_language()
+    from pitable.config import load_default_or
+
+    return box_language(load_default_or(path).config.box.language)

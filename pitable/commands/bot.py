@@ -11,7 +11,7 @@ import argparse
 import json
 import secrets
 
-from pitable.commands.args import whole_number
+from pitable.commands.args import add_lang_argument, chosen_language, whole_number
 from pitable.commands.sheet import seed_number
 from pitable.rules.sheets import MAX_SEED
 
@@ -79,6 +79,7 @@ def setup_bot(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--show", action="store_true", help="print the first game's finished sheet too"
     )
+    add_lang_argument(p)
     p.set_defaults(run=run_bot)
 
 
@@ -109,19 +110,27 @@ def run_bot(args: argparse.Namespace) -> int:
         print(json.dumps(data))
         return 0
     # With --show the whole output is a sheet file: the figures are its comment lines.
+    from pitable.i18n import translator
+
+    tr = translator(chosen_language(args))
+    _ = tr.gettext
     lead = "; " if args.show else ""
-    word = "game" if summary.games == 1 else "games"
-    levels = ", ".join(f"{name} {count}" for name, count in summary.levels)
-    print(f"{lead}{title.name}, side {side.value.upper()}, map {seed}:"
-          f" {summary.games} {word}, dice seed {args.dice_seed}, strength {args.strength}")
-    print(f"{lead}  mean {summary.mean:.1f}  stdev {summary.stdev:.1f}"
-          f"  lowest {summary.lowest}  highest {summary.highest}")
-    print(f"{lead}  levels: {levels}")
+    games_word = tr.ngettext("{count} game", "{count} games", summary.games).format(
+        count=summary.games)
+    levels = ", ".join(f"{_(name)} {count}" for name, count in summary.levels)
+    print(lead + _("{title}, side {side}, map {seed}: {games}, dice seed {dice}").format(
+        title=title.display_name(tr), side=side.value.upper(), seed=seed, games=games_word,
+        dice=args.dice_seed))
+    print(lead + "  " + _("mean {mean}  stdev {stdev}  lowest {lowest}  highest {highest}")
+          .format(mean=f"{summary.mean:.1f}", stdev=f"{summary.stdev:.1f}",
+                  lowest=summary.lowest, highest=summary.highest))
+    print(lead + "  " + _("levels: {levels}").format(levels=levels))
     if args.show:
         from pitable.rules.sheets import generate
 
-        components = ", ".join(f"{name} {stars}" for name, stars in first.components)
-        print(f"; the first game's sheet: {components}; total {first.total}")
+        components = ", ".join(f"{_(name)} {stars}" for name, stars in first.components)
+        print("; " + _("the first game's sheet: {components}; total {total}").format(
+            components=components, total=first.total))
         # The map, named as `pitable score` reads it, so that the sheet is checked against it.
         print(f"; {generate(title, seed, side).label}")
         print(first.sheet_text(), end="")

@@ -8,8 +8,13 @@ import signal
 import sys
 from typing import Any
 
-from pitable.commands.args import MAX_WHOLE, directory_path, output_file, whole_number
-from pitable.commands.screen import add_lang_argument
+from pitable.commands.args import (
+    MAX_WHOLE,
+    add_lang_argument,
+    directory_path,
+    output_file,
+    whole_number,
+)
 from pitable.errors import UsageError, quoted
 
 log = logging.getLogger("pitable.box")
@@ -289,9 +294,12 @@ def run_sim(args: argparse.Namespace) -> int:
         _save_tv(sim, args.tv_png)
         state = sim.box.game.state
         title = state.title
-        rolls = "roll" if state.rounds == 1 else "rolls"
-        print(f"{title.name}, {state.mode}: {state.rounds} {rolls},"
-              f" {title.hazard_count(state.hazards)}", file=sys.stdout)
+        tr = sim.box.tr
+        mode = tr.gettext("solo") if state.mode == "solo" else tr.gettext("table")
+        print(tr.ngettext("{title}, {mode}: {count} roll, {hazards}",
+                          "{title}, {mode}: {count} rolls, {hazards}", state.rounds).format(
+            title=title.display_name(tr), mode=mode, count=state.rounds,
+            hazards=title.hazard_count(state.hazards, tr)), file=sys.stdout)
     finally:
         sim.close()
     return 0

@@ -13,8 +13,16 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pitable.commands.args import non_empty, output_file, positive_number, whole_number
+from pitable.commands.args import (
+    add_lang_argument,
+    chosen_language,
+    non_empty,
+    output_file,
+    positive_number,
+    whole_number,
+)
 from pitable.errors import UsageError
+from pitable.i18n import translator
 from pitable.rules import DICE_SETS_HELP, DiceSet, Roll, all_titles, find_dice_set, find_title
 from pitable.rules.dice import roll_from_byte
 
@@ -138,6 +146,7 @@ def setup_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="one JSON object a line, per ROLL")
     add_dice_argument(p)
+    add_lang_argument(p)
     p.set_defaults(run=run_options)
 
 
@@ -192,10 +201,11 @@ def run_options(args: argparse.Namespace) -> int:
             f"--dangers {marked}: expected 0 to {title.hazard_limit} dangers marked"
         )
     rolls = [Roll.from_str(text, dice) for text in args.rolls]
+    tr = None if args.json else translator(chosen_language(args))
     out = []
     for roll in rolls:
         options = title.options(roll, marked)
-        out.append(json.dumps(options.to_json()) if args.json else title.summary(options))
+        out.append(json.dumps(options.to_json()) if tr is None else title.summary(options, tr))
     print("\n".join(out))
     return 0
 

@@ -10,7 +10,7 @@ import json
 import os
 import stat
 
-from pitable.commands.args import non_empty, whole_number
+from pitable.commands.args import add_lang_argument, chosen_language, non_empty, whole_number
 from pitable.errors import BadSheet, UsageError
 from pitable.rules.dice import DICE_SETS_HELP
 
@@ -42,6 +42,7 @@ def setup_score(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="with --solo: hazards placed during the game (default: those on the sheet)",
     )
+    add_lang_argument(p)
     p.set_defaults(run=run_score)
 
 
@@ -93,14 +94,19 @@ def run_score(args: argparse.Namespace) -> int:
             data["level"] = result.name
         print(json.dumps(data))
         return 0
-    width = max(len(name) for name, _ in [*score.components, ("Total", 0)])
-    print(title.name)
-    for name, stars in score.components:
+    from pitable.i18n import translator
+
+    tr = translator(chosen_language(args))
+    _ = tr.gettext
+    rows = [(_(name), stars) for name, stars in score.components] + [(_("Total"), score.total)]
+    width = max(len(name) for name, _stars in rows)
+    print(title.display_name(tr))
+    for name, stars in rows:
         print(f"  {name:<{width}} {stars:>4}")
-    print(f"  {'Total':<{width}} {score.total:>4}")
     if result is not None:
         placed = ""
         if title.discount_per_hazard:
-            placed = f" ({title.hazard_count(hazards)} placed)"
-        print(f"Level: {result.name}{placed}")
+            placed = " " + _("({hazards} placed)").format(
+                hazards=title.hazard_count(hazards, tr))
+        print(_("Level: {level}").format(level=_(result.name)) + placed)
     return 0

@@ -10,31 +10,12 @@ from __future__ import annotations
 import argparse
 import re
 
-from pitable.commands.args import output_file, whole_number
+from pitable.commands.args import add_lang_argument, chosen_language, output_file, whole_number
 from pitable.commands.dice import add_dice_argument
 from pitable.errors import UsageError, quoted
-from pitable.i18n import LANGUAGES, check_language
 
 #: The status panel sizes the config allows (its drivers' geometries), as WxH.
 SIZE = re.compile(r"([0-9]{1,4})x([0-9]{1,4})")
-
-
-def language(text: str) -> str:
-    """An argparse type: one of the box's languages."""
-    try:
-        return check_language(text)
-    except UsageError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def add_lang_argument(p: argparse.ArgumentParser, *, box: bool = False) -> None:
-    """``--lang``; for a ``box`` it wins over the language chosen in the box's menu."""
-    default = ("the one chosen in the box's menu, else the config's box.language" if box
-               else "the config's box.language")
-    p.add_argument(
-        "--lang", type=language, default=None, metavar="L",
-        help=f"the status screen's language: {', '.join(LANGUAGES)} (default: {default})",
-    )
 
 
 def screen_sizes() -> list[tuple[int, int]]:
@@ -91,11 +72,7 @@ def run_screen(args: argparse.Namespace) -> int:
     if limit is not None and args.dangers > limit:
         raise UsageError(f"--dangers {args.dangers}: expected 0 to {limit} for {title.name}")
     roll = Roll.from_str(args.roll, find_dice_set(args.dice))
-    lang = args.lang
-    if lang is None:
-        from pitable.config import load_default_or
-
-        lang = load_default_or(getattr(args, "config", None)).config.box.language
+    lang = chosen_language(args)
     options = title.options(roll, args.dangers)
     hazards = args.dangers + int(options.hazard)
     round_limit = title.solo_rounds if args.solo else None

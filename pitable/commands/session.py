@@ -11,7 +11,13 @@ import argparse
 import json
 from typing import Any
 
-from pitable.commands.args import MAX_WHOLE, directory_path, whole_number
+from pitable.commands.args import (
+    MAX_WHOLE,
+    add_lang_argument,
+    chosen_language,
+    directory_path,
+    whole_number,
+)
 from pitable.errors import UnknownGame, UsageError
 from pitable.rules import SPECIAL, all_titles, find_title
 
@@ -71,6 +77,7 @@ def setup_level(p: argparse.ArgumentParser) -> None:
         " every level by 4 stars",
     )
     p.add_argument("--json", action="store_true", help="the answer as one JSON object")
+    add_lang_argument(p)
     p.set_defaults(run=run_level)
 
 
@@ -157,14 +164,23 @@ def run_level(args: argparse.Namespace) -> int:
             del data["hazards"]
         print(json.dumps(data))
         return 0
-    with_snakes = f" with {snakes} snake{'' if snakes == 1 else 's'}" if snakes else ""
+    from pitable.i18n import translator
+
+    tr = translator(chosen_language(args))
+    _ = tr.gettext
+    with_snakes = (" " + tr.ngettext("with {count} snake", "with {count} snakes", snakes)
+                   .format(count=snakes) if snakes else "")
     if result.next_level is None:
-        answer = f"{result.name}, the highest level"
+        answer = _("{level}, the highest level").format(level=_(result.name))
     else:
-        answer = f"{result.name}; {result.stars_needed} more for {result.next_level}"
-    print(f"{title.name}, {args.score} stars{with_snakes}: {answer}")
+        answer = _("{level}; {count} more for {next}").format(
+            level=_(result.name), count=result.stars_needed, next=_(result.next_level))
+    stars = tr.ngettext("{count} star", "{count} stars", args.score).format(count=args.score)
+    print(f"{title.display_name(tr)}, {stars}{with_snakes}: {answer}")
     bounds = ", ".join(
-        f"{name} {low}+" for name, low in zip(LEVELS[1:], result.thresholds, strict=True)
+        _("{level} {stars}+").format(level=_(name), stars=low)
+        for name, low in zip(LEVELS[1:], result.thresholds, strict=True)
     )
-    print(f"levels{with_snakes}: Tourist below {result.thresholds[0]}, {bounds}")
+    print(_("levels{snakes}: {lowest} below {stars}, {bounds}").format(
+        snakes=with_snakes, lowest=_(LEVELS[0]), stars=result.thresholds[0], bounds=bounds))
     return 0

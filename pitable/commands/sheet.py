@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pitable.commands.args import (
+    add_lang_argument,
     ascii_number,
     check_output_path,
+    chosen_language,
     is_whole,
     non_empty,
     output_file,
@@ -88,6 +90,7 @@ def add_sheet_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--solo", action="store_true",
                    help="a sheet for a solo game: it prints the adventurer levels and the"
                    " stars to beat (the bot's median score on the map)")
+    add_lang_argument(p, what="the sheet's words")
 
 
 def setup_sheet(p: argparse.ArgumentParser) -> None:
@@ -182,6 +185,7 @@ ONLY_FOR = {
     "page": (("strip", "page"), "for a .png or .pbm only"),
     "copies": (("pdf", "page"), "copies on pages: for a .pdf, or a .png or .pbm with --page"),
     "solo": (("pdf", "strip", "page"), "a text map holds no levels nor stars to beat"),
+    "lang": (("pdf", "strip", "page"), "a text map holds no words"),
 }
 
 
@@ -247,6 +251,7 @@ def run_sheet(args: argparse.Namespace) -> int:
         parts = [sheets[i : i + SHEETS_A_PAGE] for i in range(0, len(sheets), SHEETS_A_PAGE)]
     else:
         parts = [[s] for s in pad]
+    lang = chosen_language(args) if kind != "text" else "en"
     for name, part in zip(names, parts, strict=True):
         data = sheet_bytes(
             part,
@@ -255,6 +260,7 @@ def run_sheet(args: argparse.Namespace) -> int:
             paper=args.paper or "a4",
             page=args.page,
             solo=args.solo,
+            lang=lang,
         )
         Path(name).write_bytes(data)
     seeds = ", ".join(str(s.seed) for s in pad)
@@ -271,8 +277,10 @@ def sheet_bytes(
     paper: str = "a4",
     page: bool = False,
     solo: bool = False,
+    lang: str = "en",
 ) -> bytes:
-    """The file for ``sheets`` in the format of ``suffix``; the same bytes every time.
+    """The file for ``sheets`` in the format of ``suffix``, its words in ``lang``; the same
+    bytes every time.
 
     A PDF holds them all, two a page; a picture is the first sheet's strip, or with
     ``page`` the PDF's first page (the first two sheets); a text map is the first sheet's
@@ -283,19 +291,20 @@ def sheet_bytes(
     if suffix == ".pdf":
         from pitable.render.sheet_pdf import sheets_pdf
 
-        return sheets_pdf(sheets, paper, solo=solo, target=target_of if solo else None)
+        return sheets_pdf(sheets, paper, solo=solo, target=target_of if solo else None,
+                          lang=lang)
     import io
 
     if page:
         from pitable.render.sheet_pdf import page_image
 
         image = page_image(sheets[:SHEETS_A_PAGE], paper, solo=solo,
-                           target=target_of if solo else None)
+                           target=target_of if solo else None, lang=lang)
     else:
         from pitable.render.sheet import render_sheet
 
         image = render_sheet(sheets[0], width, solo=solo,
-                             target=target_of(sheets[0]) if solo else None)
+                             target=target_of(sheets[0]) if solo else None, lang=lang)
     buffer = io.BytesIO()
     image.save(buffer, format=FORMATS[suffix])
     return buffer.getvalue()
@@ -333,7 +342,8 @@ def run_print(args: argparse.Namespace) -> int:
     from pitable.render.sheet import render_sheet
 
     image = render_sheet(sheet, settings.dots, solo=args.solo,
-                         target=target_of(sheet) if args.solo else None)
+                         target=target_of(sheet) if args.solo else None,
+                         lang=chosen_language(args))
     printer = ThermalPrinter(settings)
     spooler = PrintSpooler(printer)
     try:

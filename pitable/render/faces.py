@@ -18,10 +18,11 @@ from functools import lru_cache
 
 from PIL import Image, ImageChops, ImageDraw
 
+from pitable.i18n import SOURCE_LANGUAGE, translator
 from pitable.render.fonts import CONDENSED_BOLD
-from pitable.render.text import draw_fitted, fit_text
-from pitable.rules.base import GreenEffect, Title
-from pitable.rules.dice import SPECIAL, Die, Face
+from pitable.render.text import draw_fitted, fit_text, measure
+from pitable.rules.base import N_, GreenEffect, Title
+from pitable.rules.dice import DICE, SPECIAL, Die, Face
 
 GRID = 64
 ON, OFF = 1, 0
@@ -43,6 +44,13 @@ PIPS: dict[int, tuple[tuple[int, int], ...]] = {
 #: A whole radius: a half one rounds differently at each centre, and the middle pip came out
 #: two pixels smaller than the corner ones.
 PIP_RADIUS = 7
+#: Each die's name on its panel, in capitals, in the box's language.
+DIE_LABELS = {Die.GREEN: N_("GREEN"), Die.PURPLE: N_("PURPLE"), Die.RED: N_("RED")}
+
+
+def die_label(die: Die, lang: str = SOURCE_LANGUAGE) -> str:
+    """``die``'s name as its panel writes it, in ``lang``: GREEN, VERT, VERDE."""
+    return translator(lang).gettext(DIE_LABELS[die])
 
 
 class _Pen:
@@ -293,7 +301,7 @@ def draw_tumble_frame(die: Die, title: Title, step: int, size: int = 64) -> Imag
 def _tilted_panel(die: Die, title: Title, step: int, size: tuple[int, int]) -> Image.Image:
     width, height = size
     return face_panel(_tumble(die, title, step, min(width, height)), width, height,
-                      label=str(die).upper())
+                      label=die_label(die))
 
 
 def tilted_tumble_panel(die: Die, title: Title, step: int, *, width: int = 128,
@@ -327,10 +335,10 @@ def rolled(picture: Image.Image, lines: int) -> Image.Image:
 
 @lru_cache(maxsize=512)
 def _tumble_panel(face: Face | None, die: Die, title: Title, step: int,
-                  size: tuple[int, int]) -> Image.Image:
+                  size: tuple[int, int], *, lang: str) -> Image.Image:
     start = _tumble_pips(0, die) if face is None else face
     width, height = size
-    picture = _die_panel(start, die, title, size, True)
+    picture = _die_panel(start, die, title, size, lang)
     if width >= height:
         return rolled(picture, tumble_lines(die, step, height))
     # A panel turned a quarter: the face travels across, which is along the panel's own
@@ -339,16 +347,16 @@ def _tumble_panel(face: Face | None, die: Die, title: Title, step: int,
 
 
 def tumble_panel(face: Face | None, die: Die, title: Title, step: int, *, width: int = 128,
-                 height: int = 64) -> Image.Image:
+                 height: int = 64, lang: str = SOURCE_LANGUAGE) -> Image.Image:
     """A whole die panel for tumble frame ``step`` of a roll from ``face``: the labelled panel
     of the face shown before the press (of a few pips, when none was), rolled down by
     :func:`tumble_lines` (across, on a panel turned a quarter, taller than wide).
 
     Every frame of a tumble is the same picture rolled, so a panel shows it by moving its
     display start line (one command byte) instead of receiving the picture again; only the
-    final face is written. Cached per (face, die, title, step, size).
+    final face is written. Cached per (face, die, title, step, size, language).
     """
-    return _tumble_panel(face, die, title, step, (width, height)).copy()
+    return _tumble_panel(face, die, title, step, (width, height), lang=lang).copy()
 
 
 def face_panel(
@@ -358,13 +366,16 @@ def face_panel(
     align: str = "center",
     *,
     label: str | None = None,
+    lang: str = SOURCE_LANGUAGE,
 ) -> Image.Image:
     """``face_img`` placed on a ``width`` x ``height`` panel, with an optional die label.
 
-    ``align`` is "left", "center" or "right". ``label`` (e.g. "GREEN") is written in the
-    widest free margin, rotated to run up the side: the OLEDs are monochrome, so nothing
-    on the screen says which die it is; a player who cannot tell the bezels' colours apart
-    (or a box built without coloured bezels) still knows which die cancels the others.
+    ``align`` is "left", "center" or "right". ``label`` (e.g. "GREEN", :func:`die_label`)
+    is written in the widest free margin, rotated to run up the side: the OLEDs are
+    monochrome, so nothing on the screen says which die it is; a player who cannot tell the
+    bezels' colours apart (or a box built without coloured bezels) still knows which die
+    cancels the others. It is written at the size that fits the widest of the three dice's
+    labels in ``lang``, so that the three panels match.
     """
     panel = Image.new("1", (width, height), OFF)
     fw, fh = face_img.size
@@ -379,36 +390,43 @@ def face_panel(
     if label and width >= height:
         left_gap, right_gap = x, width - x - fw
         gap_x, gap_w = (0, left_gap) if left_gap >= right_gap else (x + fw, right_gap)
-        _label(panel, label, gap_x, gap_w)
+        _label(panel, label, gap_x, gap_w, lang)
     elif label:
         # A panel turned a quarter: the margins are above and below the face, wide enough
         # for the name written across.
         top_gap, bottom_gap = y, height - y - fh
         gap_y, gap_h = (0, top_gap) if top_gap >= bottom_gap else (y + fh, bottom_gap)
-        _label_across(panel, label, gap_y, gap_h)
+        _label_across(panel, label, gap_y, gap_h, lang)
     return panel
 
 
-def _label_across(panel: Image.Image, label: str, y: int, h: int) -> None:
+def _widest_label(lang: str) -> str:
+    """The label of the three dice that needs the most room in ``lang`` ("PURPLE")."""
+    return max((die_label(die, lang) for die in DICE),
+               key=lambda label: measure(label, 14, CONDENSED_BOLD)[0])
+
+
+def _label_across(panel: Image.Image, label: str, y: int, h: int, lang: str) -> None:
     """``label`` written across the panel in the margin from row ``y``, ``h`` rows high."""
     if h < 6:
         return
     box = (2, y + 1, panel.width - 2, y + h - 1)
     width, height = box[2] - box[0], box[3] - box[1]
     # One size for every die, the size that fits the longest name, so the three panels match.
-    size = fit_text("PURPLE", width, height, CONDENSED_BOLD, max_size=14, min_size=6).font.size
+    size = fit_text(_widest_label(lang), width, height, CONDENSED_BOLD, max_size=14,
+                    min_size=6).font.size
     fitted = fit_text(label, width, height, CONDENSED_BOLD, max_size=int(size),
                       min_size=min(6, int(size)))
     draw_fitted(ImageDraw.Draw(panel), box, fitted)
 
 
-def _label(panel: Image.Image, label: str, x: int, w: int) -> None:
+def _label(panel: Image.Image, label: str, x: int, w: int, lang: str) -> None:
     if w < 6:
         return
     # Drawn sideways: a 32-pixel margin fits "PURPLE" sideways at a readable size, not across.
     strip = Image.new("1", (panel.height, w - 2), OFF)
     # One size for every die, the size that fits the longest name, so the three panels match.
-    size = fit_text("PURPLE", strip.width - 4, strip.height, CONDENSED_BOLD,
+    size = fit_text(_widest_label(lang), strip.width - 4, strip.height, CONDENSED_BOLD,
                     max_size=14, min_size=6).font.size
     fitted = fit_text(label, strip.width - 4, strip.height, CONDENSED_BOLD,
                       max_size=int(size), min_size=min(6, int(size)))
@@ -418,16 +436,20 @@ def _label(panel: Image.Image, label: str, x: int, w: int) -> None:
 
 @lru_cache(maxsize=128)
 def _die_panel(face: Face | None, die: Die, title: Title, size: tuple[int, int],
-               label: bool) -> Image.Image:
+               lang: str | None) -> Image.Image:
     width, height = size
     # The face is as large a square as the panel holds: its height on a panel lying down,
     # its width on one turned a quarter (64 by 128).
     side = min(width, height)
     face_img = draw_blank(side) if face is None else _face(face, die, title, side)
-    return face_panel(face_img, width, height, label=str(die).upper() if label else None)
+    if lang is None:
+        return face_panel(face_img, width, height)
+    return face_panel(face_img, width, height, label=die_label(die, lang), lang=lang)
 
 
 def die_panel(face: Face | None, die: Die, title: Title, *, width: int = 128,
-              height: int = 64, label: bool = True) -> Image.Image:
-    """A whole die panel: the face (blank when ``face`` is None), centred, with the label."""
-    return _die_panel(face, die, title, (width, height), label).copy()
+              height: int = 64, label: bool = True,
+              lang: str = SOURCE_LANGUAGE) -> Image.Image:
+    """A whole die panel: the face (blank when ``face`` is None), centred, with the die's
+    label in ``lang``."""
+    return _die_panel(face, die, title, (width, height), lang if label else None).copy()

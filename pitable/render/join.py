@@ -15,7 +15,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR
-from pitable.render.text import draw_fitted, fit_text, fit_tokens, line_height
+from pitable.render.text import draw_fitted, fit_text, fit_tokens, line_height, words
 from pitable.rules.base import ENGLISH, N_, Translator
 
 #: The QR code's error correction: M (15 %) stands a smudge or a glare on a screen.
@@ -106,7 +106,7 @@ def join_screen(code: JoinCode | None, size: tuple[int, int] = (128, 64),
     if code is None:
         heading = fit_text(_("Join code"), width - 4, 14, BOLD, max_size=12, min_size=8)
         top = draw_fitted(draw, (0, 1, width, 15), heading)[3] + 3
-        lines, text_size = fit_tokens(tuple(_(WEB_OFF).split()), " ", (width - 4, height - top),
+        lines, text_size = fit_tokens(words(_(WEB_OFF)), " ", (width - 4, height - top),
                                       REGULAR, max_size=11, min_size=8)
         step = line_height(text_size, REGULAR) + 1
         for i, line in enumerate(lines):

@@ -27,7 +27,11 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
+from pitable.i18n import SOURCE_LANGUAGE, translator
 from pitable.render.fonts import CONDENSED_BOLD, REGULAR, font
+from pitable.render.status import LEVEL_WORDS
+from pitable.render.text import words as split_words
+from pitable.rules.base import ENGLISH, Translator
 from pitable.rules.sheet_key import Diagram, KeyEntry
 from pitable.rules.sheets import MAP_FORMAT, MAX_COLUMNS, Kind, Mark, Sheet, Tally
 
@@ -196,7 +200,7 @@ def wrap(
     line ``first`` wide, when given); a word wider than its line gets a line of its own."""
     lines: list[str] = []
     line = ""
-    for word in text.split():
+    for word in split_words(text):
         trial = f"{line} {word}" if line else word
         limit = first if first is not None and not lines else room
         if line and text_width(trial, size, bold) > limit:
@@ -217,10 +221,13 @@ class Flow:
     """
 
     def __init__(
-        self, shapes: list[Shape], *, x: float, w: float, y: float, u: float, m: Metrics
+        self, shapes: list[Shape], *, x: float, w: float, y: float, u: float, m: Metrics,
+        tr: Translator = ENGLISH,
     ) -> None:
         self.shapes = shapes
         self.x, self.w, self.y, self.u, self.m = x, w, y, u, m
+        #: The language of the words the sections add of their own ("Solo levels:").
+        self.tr = tr
         #: Outline widths: at least one dot on a printer, 0.25 mm on paper.
         self.thin = max(0.25 * u, 1.0) if u > 1 else 0.25
         self.thick = 2 * self.thin
@@ -383,7 +390,7 @@ class Flow:
             self.diagram(entry.diagram, self.x, top + 0.2 * u, cell)
             indent = entry.diagram.columns * cell + 1.8 * u
             bottom = top + 0.2 * u + entry.diagram.rows * cell
-        self.run(entry.heading, entry.rule, indent=indent)
+        self.run(entry.heading(self.tr), entry.rule, indent=indent)
         self.y = max(self.y, bottom)
 
     def run(self, heading: str, text: str, *, indent: float = 0.0) -> None:
@@ -465,17 +472,18 @@ class Flow:
         """The adventurer levels of a solo game, and the stars to beat when there is a
         target."""
         title = sheet.title
-        names = ("Pathfinder", "Voyager", "Explorer")
-        levels = ", ".join(f"{n} {t}+" for n, t in zip(names, title.level_thresholds, strict=True))
+        _ = self.tr.gettext
+        levels = ", ".join(
+            _("{level} {stars}+").format(level=_(name), stars=stars)
+            for name, stars in zip(LEVEL_WORDS[1:], title.level_thresholds, strict=True))
         if title.discount_per_hazard:
-            levels += (
-                f"; each {title.discount_per_hazard} fewer for every {title.hazard_name} placed,"
-                " crossed out or not"
-            )
-        self.run("Solo levels:", f"{levels}.")
+            levels = _("{levels}; each {count} fewer for every {hazard} placed, crossed out"
+                       " or not").format(levels=levels, count=title.discount_per_hazard,
+                                         hazard=_(title.hazard_name))
+        self.run(_("Solo levels:"), f"{levels}.")
         if target is not None:
             self.skip(0.6)
-            self.words(f"Stars to beat: {target}", bold=True)
+            self.words(_("Stars to beat: {target}").format(target=target), bold=True)
 
 
 def _rows(widths: list[float], gap: float, room: float) -> list[list[float]]:
@@ -494,10 +502,33 @@ def _rows(widths: list[float], gap: float, room: float) -> list[list[float]]:
 SEPARATOR = " \u00b7 "
 
 
-def which_map(sheet: Sheet) -> str:
-    return SEPARATOR.join(
-        (f"Side {sheet.side.value.upper()}", f"seed {sheet.seed}", f"map v{MAP_FORMAT}")
+def which_map(sheet: Sheet, tr: Translator = ENGLISH) -> str:
+    """Which map ``sheet`` is, as it prints it: ``Side A · seed 7 · map v2``."""
+    _ = tr.gettext
+    return SEPARATOR.join((
+        _("Side {side}").format(side=sheet.side.value.upper()),
+        _("seed {seed}").format(seed=sheet.seed),
+        _("map v{version}").format(version=MAP_FORMAT),
+    ))
+
+
+def said(sheet: Sheet, tr: Translator) -> Sheet:
+    """``sheet`` with the words it prints around its map (the tallies, the score boxes, the
+    special faces' reminders) in the language of ``tr``; the title's name and its key are
+    said where they are drawn."""
+    _ = tr.gettext
+    return replace(
+        sheet,
+        tallies=tuple(replace(t, label=_(t.label), names=tuple(_(n) for n in t.names))
+                      for t in sheet.tallies),
+        score_boxes=tuple(_(box) for box in sheet.score_boxes),
+        reminders=tuple(_(line) for line in sheet.reminders),
     )
+
+
+def key_of(sheet: Sheet, tr: Translator) -> tuple[KeyEntry, ...]:
+    """The title's key, in the language of ``tr``."""
+    return tuple(entry.said(tr) for entry in sheet.title.sheet_key())
 
 
 def bottom(flow: Flow, chests: list[Tally], labels: tuple[str, ...]) -> None:
@@ -512,7 +543,8 @@ def bottom(flow: Flow, chests: list[Tally], labels: tuple[str, ...]) -> None:
         if row_w + 4.0 * u + total_w <= flow.w:
             top = flow.y
             flow.tally(chest)
-            end = Flow(flow.shapes, x=flow.x + flow.w - total_w, w=total_w, y=top, u=u, m=flow.m)
+            end = Flow(flow.shapes, x=flow.x + flow.w - total_w, w=total_w, y=top, u=u, m=flow.m,
+                       tr=flow.tr)
             end.scores(labels)
             flow.y = max(flow.y, end.y)
             return
@@ -550,8 +582,10 @@ def strip_layout(
     metrics: Metrics = METRICS,
     solo: bool = False,
     target: int | None = None,
+    lang: str = SOURCE_LANGUAGE,
 ) -> Drawing:
-    """``sheet`` laid out in dots down a strip ``width`` dots wide, read top to bottom.
+    """``sheet`` laid out in dots down a strip ``width`` dots wide, read top to bottom, its
+    words in ``lang``.
 
     Up to 80 mm paper's 576 dots, a dot is 1/8 mm; a wider picture is that strip scaled
     up. ``solo`` adds the adventurer levels, ``target`` the stars to beat.
@@ -564,18 +598,20 @@ def strip_layout(
     s = cell_size(width)
     x0 = (width - MAX_COLUMNS * s) / 2
     shapes: list[Shape] = []
-    flow = Flow(shapes, x=x0, w=MAX_COLUMNS * s, y=1.0 * u, u=u, m=metrics)
+    tr = translator(lang)
+    sheet = said(sheet, tr)
+    flow = Flow(shapes, x=x0, w=MAX_COLUMNS * s, y=1.0 * u, u=u, m=metrics, tr=tr)
     rounds, right, chests = split_tallies(sheet)
 
     # The initials box at the top left, as in the rulebook; which map it is beside it.
     top = flow.y
     box_w, box_h = flow.initials(x0, top)
     beside = Flow(shapes, x=x0 + box_w + 1.5 * u, w=flow.w - box_w - 1.5 * u, y=top, u=u,
-                  m=metrics)
-    beside.words("\u2190 Initials", bold=True)
-    beside.parts(which_map(sheet).split(SEPARATOR))
+                  m=metrics, tr=tr)
+    beside.words(tr.gettext("\u2190 Initials"), bold=True)
+    beside.parts(which_map(sheet, tr).split(SEPARATOR))
     flow.y = max(top + box_h, beside.y) + 2.0 * u
-    flow.words(sheet.title_name, bold=True, size=metrics.title * u)
+    flow.words(sheet.title.display_name(tr), bold=True, size=metrics.title * u)
     flow.skip(2.5)
 
     for tally in rounds:
@@ -593,7 +629,7 @@ def strip_layout(
     for tally in right:
         flow.tally(tally)
         flow.skip(3.5)
-    flow.key(sheet.title.sheet_key())
+    flow.key(key_of(sheet, tr))
     flow.skip(1.5)
     for words in sheet.reminders:
         flow.words(words)
@@ -687,14 +723,16 @@ def render_sheet(
     *,
     solo: bool = False,
     target: int | None = None,
+    lang: str = SOURCE_LANGUAGE,
 ) -> Image.Image:
-    """``sheet`` as a 1-bit picture ``width`` pixels wide (black is 0), as tall as it needs.
+    """``sheet`` as a 1-bit picture ``width`` pixels wide (black is 0), as tall as it needs,
+    its words in ``lang``.
 
     384 is 58 mm paper's printable width, 576 is 80 mm paper's; between them a dot is still
     1/8 mm, and a wider picture is the 80 mm strip scaled up. ``solo`` prints the adventurer
     levels; ``target`` the stars to beat ("Stars to beat: N").
     """
-    return paint(strip_layout(sheet, width, solo=solo, target=target))
+    return paint(strip_layout(sheet, width, solo=solo, target=target, lang=lang))
 
 
 def scaled(drawing: Drawing, k: float) -> Drawing:
@@ -807,12 +845,14 @@ def blank_rows(image: Image.Image) -> list[bool]:
 
 
 def sheet_png(
-    sheet: Sheet, width: int = PAPER_DOTS[58], *, solo: bool = False, target: int | None = None
+    sheet: Sheet, width: int = PAPER_DOTS[58], *, solo: bool = False, target: int | None = None,
+    lang: str = SOURCE_LANGUAGE,
 ) -> bytes:
-    """The PNG file of ``sheet``: the same bytes for the same sheet and width, every time."""
+    """The PNG file of ``sheet``: the same bytes for the same sheet, width and language,
+    every time."""
     import io
 
     buffer = io.BytesIO()
-    render_sheet(sheet, width, solo=solo, target=target).save(buffer, format="PNG",
-                                                               optimize=False)
+    render_sheet(sheet, width, solo=solo, target=target, lang=lang).save(
+        buffer, format="PNG", optimize=False)
     return buffer.getvalue()

@@ -22,6 +22,7 @@ from itertools import combinations, pairwise
 from typing import TYPE_CHECKING, TypeAlias
 
 from pitable.errors import MissingDependency, UsageError
+from pitable.i18n import SOURCE_LANGUAGE, translator
 from pitable.render.fonts import FONT_DIR, REGULAR
 from pitable.render.sheet import (
     HEAVY,
@@ -38,12 +39,16 @@ from pitable.render.sheet import (
     _grid,
     ascent,
     bottom,
+    key_of,
     paint,
+    said,
     scaled,
     split_tallies,
     text_width,
     which_map,
 )
+from pitable.render.text import words as split_words
+from pitable.rules.base import ENGLISH, Translator
 from pitable.rules.sheets import MAX_COLUMNS, Sheet
 
 if TYPE_CHECKING:
@@ -91,33 +96,37 @@ def page_layout(
     metrics: Metrics = METRICS,
     solo: bool = False,
     target: int | None = None,
+    lang: str = SOURCE_LANGUAGE,
 ) -> Drawing:
-    """``sheet`` laid out in millimetres on half a page of ``paper``.
+    """``sheet`` laid out in millimetres on half a page of ``paper``, its words in ``lang``.
 
     Raises :class:`UsageError` when it does not fit (no title of the series comes near).
     """
     width, height = sheet_area(paper)
     s = SPACE_MM
     shapes: list[Shape] = []
+    tr = translator(lang)
+    sheet = said(sheet, tr)
     rounds, right, chests = split_tallies(sheet)
 
     # The initials box in the upper-left corner; the title and which map beside it.
-    head = Flow(shapes, x=0.0, w=width, y=0.0, u=1.0, m=metrics)
+    head = Flow(shapes, x=0.0, w=width, y=0.0, u=1.0, m=metrics, tr=tr)
     box_w, box_h = head.initials(0.0, 0.0)
-    beside = Flow(shapes, x=box_w + 3.0, w=width - box_w - 3.0, y=-0.6, u=1.0, m=metrics)
-    beside.words(sheet.title_name, bold=True, size=metrics.title)
-    beside.parts(["\u2190 Initials", *which_map(sheet).split(SEPARATOR)])
+    beside = Flow(shapes, x=box_w + 3.0, w=width - box_w - 3.0, y=-0.6, u=1.0, m=metrics,
+                  tr=tr)
+    beside.words(sheet.title.display_name(tr), bold=True, size=metrics.title)
+    beside.parts([tr.gettext("\u2190 Initials"), *which_map(sheet, tr).split(SEPARATOR)])
     head.y = max(box_h, beside.y) + 1.5
 
     # The solo rounds at the left of the grid where its column holds them (the rulebook's
     # place), else above it; the grid, and the clouds above its first row.
     grid_x = (width - MAX_COLUMNS * s) / 2
     left_w = width - MAX_COLUMNS * s - ROUNDS_GUTTER_MM
-    words = [w for tally in rounds for w in tally.label.split()]
+    words = [w for tally in rounds for w in split_words(tally.label)]
     beside_grid = bool(rounds) and all(text_width(w, head.em, True) <= left_w for w in words)
     if beside_grid:
         grid_x = left_w + ROUNDS_GUTTER_MM
-        column = Flow(shapes, x=0.0, w=left_w, y=head.y, u=1.0, m=metrics)
+        column = Flow(shapes, x=0.0, w=left_w, y=head.y, u=1.0, m=metrics, tr=tr)
         for tally in rounds:
             column.tally(tally)
     else:
@@ -133,13 +142,13 @@ def page_layout(
     # Below the grid: the key, then at the right the structures or dangers, the special
     # faces and the solo levels, in columns of equal height; the chests and the score boxes
     # at the bottom.
-    blocks: list[Block] = [partial(Flow.entry, entry=e) for e in sheet.title.sheet_key()]
+    blocks: list[Block] = [partial(Flow.entry, entry=e) for e in key_of(sheet, tr)]
     blocks += [partial(Flow.tally, tally=t) for t in right]
     blocks.append(partial(_reminders, reminders=sheet.reminders))
     if solo or target is not None:
         blocks.append(partial(Flow.solo, sheet=sheet, target=target))
-    y = _columns(shapes, blocks, x=0.0, w=width, y=top, m=metrics)
-    last = Flow(shapes, x=0.0, w=width, y=y + 2.0, u=1.0, m=metrics)
+    y = _columns(shapes, blocks, x=0.0, w=width, y=top, m=metrics, tr=tr)
+    last = Flow(shapes, x=0.0, w=width, y=y + 2.0, u=1.0, m=metrics, tr=tr)
     bottom(last, chests, sheet.score_boxes)
     if last.y > height:
         raise UsageError(
@@ -155,7 +164,8 @@ def _reminders(flow: Flow, reminders: tuple[str, ...]) -> None:
 
 
 def _columns(
-    shapes: list[Shape], blocks: list[Block], *, x: float, w: float, y: float, m: Metrics
+    shapes: list[Shape], blocks: list[Block], *, x: float, w: float, y: float, m: Metrics,
+    tr: Translator = ENGLISH,
 ) -> float:
     """Lay ``blocks`` in order into two or three columns, split where the tallest column is
     shortest; returns the bottom of the tallest."""
@@ -163,7 +173,7 @@ def _columns(
     between = 1.6
 
     def heights(columns: int) -> list[float]:
-        flow = Flow([], x=0.0, w=(w - gap * (columns - 1)) / columns, y=0.0, u=1.0, m=m)
+        flow = Flow([], x=0.0, w=(w - gap * (columns - 1)) / columns, y=0.0, u=1.0, m=m, tr=tr)
         out = []
         for block in blocks:
             flow.y = 0.0
@@ -183,7 +193,7 @@ def _columns(
     tallest, columns, edges = best
     col_w = (w - gap * (columns - 1)) / columns
     for k, (a, b) in enumerate(pairwise(edges)):
-        flow = Flow(shapes, x=x + k * (col_w + gap), w=col_w, y=y, u=1.0, m=m)
+        flow = Flow(shapes, x=x + k * (col_w + gap), w=col_w, y=y, u=1.0, m=m, tr=tr)
         for block in blocks[a:b]:
             block(flow)
             flow.skip(between)
@@ -213,10 +223,12 @@ Target: TypeAlias = "int | Callable[[Sheet], int | None] | None"
 
 
 def sheets_pdf(
-    sheets: Sequence[Sheet], paper: str = "a4", *, solo: bool = False, target: Target = None
+    sheets: Sequence[Sheet], paper: str = "a4", *, solo: bool = False, target: Target = None,
+    lang: str = SOURCE_LANGUAGE,
 ) -> bytes:
-    """A PDF of ``sheets`` (repeat one sheet for copies), two to a page. ``target`` is
-    the stars to beat, or what gives each map's (a pad of different maps)."""
+    """A PDF of ``sheets`` (repeat one sheet for copies), two to a page, their words in
+    ``lang``. ``target`` is the stars to beat, or what gives each map's (a pad of different
+    maps)."""
     try:
         from fpdf import FPDF
     except ImportError:
@@ -227,13 +239,14 @@ def sheets_pdf(
     pdf.set_creation_date(CREATION_DATE)
     pdf.set_creator("pitable")
     pdf.set_title(", ".join(dict.fromkeys(s.label for s in sheets)))
+    pdf.set_lang(lang)
     pdf.set_auto_page_break(False)
     pdf.set_margins(0, 0, 0)
     pdf.add_font("DejaVu", "", str(FONT_DIR / REGULAR))
     pdf.add_font("DejaVu", "B", str(FONT_DIR / HEAVY))
     pdf.set_draw_color(0)
     pdf.set_fill_color(0)
-    drawings = _drawings(sheets, paper, solo=solo, target=target)
+    drawings = _drawings(sheets, paper, solo=solo, target=target, lang=lang)
     placements = place(drawings, paper)
     current = -1
     for spot in placements:
@@ -252,7 +265,8 @@ def sheets_pdf(
 
 
 def _drawings(
-    sheets: Sequence[Sheet], paper: str, *, solo: bool, target: Target
+    sheets: Sequence[Sheet], paper: str, *, solo: bool, target: Target,
+    lang: str = SOURCE_LANGUAGE,
 ) -> list[Drawing]:
     # Copies of one sheet share its layout: a pad of 20 is laid out once.
     done: dict[int, Drawing] = {}
@@ -261,7 +275,7 @@ def _drawings(
         key = id(sheet)
         if key not in done:
             stars = target(sheet) if callable(target) else target
-            done[key] = page_layout(sheet, paper, solo=solo, target=stars)
+            done[key] = page_layout(sheet, paper, solo=solo, target=stars, lang=lang)
         out.append(done[key])
     return out
 
@@ -273,14 +287,15 @@ def page_image(
     dots_per_mm: float = 8.0,
     solo: bool = False,
     target: Target = None,
+    lang: str = SOURCE_LANGUAGE,
 ) -> Image.Image:
     """The first page of ``sheets`` as a 1-bit picture at ``dots_per_mm``: what the PDF
-    prints, drawn with the same shapes by the strip's painter."""
+    prints, drawn with the same shapes by the strip's painter, its words in ``lang``."""
     from PIL import Image
 
     page_w, page_h = page_size(paper)
     page = Image.new("1", (round(page_w * dots_per_mm), round(page_h * dots_per_mm)), 1)
-    spots = [p for p in place(_drawings(sheets[:2], paper, solo=solo, target=target), paper)]
+    spots = list(place(_drawings(sheets[:2], paper, solo=solo, target=target, lang=lang), paper))
     for spot in spots:
         picture = paint(scaled(spot.drawing, dots_per_mm))
         page.paste(picture, (round(spot.x * dots_per_mm), round(spot.y * dots_per_mm)))

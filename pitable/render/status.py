@@ -26,6 +26,8 @@ is placed with :class:`Placed` records, so a test can check that each one fits i
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -35,14 +37,18 @@ from pitable.i18n import translator
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR
 from pitable.render.text import (
     ELLIPSIS,
+    LINE_REFERENCE,
     Fitted,
+    accent_rise,
     draw_fitted,
     fit_text,
     fit_tokens,
+    ink_box,
     line_height,
     measure,
     wrap_text,
 )
+from pitable.render.text import words as split_words
 from pitable.rules.base import (
     N_,
     GreenEffect,
@@ -101,7 +107,7 @@ class StatusView:
     result: str | None = None
     #: The map the table plays on, in short (side and seed, "A·1234"), after the title.
     map_tag: str | None = None
-    #: The language of the words: "en", "fr" or "es".
+    #: The language of the words: a key of :data:`pitable.i18n.LANGUAGES` ("en", "fr"...).
     lang: str = "en"
     #: The page shown, counted from 0 and taken modulo :func:`page_count`.
     page: int = 0
@@ -395,26 +401,64 @@ def _word_lines(view: StatusView, reading: Reading, tr: Translator, *,
 def _paginate(lines: tuple[str, ...], width: int, height: int) -> tuple[tuple[str, ...], ...]:
     """``lines`` wrapped to ``width`` at the small size and cut into pages of ``height``.
 
-    A sentence starts a new page rather than break across two, unless it is longer than a
-    page on its own.
+    A line starts a new page rather than break across two when it fits on a page of its
+    own; a longer one is broken between sentences, each page taking as many whole
+    sentences as it holds, and a sentence longer than a page between its clauses (after
+    ";", ":" or ","); only a clause longer than a page is broken between rows.
     """
     step = line_height(SMALL_MIN, SMALL) + 1
     rows = max(1, height // step)
     pages: list[list[str]] = []
     current: list[str] = []
+
+    def wrapped(text: str) -> list[str]:
+        return list(wrap_text(text, width, SMALL_MIN, SMALL, 99))
+
     for line in lines:
-        wrapped = list(wrap_text(line, width, SMALL_MIN, SMALL, 99))
-        if current and len(current) + len(wrapped) > rows:
-            pages.append(current)
-            current = []
-        for part in wrapped:
-            if len(current) == rows:
+        rest = line
+        while rest:
+            whole = wrapped(rest)
+            if len(current) + len(whole) <= rows:
+                current += whole
+                break
+            if current and len(whole) <= rows:
                 pages.append(current)
                 current = []
-            current.append(part)
+                continue
+            head = _fitting_prefix(rest, rows - len(current), wrapped)
+            if head:
+                current += wrapped(head)
+                rest = rest[len(head):].lstrip(" ")
+            elif not current:
+                # A clause longer than a page: as many of its rows as the page holds.
+                current = whole[:rows]
+                rest = " ".join(split_words(rest)[sum(len(split_words(r)) for r in current):])
+            pages.append(current)
+            current = []
     if current:
         pages.append(current)
     return tuple(tuple(page) for page in pages)
+
+
+#: Where a long line may be broken across pages: after the end of a sentence, else after a
+#: clause; each followed by an ordinary space.
+_SENTENCE_ENDS = re.compile(r"[.!?](?= )")
+_CLAUSE_ENDS = re.compile(r"[;:,](?= )")
+
+
+def _fitting_prefix(text: str, room: int, wrapped: Callable[[str], list[str]]) -> str:
+    """The longest part of ``text`` up to the end of a sentence (else of a clause) that
+    wraps into ``room`` rows; "" when none does."""
+    for ends in (_SENTENCE_ENDS, _CLAUSE_ENDS):
+        best = ""
+        for match in ends.finditer(text):
+            head = text[: match.end()]
+            if len(wrapped(head)) > room:
+                break
+            best = head
+        if best:
+            return best
+    return ""
 
 
 # --- parts of the screen ----------------------------------------------------------
@@ -532,7 +576,7 @@ def _idle(canvas: Canvas, view: StatusView, tr: Translator, box: Box) -> None:
         hint = _small(tr.gettext("press ROLL"), x1 - x0, 12, size=11)
         hint_top = y1 - hint.height - 1
         canvas.text((x0, hint_top, x1, y1), hint, valign="top")
-    words = tuple(view.title.display_name(tr).split())
+    words = split_words(view.title.display_name(tr))
     room = (x1 - x0 - 4, hint_top - y0 - 3)
     lines, size = fit_tokens(words, " ", room, BOLD, max_size=16, min_size=8)
     # fit_tokens stacks lines of capitals and descenders; an accented capital ("Î") needs
@@ -575,7 +619,7 @@ def _hazard(canvas: Canvas, view: StatusView, reading: Reading | None, tr: Trans
     headline = reading.headline if reading else view.title.hazard_headline(tr)
     brief = (reading.brief or reading.lines[:1]) if reading else ()
     for line in reversed(brief):
-        fs = _small(line, x1 - x0 - 2, 11)
+        fs = _small(line, x1 - x0 - 2, 11 + accent_rise(line, SMALL_SIZE, SMALL))
         y1 -= fs.height + 1
         canvas.text((x0, y1, x1, y1 + fs.height), fs)
     if brief:
@@ -608,7 +652,9 @@ def _roll(canvas: Canvas, view: StatusView, options: Options, tr: Translator,
     w = x1 - x0
     words = chips(options, tr)
     if words:
-        chip_h = line_height(SMALL_SIZE, BOLD) + 2
+        # As tall as a line, and as the chips' own ink: an accented capital ("BÂTIR") rises
+        # above the line, and the chip grows to hold it rather than shrink its words.
+        chip_h = max(line_height(SMALL_SIZE, BOLD), *(_ink_height(w) for w in words)) + 2
         _chips(canvas, words, (x0, y1 - chip_h, x1, y1))
         y1 -= chip_h + 2
     if view.title.several_spaces and options.plays:
@@ -621,7 +667,8 @@ def _roll(canvas: Canvas, view: StatusView, options: Options, tr: Translator,
     else:
         # An ignored danger says so where the headline goes: the red die shows a skull, and
         # the players must see at once that it does not count.
-        fitted = _small(view.title.play_headline(options, tr=tr), w - 2, 11)
+        headline = view.title.play_headline(options, tr=tr)
+        fitted = _small(headline, w - 2, 11 + accent_rise(headline, SMALL_SIZE, SMALL))
         lines, size = (fitted.text,), int(fitted.font.size)
     sub_h = len(lines) * (stack_step(lines, size, SMALL) + 1) - 1
     _stack(canvas, lines, size, SMALL, (x0, y1 - sub_h, x1, y1))
@@ -637,6 +684,13 @@ def _fit_numbers(text: str, width: int, height: int) -> Fitted:
     if narrow.height > wide_face.height + 1 or not wide_face.whole:
         return narrow
     return wide_face
+
+
+def _ink_height(word: str, size: int = SMALL_SIZE) -> int:
+    """The rows ``word``'s ink takes from the top of its accents to the bottom of the line
+    (descenders included), at ``size`` in bold: what a chip must hold."""
+    top = min(ink_box(word, size, BOLD)[1], ink_box(LINE_REFERENCE, size, BOLD)[1])
+    return ink_box(LINE_REFERENCE, size, BOLD)[3] - top
 
 
 def _chips(canvas: Canvas, words: tuple[str, ...], box: Box) -> None:

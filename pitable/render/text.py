@@ -93,6 +93,14 @@ def _vertical(text: str, size: int, name: str, line: bool) -> tuple[int, int]:
     return min(top, ref_top), max(bottom, ref_bottom)
 
 
+def accent_rise(text: str, size: int, name: str) -> int:
+    """How many rows ``text``'s ink rises above a line of text at ``size`` (an accented
+    capital: "É", "Î", "Ú"); 0 for most texts. A row of such a text is made that much
+    taller, so that the accent takes pixels above the line instead of the text a smaller
+    size."""
+    return max(0, ink_box(LINE_REFERENCE, size, name)[1] - ink_box(text, size, name)[1])
+
+
 def _height(text: str, size: int, name: str, line: bool) -> int:
     top, bottom = _vertical(text, size, name, line)
     return bottom - top
@@ -176,13 +184,21 @@ def elide(text: str, width: int, size: int, name: str) -> str:
     return best
 
 
+def words(text: str) -> tuple[str, ...]:
+    """``text``'s words: split at ordinary spaces only. ``str.split()`` also splits at the
+    no-break spaces that keep French punctuation on its word ("SERPENT\u202f!", "Île\u202f:"),
+    so that a line could start with ";"."""
+    return tuple(word for word in text.split(" ") if word)
+
+
 def wrap_text(text: str, width: int, size: int, name: str, max_lines: int) -> tuple[str, ...]:
-    """``text`` broken at spaces into at most ``max_lines`` lines each at most ``width`` wide.
+    """``text`` broken at spaces (:func:`words`) into at most ``max_lines`` lines each at most
+    ``width`` wide.
 
     A word longer than the line is elided rather than split; when the text needs more lines
     than ``max_lines``, the last line ends with an ellipsis.
     """
-    return wrap_tokens(tuple(text.split()), " ", width, size, name, max_lines)
+    return wrap_tokens(words(text), " ", width, size, name, max_lines)
 
 
 @lru_cache(maxsize=1024)

@@ -179,7 +179,7 @@ def draw_tv(view: TableView, size: tuple[int, int] = DEFAULT_SIZE,
         _text(draw, (margin, y, width - margin, y + numbers_h), _("Rolling..."), BOLD, DIM,
               most=round(110 * u), align="center")
     elif view.result is not None:
-        _text(draw, (margin, y, width - margin, y + numbers_h), _(view.result), BOLD, INK,
+        _text(draw, (margin, y, width - margin, y + numbers_h), view.result, BOLD, INK,
               most=round(110 * u), align="center")
     elif options is not None and hazard and title is not None:
         _text(draw, (margin, y, width - margin, y + numbers_h), title.hazard_headline(tr), BOLD,

@@ -66,6 +66,11 @@ class GreenEffect(enum.Enum):
     DOOR = "door"  # Temple: the number goes in a Door space
 
 
+#: What each green effect is called in a one-line summary.
+GREEN_WORDS = {GreenEffect.STRUCTURE: N_("structure"), GreenEffect.BOAT: N_("boat"),
+               GreenEffect.DOOR: N_("door")}
+
+
 @dataclass(frozen=True)
 class Options:
     """Everything one roll allows in one title."""
@@ -358,18 +363,24 @@ class Title(abc.ABC):
         plays = " | ".join(format_play(p) for p in options.plays)
         return tr.gettext("Plays: {plays}").format(plays=plays)
 
-    def summary(self, options: Options) -> str:
-        """One line for the terminal, e.g. ``2 3 5 -> 2 3 5 7 8 10; plays: 2+3+5 | ...``."""
+    def summary(self, options: Options, tr: Translator = ENGLISH) -> str:
+        """One line for the terminal, e.g. ``2 3 5 -> 2 3 5 7 8 10; plays: 2+3+5 | ...``, in
+        the language of ``tr``."""
+        _ = tr.gettext
         faces = " ".join(str(f) for f in options.roll.faces)
+        hazard = _(self.hazard_name)
         if options.hazard:
-            return f"{faces} -> {self.hazard_name}: the other dice are ignored"
-        parts = [format_numbers(options.numbers) if options.numbers else "no number"]
+            return f"{faces} -> " + _("{hazard}: the other dice are ignored").format(
+                hazard=hazard)
+        parts = [format_numbers(options.numbers) if options.numbers else _("no number")]
         if options.hazard_ignored:
-            parts.append(f"{self.hazard_name} ignored ({self.hazard_limit} already marked)")
+            parts.append(_("{hazard} ignored ({limit} already marked)").format(
+                hazard=hazard, limit=self.hazard_limit))
         if options.green is not None:
-            parts.append(options.green.value)
+            parts.append(_(GREEN_WORDS[options.green]))
         if self.several_spaces and options.plays:
-            parts.append("plays: " + " | ".join(format_play(p) for p in options.plays))
+            parts.append(_("plays: {plays}").format(
+                plays=" | ".join(format_play(p) for p in options.plays)))
         return f"{faces} -> " + "; ".join(parts)
 
     # --- sheets ---------------------------------------------------------------

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pitable.rules.base import ENGLISH, Translator
+
 #: The star drawn after a number of stars ("5★").
 STAR = "\u2605"
 
@@ -37,19 +39,38 @@ class Diagram:
 
 @dataclass(frozen=True)
 class KeyEntry:
-    """One line of the key: a thing to make, what it is worth, the rule, maybe a diagram."""
+    """One line of the key: a thing to make, what it is worth, the rule, maybe a diagram.
+
+    ``name``, ``stars`` and ``rule`` are messages in English, marked for translation where
+    the title declares them, with ``{field}``s that :attr:`fields` fill in; :meth:`said`
+    gives the entry in a language.
+    """
 
     name: str
-    #: What it is worth, in a few characters ("5★", "−2★"); "" for a rule without stars.
+    #: What it is worth, in a few characters ("5★", "−2★", "{worth} a space"); "" for a rule
+    #: without stars.
     stars: str
     #: The rule, as one or two short sentences (the renderer wraps them).
     rule: str
     diagram: Diagram | None = None
+    #: The values of the ``{field}``s of ``stars`` and ``rule``, by name.
+    fields: tuple[tuple[str, object], ...] = ()
 
-    @property
-    def heading(self) -> str:
-        """What the key prints in bold before the rule: ``Jungle 5★:``."""
-        return f"{self.name} {self.stars}:" if self.stars else f"{self.name}:"
+    def said(self, tr: Translator = ENGLISH) -> KeyEntry:
+        """The entry in the language of ``tr``, its fields filled in."""
+        values = dict(self.fields)
+
+        def say(message: str) -> str:
+            return tr.gettext(message).format(**values) if message else ""
+
+        return KeyEntry(say(self.name), say(self.stars), say(self.rule), self.diagram)
+
+    def heading(self, tr: Translator = ENGLISH) -> str:
+        """What the key prints in bold before the rule: ``Jungle 5★:``, in the language of
+        ``tr`` (of an entry :meth:`said` in it)."""
+        if self.stars:
+            return tr.gettext("{name} {stars}:").format(name=self.name, stars=self.stars)
+        return tr.gettext("{name}:").format(name=self.name)
 
 
 def stars(n: int) -> str:

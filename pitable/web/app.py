@@ -2,6 +2,7 @@
 
 ``GET /`` the page; ``GET /static/...`` its assets, from the package's static folder only;
 ``GET /fonts/...`` the box's two fonts; ``GET /api/state`` the latest snapshot as JSON;
+``GET /api/words/<lang>`` the page's own words in a language of the box (words.py);
 ``GET /api/events`` a Server-Sent Events stream, one JSON ``data:`` line per change and a
 comment every ``keepalive_s`` so that proxies and phones keep it open; ``POST /api/roll``
 and ``POST /api/new-game`` the actions, each only with the header ``X-Pitable-Pin``.
@@ -32,11 +33,13 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pitable.config import MODES, PageLimits
-from pitable.errors import RulesError, TooManyListeners
+from pitable.errors import RulesError, TooManyListeners, UsageError
 from pitable.hw.events import Event, NewGameCommand, RollCommand
+from pitable.i18n import LANGUAGES, SOURCE_LANGUAGE, check_language, translator
 from pitable.rules import all_titles, find_title
 from pitable.web.guard import PinGuard, Verdict, client_key
 from pitable.web.hub import Hub
+from pitable.web.words import page_words
 
 STATIC = Path(__file__).parent / "static"
 FONTS = Path(__file__).parent.parent / "fonts"
@@ -279,8 +282,22 @@ def build_app(
     async def state(request: Request) -> Response:
         if hub.latest is None:
             return error(503, "the box has not started yet")
-        return JSONResponse({**hub.latest, "titles": titles, "modes": list(MODES)},
+        named = page_words(box_lang())["titles"]
+        return JSONResponse({**hub.latest, "titles": named, "modes": list(MODES)},
                             headers={"cache-control": "no-store"})
+
+    async def words(request: Request) -> Response:
+        try:
+            lang = check_language(request.path_params["lang"])
+        except UsageError as exc:
+            return error(404, str(exc))
+        return JSONResponse(page_words(lang), headers={"cache-control": "max-age=3600"})
+
+    def box_lang() -> str:
+        """The language the box speaks now, as its latest snapshot says."""
+        latest = hub.latest or {}
+        lang = latest.get("lang")
+        return lang if isinstance(lang, str) and lang in LANGUAGES else SOURCE_LANGUAGE
 
 
     def guarded(action: Callable[[Request], Awaitable[Response]]) -> Callable[
@@ -294,15 +311,25 @@ def build_app(
             if decision.verdict is Verdict.ALLOWED:
                 return await action(request)
             seconds, left = decision.retry_after_s, decision.tries_left
+            # The page shows a refusal as sent: in the box's language.
+            tr = translator(box_lang())
             if decision.verdict is Verdict.LOCKED:
-                status, text = 429, f"too many wrong PINs: try again in {seconds} s"
+                status = 429
+                text = tr.gettext("too many wrong PINs: try again in {seconds} s").format(
+                    seconds=seconds)
             elif given is None:
-                status, text = 403, "a wrong or missing PIN (the X-Pitable-Pin header)"
+                status = 403
+                text = tr.gettext("a wrong or missing PIN (the {header} header)").format(
+                    header="X-Pitable-Pin")
             elif seconds is not None:
-                status, text = 403, f"a wrong PIN: try again in {seconds} s"
+                status = 403
+                text = tr.gettext("a wrong PIN: try again in {seconds} s").format(
+                    seconds=seconds)
             else:
-                tries = "try" if left == 1 else "tries"
-                status, text = 403, f"a wrong PIN: {left} {tries} left before a wait"
+                status = 403
+                text = tr.ngettext("a wrong PIN: {left} try left before a wait",
+                                   "a wrong PIN: {left} tries left before a wait",
+                                   left or 0).format(left=left)
             body: dict[str, Any] = {"error": text}
             if left is not None:
                 body["tries_left"] = left
@@ -343,6 +370,7 @@ def build_app(
     routes = [
         Route("/", page, methods=["GET", "HEAD"]),
         Route("/api/state", state, methods=["GET", "HEAD"]),
+        Route("/api/words/{lang}", words, methods=["GET", "HEAD"]),
         Route(EVENTS_PATH, EventStream(hub, keepalive_s), methods=["GET"]),
         Route("/api/roll", guarded(roll), methods=["POST"]),
         Route("/api/new-game", guarded(new_game), methods=["POST"]),

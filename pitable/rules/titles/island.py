@@ -157,14 +157,14 @@ class Island(Title):
             starts=starts,
             clouds=frozenset(),
             tallies=(
-                Tally("Dangers", DANGERS, Mark.BUBBLE_AND_BOX),
-                Tally("Treasures", 5, Mark.BOX),
+                Tally(N_("Dangers"), DANGERS, Mark.BUBBLE_AND_BOX),
+                Tally(N_("Treasures"), 5, Mark.BOX),
             ),
-            score_boxes=("Total",),
+            score_boxes=(N_("Total"),),
             reminders=(
-                "Green (Navigation): a boat in the sea instead",
-                "Purple (Penny Papers): any number 1-15",
-                "Red (danger): ignore the dice; draw a skull",
+                N_("Green (Navigation): a boat in the sea instead"),
+                N_("Purple (Penny Papers): any number 1-15"),
+                N_("Red (danger): ignore the dice; draw a skull"),
             ),
         )
 
@@ -256,17 +256,18 @@ class Island(Title):
         return (
             # The cross of the rulebook's example: the treasure between the two numbers of
             # its column's pair and between the two of its row's.
-            KeyEntry("Treasure", "",
-                     "worth its number: between a pair in its column and a pair in its row; a"
-                     " boat may be one end of each. Not in the sea; each number once.",
+            KeyEntry(N_("Treasure"), "",
+                     N_("worth its number: between a pair in its column and a pair in its row;"
+                        " a boat may be one end of each. Not in the sea; each number once."),
                      Diagram(((0, 1, "7"), (1, 0, "7"), (1, 1, ""), (1, 2, "7"), (2, 1, "7")),
                              circled=((1, 1),))),
-            KeyEntry("Danger", "",
-                     "loses the smallest adjacent number; a 9 written beside it crosses it"
-                     f" out and gains it instead. Mark a bubble; after {DANGERS}, ignore"
-                     " dangers."),
-            KeyEntry("Mountains, sea", "",
-                     "no number on a mountain; only boats in the sea."),
+            KeyEntry(N_("Danger"), "",
+                     N_("loses the smallest adjacent number; a 9 written beside it crosses it"
+                        " out and gains it instead. Mark a bubble; after {limit}, ignore"
+                        " dangers."),
+                     fields=(("limit", DANGERS),)),
+            KeyEntry(N_("Mountains, sea"), "",
+                     N_("no number on a mountain; only boats in the sea.")),
         )
 
 

@@ -149,11 +149,11 @@ class Temple(Title):
             starts=frozenset(spaces - doors),
             clouds=frozenset(),
             tallies=(),
-            score_boxes=("Sequence", "Groups", "Mummies", "Total"),
+            score_boxes=(N_("Sequence"), N_("Groups"), N_("Mummies"), N_("Total")),
             reminders=(
-                "Green (Lockpick): the number goes in a Door",
-                "Purple (Penny Papers): any number 1-15",
-                "Red (mummy): ignore the dice; draw a mummy",
+                N_("Green (Lockpick): the number goes in a Door"),
+                N_("Purple (Penny Papers): any number 1-15"),
+                N_("Red (mummy): ignore the dice; draw a mummy"),
             ),
         )
 
@@ -243,17 +243,19 @@ class Temple(Title):
         from pitable.rules.sheet_key import Diagram, KeyEntry, stars
 
         return (
-            KeyEntry("Sequence", f"{stars(1)} a space",
-                     "the longest run of adjacent numbers, each one more than the last.",
-                     Diagram(((0, 0, "3"), (0, 1, "4"), (0, 2, "5"), (0, 3, "6")))),
-            KeyEntry("Groups", stars(GROUP_STARS),
-                     f"{GROUP} or more adjacent equal numbers; one group a number.",
-                     Diagram(((0, 0, "4"), (0, 1, "4"), (0, 2, "4")))),
-            KeyEntry("Mummy", stars(-MUMMY_STARS),
-                     f"a 9 written beside it crosses it out: {stars(MUMMY_STARS)} instead."),
-            KeyEntry("Doors", "",
-                     "only the Lockpick (green) writes in a Door; once all are full,"
-                     " ignore it.",
+            KeyEntry(N_("Sequence"), N_("{worth} a space"),
+                     N_("the longest run of adjacent numbers, each one more than the last."),
+                     Diagram(((0, 0, "3"), (0, 1, "4"), (0, 2, "5"), (0, 3, "6"))),
+                     (("worth", stars(1)),)),
+            KeyEntry(N_("Groups"), stars(GROUP_STARS),
+                     N_("{count} or more adjacent equal numbers; one group a number."),
+                     Diagram(((0, 0, "4"), (0, 1, "4"), (0, 2, "4"))), (("count", GROUP),)),
+            KeyEntry(N_("Mummy"), stars(-MUMMY_STARS),
+                     N_("a 9 written beside it crosses it out: {worth} instead."),
+                     fields=(("worth", stars(MUMMY_STARS)),)),
+            KeyEntry(N_("Doors"), "",
+                     N_("only the Lockpick (green) writes in a Door; once all are full,"
+                        " ignore it."),
                      Diagram(((0, 0, "8"),), doors=((0, 0),))),
         )
 

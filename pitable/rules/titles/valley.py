@@ -161,23 +161,23 @@ class Valley(Title):
             starts=clouds,
             clouds=clouds,
             tallies=(
-                Tally("Solo rounds", SOLO_ROUNDS, Mark.BUBBLE),
-                Tally("Structures", 3, Mark.BUBBLE, ("hut", "statue", "mine")),
+                Tally(N_("Solo rounds"), SOLO_ROUNDS, Mark.BUBBLE),
+                Tally(N_("Structures"), 3, Mark.BUBBLE, (N_("hut"), N_("statue"), N_("mine"))),
             ),
             score_boxes=(
-                "Full grid",
-                "Jungles",
-                "Towns",
-                "Ranges",
-                "Pyramids",
-                "Structures",
-                "Snakes",
-                "Total",
+                N_("Full grid"),
+                N_("Jungles"),
+                N_("Towns"),
+                N_("Ranges"),
+                N_("Pyramids"),
+                N_("Structures"),
+                N_("Snakes"),
+                N_("Total"),
             ),
             reminders=(
-                "Green (Dakota Smith): draw a hut, statue or mine",
-                "Purple (Penny Papers): any number 1-15",
-                "Red (snake): ignore the dice; draw a snake",
+                N_("Green (Dakota Smith): draw a hut, statue or mine"),
+                N_("Purple (Penny Papers): any number 1-15"),
+                N_("Red (snake): ignore the dice; draw a snake"),
             ),
         )
 
@@ -270,28 +270,31 @@ class Valley(Title):
         def worth(letter: str) -> str:
             return stars(DISCOVERIES[letter][2])
 
-        hut, statue, mine = (name for name, _ in STRUCTURES.values())
+        def size(letter: str) -> tuple[tuple[str, object], ...]:
+            return (("count", DISCOVERIES[letter][1]),)
+
         return (
-            KeyEntry("Jungle", worth("j"),
-                     f"{DISCOVERIES['j'][1]} adjacent spaces, all different.",
-                     Diagram(((0, 0, "1"), (0, 1, "4"), (0, 2, "2"), (0, 3, "5"), (0, 4, "3")))),
-            KeyEntry("Town", worth("t"),
-                     f"{DISCOVERIES['t'][1]} adjacent spaces, one value; one town a value.",
-                     Diagram(((0, 0, "4"), (0, 1, "4"), (0, 2, "4"), (0, 3, "4")))),
-            KeyEntry("Mountain range", worth("r"),
-                     f"{DISCOVERIES['r'][1]} adjacent spaces, each 6 or more.",
-                     Diagram(((0, 0, "6"), (0, 1, "9"), (0, 2, "7")))),
-            KeyEntry("Pyramid", worth("p"),
-                     "4 adjacent spaces, each 10 or more: a base of 3, 1 beside its middle.",
+            KeyEntry(N_("Jungle"), worth("j"), N_("{count} adjacent spaces, all different."),
+                     Diagram(((0, 0, "1"), (0, 1, "4"), (0, 2, "2"), (0, 3, "5"), (0, 4, "3"))),
+                     size("j")),
+            KeyEntry(N_("Town"), worth("t"),
+                     N_("{count} adjacent spaces, one value; one town a value."),
+                     Diagram(((0, 0, "4"), (0, 1, "4"), (0, 2, "4"), (0, 3, "4"))), size("t")),
+            KeyEntry(N_("Mountain range"), worth("r"),
+                     N_("{count} adjacent spaces, each 6 or more."),
+                     Diagram(((0, 0, "6"), (0, 1, "9"), (0, 2, "7"))), size("r")),
+            KeyEntry(N_("Pyramid"), worth("p"),
+                     N_("4 adjacent spaces, each 10 or more: a base of 3, 1 beside its middle."),
                      Diagram(((0, 1, "12"), (1, 0, "10"), (1, 1, "11"), (1, 2, "14")))),
-            KeyEntry("Discoveries", "",
-                     "one a turn, after writing; a space in one only."),
-            KeyEntry("Structures", f"{stars(STRUCTURE_STARS)} a space",
-                     f"each adjacent space of its discovery ({hut}: jungle, {statue}: town,"
-                     f" {mine}: range). Each once."),
-            KeyEntry("Full grid", stars(FULL_GRID), "every space filled."),
-            KeyEntry("Snake", "",
-                     "loses the largest adjacent number. A 9, not written, crosses it out."),
+            KeyEntry(N_("Discoveries"), "",
+                     N_("one a turn, after writing; a space in one only.")),
+            KeyEntry(N_("Structures"), N_("{worth} a space"),
+                     N_("each adjacent space of its discovery (hut: jungle, statue: town,"
+                        " mine: range). Each once."),
+                     fields=(("worth", stars(STRUCTURE_STARS)),)),
+            KeyEntry(N_("Full grid"), stars(FULL_GRID), N_("every space filled.")),
+            KeyEntry(N_("Snake"), "",
+                     N_("loses the largest adjacent number. A 9, not written, crosses it out.")),
         )
 
 

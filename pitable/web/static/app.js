@@ -19,6 +19,68 @@ const PIPS = {
 const COLOURS = { green: "#1d8442", purple: "#9650c8", red: "#d02c2c" };
 const INK = "#ffffff";
 
+// The page's words: English as written here until the box's language is known, then that
+// language's, from /api/words/<lang> (words.py), fetched again whenever the box changes its
+// language. Fields in braces are filled in by say().
+let words = {
+  lang: "en",
+  words: {
+    connecting: "connecting", connection: "connection to the box", live: "live",
+    reconnecting: "reconnecting", connected: "connected to the box",
+    not_connected: "not connected to the box", answered: "the box answered {status}",
+    ended: "the box ended the stream", unreachable: "the box cannot be reached",
+    no_answer: "the box did not answer: try again", refused: "refused ({status})",
+    the_dice: "the dice", no_roll: "no roll yet", special: "special", hazard: "hazard",
+    die_face: "{die}: {face}", rolling: "Rolling...", last_rolls: "Last rolls",
+    roll_from_here: "Roll from here", game: "Game", mode: "Mode", table: "table",
+    solo: "solo", new_game: "New game", solo_game: "solo game", table_game: "table game",
+    map: "map {map}", round_of: "round {round} of {limit}", round: "round {round}",
+    dangers_of: "dangers {hazards} of {limit}", dangers: "dangers {hazards}",
+    level: "level: {result}",
+  },
+  dice: { green: "green", purple: "purple", red: "red" },
+  green: {},
+  titles: null,
+};
+// The language asked for last, so that a change asked twice is fetched once.
+let wordsAsked = "en";
+
+function say(key, fields) {
+  let text = words.words[key] || key;
+  for (const [name, value] of Object.entries(fields || {})) {
+    text = text.split(`{${name}}`).join(String(value));
+  }
+  return text;
+}
+
+// The words written in the page itself: data-word (its text), data-word-title (its title)
+// and data-word-label (its aria-label) name their key.
+function showWords() {
+  document.documentElement.lang = words.lang;
+  for (const node of document.querySelectorAll("[data-word]")) {
+    node.textContent = say(node.dataset.word);
+  }
+  for (const node of document.querySelectorAll("[data-word-title]")) {
+    node.title = say(node.dataset.wordTitle);
+  }
+  for (const node of document.querySelectorAll("[data-word-label]")) {
+    node.setAttribute("aria-label", say(node.dataset.wordLabel));
+  }
+  if (words.titles) showTitles(words.titles);
+  if (lastLink) linkState(...lastLink);
+}
+
+function followLanguage(lang) {
+  if (!lang || lang === wordsAsked) return;
+  wordsAsked = lang;
+  fetch(`/api/words/${encodeURIComponent(lang)}`).then((r) => r.json()).then((w) => {
+    if (w.lang !== wordsAsked) return;  // the box changed again meanwhile
+    words = w;
+    showWords();
+    if (lastShown) render(lastShown, true);
+  }).catch(() => { wordsAsked = words.lang; /* asked again with the next snapshot */ });
+}
+
 function el(name, attrs, parent) {
   const node = document.createElementNS(SVG, name);
   for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
@@ -40,28 +102,29 @@ function star(cx, cy, outer, inner) {
 function dieSvg(die, face, options) {
   const svg = el("svg", { viewBox: "0 0 100 100", role: "img" });
   el("rect", { x: 3, y: 3, width: 94, height: 94, rx: 14, fill: COLOURS[die] }, svg);
-  let label = "no roll yet";
+  let label = say("no_roll");
   if (face === null || face === undefined) {
     el("rect", { x: 14, y: 14, width: 72, height: 72, rx: 8, fill: "none",
       stroke: INK, "stroke-opacity": 0.35, "stroke-width": 2 }, svg);
   } else if (face === "*") {
-    let word = "special";
+    let word = say("special");
     if (die === "red") {
       el("polygon", { points: "50,14 86,76 14,76", fill: INK }, svg);
       el("rect", { x: 46, y: 34, width: 8, height: 24, rx: 3, fill: COLOURS.red }, svg);
       el("circle", { cx: 50, cy: 66, r: 4.5, fill: COLOURS.red }, svg);
-      word = "hazard";
+      word = say("hazard");
     } else {
       el("polygon", { points: star(50, 44, 30, 12), fill: INK }, svg);
-      word = die === "purple" ? "1-15" : (options && options.green) || "special";
+      const green = options && options.green;
+      word = die === "purple" ? "1-15" : (green && (words.green[green] || green)) || say("special");
       const text = el("text", { x: 50, y: 90, "text-anchor": "middle", "font-size": 14,
         "font-weight": "bold", fill: INK }, svg);
       text.textContent = word;
     }
-    label = `${die}: ${word}`;
+    label = say("die_face", { die: words.dice[die] || die, face: word });
   } else {
     for (const [x, y] of PIPS[face] || []) el("circle", { cx: x, cy: y, r: 9.5, fill: INK }, svg);
-    label = `${die}: ${face}`;
+    label = say("die_face", { die: words.dice[die] || die, face });
   }
   el("title", {}, svg).textContent = label;
   return svg;
@@ -76,24 +139,35 @@ function numbersText(numbers) {
 }
 
 function gameText(s) {
-  const parts = [s.mode === "solo" ? "solo game" : "table game"];
-  if (s.map) parts.push(`map ${s.map}`);
+  const parts = [say(s.mode === "solo" ? "solo_game" : "table_game")];
+  if (s.map) parts.push(say("map", { map: s.map }));
   if (s.round !== null && s.round !== undefined) {
-    parts.push(s.round_limit ? `round ${s.round} of ${s.round_limit}` : `round ${s.round}`);
+    parts.push(s.round_limit ? say("round_of", { round: s.round, limit: s.round_limit })
+      : say("round", { round: s.round }));
   }
   if (s.hazards !== null && s.hazards !== undefined) {
-    parts.push(s.hazard_limit ? `dangers ${s.hazards} of ${s.hazard_limit}` : `dangers ${s.hazards}`);
+    parts.push(s.hazard_limit ? say("dangers_of", { hazards: s.hazards, limit: s.hazard_limit })
+      : say("dangers", { hazards: s.hazards }));
   }
-  if (s.result) parts.push(`level: ${s.result}`);
+  if (s.result) parts.push(say("level", { result: s.result }));
   // A line that wraps does so between parts, never inside "round 3 of 12".
   return parts.map((part) => part.replace(/ /g, "\u00a0")).join(" · ");
 }
 
 let titlesShown = false;
 
+// The titles in the new-game list, by their names in the box's language: the list is made
+// once, then its names follow the language, the one chosen staying chosen.
 function showTitles(titles, current) {
-  if (titlesShown || !titles) return;
+  if (!titles) return;
   const select = document.getElementById("new-title");
+  if (titlesShown) {
+    for (const t of titles) {
+      const option = select.querySelector(`option[value="${t.key}"]`);
+      if (option) option.textContent = t.name;
+    }
+    return;
+  }
   for (const t of titles) {
     const option = document.createElement("option");
     option.value = t.key;
@@ -107,10 +181,14 @@ function showTitles(titles, current) {
 // Which snapshot is shown: its box's run (new at each start of the box) and its number.
 // A restarted box counts from 1 again, so numbers are compared only within one run.
 const shown = { run: null, seq: 0 };
+// The snapshot shown last: drawn again in the new words when the language changes.
+let lastShown = null;
 
-function render(s) {
+function render(s, again) {
   const run = s.run === undefined ? null : s.run;
-  if (run === shown.run && s.seq < shown.seq) return;  // an older event of this run
+  if (!again && run === shown.run && s.seq < shown.seq) return;  // an older event of this run
+  lastShown = s;
+  followLanguage(s.lang);
   shown.run = run;
   shown.seq = s.seq;
   const table = document.getElementById("table");
@@ -129,7 +207,7 @@ function render(s) {
   });
   document.getElementById("numbers").textContent = s.rolling ? "" : numbersText(s.numbers);
   const words = document.getElementById("words");
-  const lines = s.rolling ? ["Rolling..."] : (s.words.length ? s.words : [s.message || ""]);
+  const lines = s.rolling ? [say("rolling")] : (s.words.length ? s.words : [s.message || ""]);
   words.replaceChildren(...lines.map((line) => {
     const p = document.createElement("p");
     p.textContent = line;
@@ -148,11 +226,21 @@ function render(s) {
   }));
 }
 
+// The link's state; ``why`` (when it is lost) is a word's key with its fields, or a text the
+// box sent (in its own language).
+let lastLink = null;
+
 function linkState(live, why) {
+  lastLink = [live, why];
   const link = document.getElementById("link");
   link.className = `link ${live ? "live" : "lost"}`;
-  link.textContent = live ? "live" : "reconnecting";
-  link.title = live ? "connected to the box" : (why || "not connected to the box");
+  link.dataset.word = live ? "live" : "reconnecting";
+  delete link.dataset.wordTitle;
+  link.textContent = say(link.dataset.word);
+  if (live) link.title = say("connected");
+  else if (!why) link.title = say("not_connected");
+  else if (typeof why === "string") link.title = why;
+  else link.title = say(why.key, why.fields);
 }
 
 function loadTitles() {
@@ -202,7 +290,7 @@ async function listen() {
       const seconds = Number(response.headers.get("Retry-After"));
       let said = "";
       try { said = (await response.json()).error || ""; } catch (e) { /* not JSON */ }
-      linkState(false, said || `the box answered ${response.status}`);
+      linkState(false, said || { key: "answered", fields: { status: response.status } });
       return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
     }
     linkState(true);
@@ -213,7 +301,7 @@ async function listen() {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) {
-        linkState(false, "the box ended the stream");
+        linkState(false, { key: "ended" });
         return 0;
       }
       heard();
@@ -228,7 +316,7 @@ async function listen() {
     }
   } catch (e) {
     // Refused, dropped or silent: the box is restarting, or the network moved.
-    linkState(false, "the box cannot be reached");
+    linkState(false, { key: "unreachable" });
     return 0;
   } finally {
     clearTimeout(silence);
@@ -259,13 +347,13 @@ async function act(path, body) {
       body: JSON.stringify(body || {}),
     });
   } catch (e) {
-    answer.textContent = "the box did not answer: try again";
+    answer.textContent = say("no_answer");
     return;
   }
   let said = {};
   try { said = await response.json(); } catch (e) { said = {}; }
   // The server words a refusal itself (the tries left, the seconds to wait): shown as sent.
-  answer.textContent = response.ok ? "" : (said.error || `refused (${response.status})`);
+  answer.textContent = response.ok ? "" : (said.error || say("refused", { status: response.status }));
 }
 
 function start() {

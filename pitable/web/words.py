@@ -1,0 +1,70 @@
+"""The table page's own words, in every language of the box.
+
+The page (static/index.html and static/app.js) is written in English; it asks
+``GET /api/words/<lang>`` for :func:`page_words` whenever the box's snapshot names a
+language it has not shown yet, so that it follows the box's language live. The words are
+gettext messages like every other the box shows, so that one catalogue per language holds
+them all (``scripts/translations``). An element of the page that carries
+``data-word="key"`` shows the word of that key; one with ``data-word-title``,
+``data-word-label`` its ``title`` or ``aria-label``.
+"""
+
+from __future__ import annotations
+
+from pitable.i18n import translator
+from pitable.rules import all_titles
+from pitable.rules.base import GREEN_WORDS, N_
+from pitable.rules.dice import DICE
+
+#: Every word of the page, by the key the page knows it by. ``{name}`` fields are filled in
+#: by the page.
+PAGE_WORDS: dict[str, str] = {
+    "connecting": N_("connecting"),
+    "connection": N_("connection to the box"),
+    "live": N_("live"),
+    "reconnecting": N_("reconnecting"),
+    "connected": N_("connected to the box"),
+    "not_connected": N_("not connected to the box"),
+    "answered": N_("the box answered {status}"),
+    "ended": N_("the box ended the stream"),
+    "unreachable": N_("the box cannot be reached"),
+    "no_answer": N_("the box did not answer: try again"),
+    "refused": N_("refused ({status})"),
+    "the_dice": N_("the dice"),
+    "no_roll": N_("no roll yet"),
+    "special": N_("special"),
+    "hazard": N_("hazard"),
+    "die_face": N_("{die}: {face}"),
+    "rolling": N_("Rolling..."),
+    "last_rolls": N_("Last rolls"),
+    "roll_from_here": N_("Roll from here"),
+    "game": N_("Game"),
+    "mode": N_("Mode"),
+    "table": N_("table"),
+    "solo": N_("solo"),
+    "new_game": N_("New game"),
+    "solo_game": N_("solo game"),
+    "table_game": N_("table game"),
+    "map": N_("map {map}"),
+    "round_of": N_("round {round} of {limit}"),
+    "round": N_("round {round}"),
+    "dangers_of": N_("dangers {hazards} of {limit}"),
+    "dangers": N_("dangers {hazards}"),
+    "level": N_("level: {result}"),
+}
+#: The dice's names, for the page's spoken labels ("green: 4").
+DIE_NAMES = {"green": N_("green"), "purple": N_("purple"), "red": N_("red")}
+
+
+def page_words(lang: str) -> dict[str, object]:
+    """The page's words in ``lang`` (checked): :data:`PAGE_WORDS` by key, the dice's names,
+    the green die's special face by effect ("structure"), and the titles' names by key."""
+    tr = translator(lang)
+    _ = tr.gettext
+    return {
+        "lang": lang,
+        "words": {key: _(message) for key, message in PAGE_WORDS.items()},
+        "dice": {str(die): _(DIE_NAMES[str(die)]) for die in DICE},
+        "green": {effect.value: _(word) for effect, word in GREEN_WORDS.items()},
+        "titles": [{"key": t.key, "name": t.display_name(tr)} for t in all_titles()],
+    }

@@ -1,0 +1,162 @@
+"""Every surface the players see speaks the box's language: no English is left on the
+printed sheets (strip and page), the status screen, the dice panels' labels, the TV, the
+table page's words or the terminal simulator, in any language of the box.
+
+English is found by its words: a word of the source's messages that no translation in the
+language uses (so "Total", "solo" or "Navigation", which French uses too, is not counted)
+and that is not a name the series keeps in every language.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import pytest
+from babel.messages.pofile import read_po
+
+from pitable import i18n
+from pitable.box.sim import status_words, terminal_screen
+from pitable.render.faces import die_label
+from pitable.render.sheet import Text, strip_layout
+from pitable.render.sheet_pdf import page_layout
+from pitable.render.status import StatusView, status_lines
+from pitable.render.tv import _status_line
+from pitable.rules import DICE, Roll, all_titles
+from pitable.rules.sheets import generate
+from pitable.web.words import page_words
+from tests.conftest import run_cli
+from tests.test_box import make
+from tests.test_box_language import configured
+from tests.test_i18n import source_messages
+from tests.test_score_cli import EXAMPLES
+
+TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE_LANGUAGE]
+#: Names the series keeps in every language, and the box's own button and code.
+ALLOWED = {"penny", "papers", "dakota", "smith", "roll", "pin"}
+WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+@functools.cache
+def english_words(lang: str) -> frozenset[str]:
+    """The words of the source's messages that ``lang``'s translations never use."""
+    source = {w.lower() for m in source_messages()
+              for w in WORD.findall(re.sub(r"\{\w+\}", " ", m))}
+    with i18n.catalogue_path(lang).open("rb") as f:
+        said = {w.lower() for m in read_po(f) if m.id
+                for s in (m.string if isinstance(m.string, (tuple, list)) else (m.string,))
+                for w in WORD.findall(s)}
+    return frozenset(source - said - ALLOWED)
+
+
+def english_in(texts: list[str], lang: str) -> list[str]:
+    """The texts among ``texts`` that hold a word of English (for ``lang``)."""
+    english = english_words(lang)
+    return [t for t in texts if any(w.lower() in english for w in WORD.findall(t))]
+
+
+def test_the_detector_finds_english() -> None:
+    assert english_in(["Stars to beat: 70", "Points à battre : 70", "Penny Papers"], "fr") == \
+        ["Stars to beat: 70"]
+
+
+def sheet_texts(title: str, lang: str, *, page: bool) -> list[str]:
+    sheet = generate(title, 7, "a")
+    if page:
+        drawing = page_layout(sheet, "a4", solo=True, target=70, lang=lang)
+    else:
+        drawing = strip_layout(sheet, 384, solo=True, target=70, lang=lang)
+    return [s.text for s in drawing.shapes if isinstance(s, Text)]
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("title", [t.key for t in all_titles()])
+@pytest.mark.parametrize("page", [False, True], ids=["strip", "page"])
+def test_a_printed_sheet_has_no_english(title: str, lang: str, page: bool) -> None:
+    texts = sheet_texts(title, lang, page=page)
+    assert english_in(texts, lang) == []
+    # And the detector would have seen the English sheet's words.
+    assert english_in(sheet_texts(title, "en", page=page), lang)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_dice_labels_and_the_page_have_no_english(lang: str) -> None:
+    labels = [die_label(die, lang) for die in DICE]
+    assert english_in(labels, lang) == []
+    words = page_words(lang)
+    texts = [*words["words"].values(), *words["dice"].values(),  # type: ignore[union-attr]
+             *words["green"].values(), *(t["name"] for t in words["titles"])]  # type: ignore[union-attr]
+    assert english_in(texts, lang) == []
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("size", [(128, 64), (256, 64)])
+def test_the_status_screen_has_no_english(lang: str, size: tuple[int, int]) -> None:
+    for title in all_titles():
+        for roll in ("1,2,3", "*,2,3", "2,*,5", "1,2,*", "*,*,*"):
+            for solo in (False, True):
+                view = StatusView(title, solo=solo, round=3 if solo else None,
+                                  round_limit=title.solo_rounds if solo else None,
+                                  options=title.options(Roll.from_str(roll), 0),
+                                  hazards=0, lang=lang)
+                lines = [line for page in status_lines(view, size) for line in page]
+                assert english_in(lines, lang) == [], (title.key, roll, solo)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_terminal_simulator_has_no_english(lang: str) -> None:
+    """Its text mode (the status words, the dice's names, the keys) at the smallest
+    terminal, and the open menu."""
+    sim = make("*,2,3", title="valley", config=configured(lang))
+    sim.press()
+    screens = [terminal_screen(sim._panels(), sim.led_states(), (80, 24), status_words(sim),
+                               lang=lang)]
+    sim.hold()
+    screens.append("\n".join(status_words(sim)))
+    sim.close()
+    lines = [line for screen in screens for line in screen.splitlines()]
+    assert english_in(lines, lang) == []
+    assert english_in(terminal_screen({}, (), (10, 5), lang=lang).splitlines(), lang) == []
+
+
+COMMANDS = [
+    ("sim", "--script", "press,press", "--seed", "3", "--game", "island"),
+    ("options", "valley", "*,2,3", "1,*,4", "2,3,*"),
+    ("options", "island", "--dangers", "5", "2,3,*", "*,2,3"),
+    ("level", "valley", "97", "--snakes", "2"),
+    ("level", "temple", "200"),
+    ("score", "valley", "--sheet", str(EXAMPLES / "valley_henri.txt"), "--solo"),
+    ("bot", "temple", "--seed", "3", "--games", "2", "--show"),
+]
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("argv", COMMANDS, ids=[c[0] + str(i) for i, c in enumerate(COMMANDS)])
+def test_the_commands_players_read_speak_the_language_asked(
+    capsys: pytest.CaptureFixture[str], lang: str, argv: tuple[str, ...]
+) -> None:
+    code, out, err = run_cli(capsys, *argv, "--lang", lang)
+    assert code == 0, err
+    # bot --show prints the finished sheet, a map and the label `pitable score` reads it by
+    # (``; temple A 3 (map v2)``), not words.
+    said = [line for line in out.splitlines()
+            if argv[0] != "bot" or (line.startswith(";") and "(map v" not in line)]
+    assert said and english_in(said, lang) == []
+    code, english, _ = run_cli(capsys, *argv, "--lang", "en")
+    assert english_in(english.splitlines(), lang), "the English output has English in it"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_tv_has_no_english(lang: str) -> None:
+    """What the TV writes: the title, its header line, the words and the end of a game."""
+    sim = make("1,2,3", "*,2,*", title="island", mode="solo", config=configured(lang))
+    texts = []
+    for _ in range(2):
+        sim.press()
+        snapshot = sim.box.publisher.publish(sim.box.view(), rolling=False)
+        texts += [snapshot.title_name, *snapshot.words, _status_line(snapshot, sim.box.tr)]
+    sim.box.end_game(75)
+    snapshot = sim.box.publisher.publish(sim.box.view(), rolling=False)
+    texts += [snapshot.result or "", *snapshot.words]
+    sim.close()
+    assert english_in(texts, lang) == []
