@@ -30,7 +30,7 @@ def test_an_equal_picture_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_with_todays_pillow_one_pixel_fails(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(conftest, "old_pillow", lambda: False)
-    with pytest.raises(pytest.fail.Exception, match="in 1 pixels .*at most 0"):
+    with pytest.raises(pytest.fail.Exception, match=r"in 1 pixels .*at most 0"):
         conftest.assert_golden_image(*pictures(tmp_path, 1))
 
 
