@@ -3,6 +3,7 @@
 #
 #     sudo ./install.sh              # install, or update after a `git pull`
 #     ./install.sh --root DIR        # write the files under DIR; print the commands
+#     ./install.sh --without-pin-libraries   # on a Debian without the Raspberry Pi archive
 #
 # Safe to run again: files are written only when their content changes, the config file
 # is never overwritten, and the include line goes into config.txt once. It creates the
@@ -19,6 +20,12 @@
 # instead of run; the tests install into a temporary directory this way. PITABLE_PYTHON
 # names the Python that generates the files there (default: python3 on this source tree).
 #
+# --without-pin-libraries leaves out the pin libraries of the Raspberry Pi archive
+# (python3-lgpio, python3-rpi.gpio), for a Debian that lacks that archive, such as the
+# emulated roots of scripts/pi-check: the box installs, and gpiozero finds no pin library
+# there (`pitable doctor` says so). Where systemd is not running (a chroot, a container),
+# the steps that need it (daemon-reload, restart) are reported and skipped.
+#
 # The compiled libraries (Pillow, cbor2, fonttools) come from the OS's packages, which the
 # venv sees, so that nothing is compiled on a 32-bit Raspberry Pi OS, for which PyPI has no
 # wheels of them; the pin libraries come from the Raspberry Pi archive.
@@ -26,11 +33,13 @@ set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")" && pwd)
 ROOT=${PITABLE_ROOT:-}
+PIN_LIBRARIES=yes
 while [ $# -gt 0 ]; do
     case $1 in
         --root) ROOT=${2:?--root needs a directory}; shift 2 ;;
         --root=*) ROOT=${1#--root=}; shift ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --without-pin-libraries) PIN_LIBRARIES=""; shift ;;
+        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "install.sh: unknown argument $1 (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -52,7 +61,10 @@ GROUPS_NEEDED="gpio i2c spi dialout"
 # after one that changed the boot files and then failed still says so.
 REBOOT_FLAG=/run/pitable-install/reboot-needed
 # The libraries the venv takes from the OS: built for the board, nothing to compile.
-OS_PYTHON_PACKAGES="python3-pil python3-cbor2 python3-fonttools"
+# python3-munkres is there for python3-fonttools, which depends on "python3-scipy |
+# python3-munkres": apt takes the first alternative unless the second is asked for, and
+# SciPy brings Pythran, GCC, G++ and Boost (hundreds of MB on a Pi Zero, for nothing).
+OS_PYTHON_PACKAGES="python3-pil python3-cbor2 python3-fonttools python3-munkres"
 
 say() { printf 'pitable: %s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
@@ -100,6 +112,17 @@ REBOOT=""
 if [ -s "$ROOT$REBOOT_FLAG" ]; then
     REBOOT=$(head -n 1 "$ROOT$REBOOT_FLAG")
 fi
+
+# A systemctl command that needs the running systemd: where systemd is not running (its
+# /run/systemd/system is missing, as sd_booted checks), say so and go on; the next boot
+# loads the unit from its files.
+live() {
+    if [ -z "$ROOT" ] && [ ! -d /run/systemd/system ]; then
+        say "systemd is not running here: skipped '$*'; the next boot does it"
+    else
+        run "$@"
+    fi
+}
 
 # A step that only applies now what the files already say at boot (a module, udev's
 # rules): where it cannot run (no such module in this kernel, no udev daemon), say so and
@@ -176,7 +199,11 @@ step_venv() {
         *) pin_packages="python3-lgpio python3-rpi.gpio" ;;
     esac
     say "board: $board"
-    check_rpi_archive $pin_packages
+    if [ -z "$PIN_LIBRARIES" ]; then
+        say "without the pin libraries ($pin_packages): gpiozero has none here"
+        pin_packages=""
+    fi
+    [ -z "$pin_packages" ] || check_rpi_archive $pin_packages
     run apt-get install -y --no-install-recommends python3-venv python3-pip \
         $OS_PYTHON_PACKAGES $pin_packages
     if [ -n "$ROOT" ] || [ ! -x "$VENV/bin/python" ]; then
@@ -306,7 +333,7 @@ step_udev() {
 step_unit() {
     local wants=/etc/systemd/system/multi-user.target.wants/pitable.service
     put "$UNIT" 0644 <"$SRC/systemd/pitable.service" || true
-    run systemctl daemon-reload
+    live systemctl daemon-reload
     if [ -n "$ROOT" ]; then
         # What `systemctl enable` does, from the unit's [Install] section.
         if [ "$(readlink "$ROOT$wants" 2>/dev/null)" != "$UNIT" ]; then
@@ -314,6 +341,9 @@ step_unit() {
             ln -sfn "$UNIT" "$ROOT$wants"
             say "enabled pitable.service"
         fi
+    elif [ ! -d /run/systemd/system ]; then
+        # Without a running systemd, enable works on the files alone.
+        systemctl --root=/ enable --quiet pitable.service
     else
         systemctl enable --quiet pitable.service
     fi
@@ -334,6 +364,6 @@ if [ -n "$REBOOT" ]; then
     say "installed; reboot needed ($REBOOT): sudo reboot"
     say "after the reboot, check the parts with: sudo pitable doctor"
 else
-    run systemctl restart pitable.service
+    live systemctl restart pitable.service
     say "installed; no reboot needed. Check the parts with: sudo pitable doctor"
 fi

@@ -318,3 +318,26 @@ def test_a_pi5_gets_the_printer_on_ttyama0(root: Path) -> None:
     assert install(root).returncode == 0
     config = loads_config((root / "etc/pitable/pitable.toml").read_text())
     assert config.printer.port == "/dev/ttyAMA0"
+
+
+@pytest.mark.slow
+def test_without_pin_libraries_it_installs_on_plain_debian_and_says_so(root: Path) -> None:
+    result = install(root, "--without-pin-libraries")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    (apt,) = [line for line in lines if line.startswith("would run: apt-get install")]
+    assert "lgpio" not in apt and "rpi.gpio" not in apt
+    for package in OS_PACKAGES.values():
+        assert f" {package}" in apt, (package, apt)
+    assert not [line for line in lines if "Raspberry Pi archive" in line]
+    assert ("pitable: without the pin libraries (python3-lgpio python3-rpi.gpio):"
+            " gpiozero has none here") in lines
+    assert (root / "etc/systemd/system/pitable.service").exists()
+
+
+def test_fonttools_comes_without_scipy_and_its_compilers(root: Path) -> None:
+    # python3-fonttools depends on "python3-scipy | python3-munkres"; apt takes SciPy (and
+    # with it Pythran, GCC and Boost) unless python3-munkres is asked for in the same run.
+    out = install(root, "--without-pin-libraries").stdout
+    (apt,) = [line for line in out.splitlines() if line.startswith("would run: apt-get install")]
+    assert " python3-fonttools" in apt and " python3-munkres" in apt
