@@ -26,9 +26,9 @@
 # there (`pitable doctor` says so). Where systemd is not running (a chroot, a container),
 # the steps that need it (daemon-reload, restart) are reported and skipped.
 #
-# The compiled libraries (Pillow, cbor2, fonttools) come from the OS's packages, which the
-# venv sees, so that nothing is compiled on a 32-bit Raspberry Pi OS, for which PyPI has no
-# wheels of them; the pin libraries come from the Raspberry Pi archive.
+# The compiled libraries (Pillow, cbor2) come from the OS's packages, which the venv sees,
+# so that nothing is compiled on a 32-bit Raspberry Pi OS, for which PyPI has no wheels of
+# them; the pin libraries come from the Raspberry Pi archive.
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")" && pwd)
@@ -61,10 +61,11 @@ GROUPS_NEEDED="gpio i2c spi dialout"
 # after one that changed the boot files and then failed still says so.
 REBOOT_FLAG=/run/pitable-install/reboot-needed
 # The libraries the venv takes from the OS: built for the board, nothing to compile.
-# python3-munkres is there for python3-fonttools, which depends on "python3-scipy |
-# python3-munkres": apt takes the first alternative unless the second is asked for, and
-# SciPy brings Pythran, GCC, G++ and Boost (hundreds of MB on a Pi Zero, for nothing).
-OS_PYTHON_PACKAGES="python3-pil python3-cbor2 python3-fonttools python3-munkres"
+# fonttools (under fpdf2) is not among them: it publishes a pure-Python wheel beside its
+# compiled ones (its Cython parts are optional speed-ups), which pip takes on any board,
+# while Debian's python3-fonttools depends on SymPy, lxml, fs and either SciPy (with
+# Pythran, GCC and Boost) or munkres: tens of MB, and minutes of byte-compiling on a Pi Zero.
+OS_PYTHON_PACKAGES="python3-pil python3-cbor2"
 
 say() { printf 'pitable: %s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }

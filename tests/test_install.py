@@ -335,9 +335,11 @@ def test_without_pin_libraries_it_installs_on_plain_debian_and_says_so(root: Pat
     assert (root / "etc/systemd/system/pitable.service").exists()
 
 
-def test_fonttools_comes_without_scipy_and_its_compilers(root: Path) -> None:
-    # python3-fonttools depends on "python3-scipy | python3-munkres"; apt takes SciPy (and
-    # with it Pythran, GCC and Boost) unless python3-munkres is asked for in the same run.
+def test_fonttools_comes_from_its_pure_wheel_not_debians_package(root: Path) -> None:
+    # Debian's python3-fonttools depends on SymPy, lxml, fs and "python3-scipy |
+    # python3-munkres" (SciPy brings Pythran, GCC and Boost); fonttools' pure-Python wheel
+    # needs none of them, and pip takes it on every board.
     out = install(root, "--without-pin-libraries").stdout
     (apt,) = [line for line in out.splitlines() if line.startswith("would run: apt-get install")]
-    assert " python3-fonttools" in apt and " python3-munkres" in apt
+    for package in ("python3-fonttools", "python3-scipy", "python3-sympy", "python3-munkres"):
+        assert f" {package}" not in f"{apt} ", (package, apt)
