@@ -17,12 +17,28 @@ NOT_FOR_OPTIONS = (
 )
 
 
-def imported_after_startup(*args: str) -> list[str]:
+#: Runs the command line as ``python -m pitable`` does, with the box's default config path
+#: set to ``sys.argv[1]``: the tests choose whether a config is there, whatever the machine
+#: holds in /etc (an installed box has one).
+RUN_WITH_CONFIG_AT = """\
+import sys
+from pathlib import Path
+import pitable.xdg
+pitable.xdg.DEFAULT_CONFIG_PATH = Path(sys.argv[1])
+from pitable.cli import main
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+def imported_after_startup(*args: str, config: Path | None = None) -> list[str]:
     """The modules ``python -X importtime -m pitable ARGS`` imports once the interpreter has
     started: those after ``site``, which on some machines imports modules of its own (a
-    ``.pth`` file, an editable install's finder) before pitable runs."""
+    ``.pth`` file, an editable install's finder) before pitable runs. ``config`` is the
+    default config file the command finds (none when not given)."""
+    default_config = config if config is not None else Path("/nonexistent/pitable.toml")
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "pitable", *args],
+        [sys.executable, "-X", "importtime", "-c", RUN_WITH_CONFIG_AT, str(default_config),
+         *args],
         capture_output=True, text=True, check=False, cwd=Path(__file__).parent,
     )
     lines = [line for line in result.stderr.splitlines() if line.startswith("import time:")]
@@ -39,6 +55,27 @@ def test_options_imports_nothing_beyond_argparse_json_and_the_rules() -> None:
     assert "pitable.rules" in modules  # the parse found pitable's own imports
     heavy = sorted({m for m in modules if m.split(".")[0] in NOT_FOR_OPTIONS})
     assert heavy == []
+
+
+def test_options_on_an_installed_box_reads_only_the_configs_language(tmp_path: Path) -> None:
+    # Where the box is installed, its config names the table's language: options reads it
+    # with the TOML reader, and still imports nothing else of the heavy list.
+    config = tmp_path / "pitable.toml"
+    config.write_text('[box]\nlanguage = "en"\n')
+    modules = imported_after_startup("options", "valley", "1,2,3", config=config)
+    assert "pitable.config" in modules
+    heavy = sorted({m.split(".")[0] for m in modules if m.split(".")[0] in NOT_FOR_OPTIONS})
+    assert heavy == ["tomllib"]
+
+
+def test_options_with_lang_reads_no_config(tmp_path: Path) -> None:
+    config = tmp_path / "pitable.toml"
+    config.write_text('[box]\nlanguage = "fr"\n')
+    modules = imported_after_startup("options", "--lang", "en", "valley", "1,2,3",
+                                     config=config)
+    assert "pitable.rules" in modules
+    assert "pitable.config" not in modules
+    assert sorted({m for m in modules if m.split(".")[0] in NOT_FOR_OPTIONS}) == []
 
 
 def test_a_command_imports_only_its_own_module() -> None:
