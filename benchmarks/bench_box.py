@@ -448,9 +448,9 @@ def tilted_tumble() -> Iterator[None]:
 
     @functools.lru_cache(maxsize=256)
     def tilted(face: Face | None, die: Die, title: Title, step: int,
-               size: tuple[int, int]) -> Image.Image:
+               size: tuple[int, int], *, lang: str) -> Image.Image:
         return tilted_tumble_panel(die, title, step * 3 + int(die), width=size[0],
-                                   height=size[1])
+                                   height=size[1], lang=lang)
 
     controller._tumble_picture = tilted  # type: ignore[assignment]
     controller.FRAME_MS = 75

@@ -7,7 +7,7 @@ blink stays within its 10 bytes, and the first pixel comes before the last byte.
 
 from __future__ import annotations
 
-from benchmarks.bench_box import PANELS, Bench, in_rectangles, run
+from benchmarks.bench_box import PANELS, Bench, in_rectangles, run, tilted_tumble
 from tests.test_box import same
 
 
@@ -60,3 +60,12 @@ def test_the_rectangles_compared_with_show_every_picture_the_box_drew() -> None:
             bench.close()
     assert steps > 30 * 7
     assert all(roll.total >= roll.bound for roll in rolls)
+
+
+def test_the_tilted_tumble_compared_runs_on_the_box_as_it_is() -> None:
+    # The tumble as it was is swapped in for the box's own: it must take what the box
+    # passes to its tumble (the table's language included), or the benchmark dies mid-run.
+    with tilted_tumble():
+        rolls = run(5)
+    assert len(rolls) == 5
+    assert all(roll.total >= roll.bound > 0 for roll in rolls)

@@ -298,14 +298,15 @@ def draw_tumble_frame(die: Die, title: Title, step: int, size: int = 64) -> Imag
 
 
 @lru_cache(maxsize=256)
-def _tilted_panel(die: Die, title: Title, step: int, size: tuple[int, int]) -> Image.Image:
+def _tilted_panel(die: Die, title: Title, step: int, size: tuple[int, int],
+                  lang: str) -> Image.Image:
     width, height = size
     return face_panel(_tumble(die, title, step, min(width, height)), width, height,
-                      label=die_label(die))
+                      label=die_label(die, lang), lang=lang)
 
 
 def tilted_tumble_panel(die: Die, title: Title, step: int, *, width: int = 128,
-                        height: int = 64) -> Image.Image:
+                        height: int = 64, lang: str = SOURCE_LANGUAGE) -> Image.Image:
     """A whole die panel of the tilted tumble: frame ``step`` of :func:`draw_tumble_frame`,
     centred, with the die's label.
 
@@ -313,7 +314,7 @@ def tilted_tumble_panel(die: Die, title: Title, step: int, *, width: int = 128,
     their start-line command; this tumble redraws the whole die every frame, and is kept so
     that the benchmark measures both.
     """
-    return _tilted_panel(die, title, step, (width, height)).copy()
+    return _tilted_panel(die, title, step, (width, height), lang).copy()
 
 
 #: Rows each die's face travels down the panel per tumble frame: three different speeds, so
