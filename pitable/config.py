@@ -40,7 +40,10 @@ from pitable.pins import (
     UART_PINS,
     USABLE_GPIOS,
 )
-from pitable.xdg import DEFAULT_CONFIG_PATH
+from pitable.xdg import DEFAULT_CONFIG_FILE
+
+#: Where the box looks for its configuration when no path is given.
+DEFAULT_CONFIG_PATH = Path(DEFAULT_CONFIG_FILE)
 
 __all__ = ["DEFAULT_CONFIG_PATH"]  # where the box looks for its configuration: xdg's
 

@@ -23,15 +23,14 @@ import contextlib
 import os
 import re
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pitable.errors import UsageError, quoted
-from pitable.xdg import cache_home
 
 if TYPE_CHECKING:
     import gettext
     from collections.abc import Mapping
+    from pathlib import Path
 
 #: Every language of the box, by its code, with its name in that language.
 LANGUAGES: dict[str, str] = {
@@ -40,7 +39,7 @@ LANGUAGES: dict[str, str] = {
 #: The language of the source's words.
 SOURCE_LANGUAGE = "en"
 DOMAIN = "pitable"
-LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+LOCALE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "locale")
 
 
 #: A language tag as a locale or a web browser writes it: the language, then a region
@@ -102,7 +101,11 @@ def box_language(configured: str = "", environ: Mapping[str, str] | None = None)
 
 def catalogue_path(lang: str) -> Path:
     """The ``.po`` source of ``lang``'s catalogue."""
-    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+    # pathlib here, not at the top: English (all ``pitable options`` says by default)
+    # never reads a catalogue, and pathlib is about a sixth of that command's start-up CPU.
+    from pathlib import Path
+
+    return Path(LOCALE_DIR, lang, "LC_MESSAGES", f"{DOMAIN}.po")
 
 
 @cache
@@ -268,4 +271,6 @@ def unfinished(source: bytes) -> list[tuple[str, str]]:
 
 def _cache_dir() -> Path:
     """Where compiled catalogues are kept: ``$XDG_CACHE_HOME/pitable/locale``."""
+    from pitable.xdg import cache_home
+
     return cache_home() / "pitable" / "locale"

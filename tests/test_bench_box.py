@@ -7,7 +7,18 @@ blink stays within its 10 bytes, and the first pixel comes before the last byte.
 
 from __future__ import annotations
 
-from benchmarks.bench_box import PANELS, Bench, in_rectangles, run, tilted_tumble
+import pytest
+
+from benchmarks.bench_box import (
+    PANELS,
+    Bench,
+    failures,
+    in_rectangles,
+    plan_ratios,
+    run,
+    stock_luma,
+    tilted_tumble,
+)
 from tests.test_box import same
 
 
@@ -69,3 +80,21 @@ def test_the_tilted_tumble_compared_runs_on_the_box_as_it_is() -> None:
         rolls = run(5)
     assert len(rolls) == 5
     assert all(roll.total >= roll.bound > 0 for roll in rolls)
+
+
+# luma's stock driver (the baseline) reads pictures through a Pillow call deprecated in 13.
+@pytest.mark.filterwarnings("ignore:Image.Image.getdata is deprecated:DeprecationWarning")
+def test_the_verdict_weighs_the_box_against_the_best_plan_and_whole_frames() -> None:
+    ours = run(6)
+    with in_rectangles():
+        boxed = run(6)
+    with tilted_tumble(), stock_luma():
+        stock = run(6)
+    over_best, of_whole = plan_ratios(ours, boxed, stock)
+    assert 1 <= over_best < 1.2
+    assert 0 < of_whole < 0.5
+    # Each limit fails on its own, naming what is over.
+    assert failures(1.06, 0.05, 3, 20.0) == ["whole bus 1.060x the best plan (at most 1.05)"]
+    assert failures(1.0, 0.11, 3, 20.0) == ["whole bus 11.0% of luma's whole frames"
+                                            " (at most 10%)"]
+    assert len(failures(1.0, 0.05, 11, 51.0)) == 2

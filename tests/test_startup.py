@@ -22,9 +22,8 @@ NOT_FOR_OPTIONS = (
 #: holds in /etc (an installed box has one).
 RUN_WITH_CONFIG_AT = """\
 import sys
-from pathlib import Path
 import pitable.xdg
-pitable.xdg.DEFAULT_CONFIG_PATH = Path(sys.argv[1])
+pitable.xdg.DEFAULT_CONFIG_FILE = sys.argv[1]
 from pitable.cli import main
 raise SystemExit(main(sys.argv[2:]))
 """

@@ -15,7 +15,6 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from pitable.errors import UsageError, quoted
 from pitable.i18n import LANGUAGES, check_language
@@ -136,6 +135,8 @@ def check_output_path(text: str, suffixes: Iterable[str] = ()) -> str:
         # the text as given: the file written would not be the one named.
         ending = os.path.basename(text) or text[-1]
         return f"{text}: ends in {ending}, which names a directory, not a file"
+    from pathlib import Path  # here: the fast commands (options) never need it
+
     path = Path(text)
     wanted = tuple(suffixes)
     if wanted and path.suffix.lower() not in wanted:
@@ -226,11 +227,11 @@ def chosen_language(args: argparse.Namespace) -> str:
     lang: str | None = getattr(args, "lang", None)
     if lang is not None:
         return lang
+    from pitable import xdg
     from pitable.i18n import box_language
-    from pitable.xdg import DEFAULT_CONFIG_PATH
 
     path = getattr(args, "config", None)
-    if path is None and not DEFAULT_CONFIG_PATH.exists():
+    if path is None and not os.path.exists(xdg.DEFAULT_CONFIG_FILE):
         # No config to read: the fast commands (options) start without the TOML reader.
         return box_language()
     from pitable.config import load_default_or
