@@ -10,7 +10,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
 
@@ -27,7 +27,9 @@ from pitable.render.status import (
     status_lines,
 )
 from pitable.render.text import (
+    ABOVE,
     ELLIPSIS,
+    _composes,
     draw_fitted,
     draw_text,
     fit_text,
@@ -291,7 +293,9 @@ def test_fitted_text_never_leaves_its_box(text: str, width: int, height: int, na
 def test_text_from_the_cache_is_pillows_own(text: str, size: int, name: str,
                                             at: tuple[int, int], fill: int) -> None:
     # Drawn twice, at any place and in either ink (dark on a lit box too), and compared
-    # with Pillow drawing it: the stamped ink must be the very pixels.
+    # with Pillow drawing it: the stamped ink must be the very pixels (but for an accented
+    # capital whose accent the font sets on its letter: see test_accents.py).
+    assume(not any(_composes(c, size, name, ABOVE) for c in text))
     typeface = font(size, name)
     background = 1 - fill
     ours, pillows = (Image.new("1", (128, 64), background) for _ in range(2))

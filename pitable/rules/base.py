@@ -26,9 +26,11 @@ if TYPE_CHECKING:
     from pitable.rules.sheet_key import KeyEntry
     from pitable.rules.sheets import Shape, Sheet, Side
 
+#: The least and the largest number Penny Papers (the purple special face) gives.
+PENNY_LOW, PENNY_HIGH = 1, 15
 #: Penny Papers' number of choice, as it appears in a play.
-PENNY = "1-15"
-PENNY_RANGE = tuple(range(1, 16))
+PENNY = f"{PENNY_LOW}-{PENNY_HIGH}"
+PENNY_RANGE = tuple(range(PENNY_LOW, PENNY_HIGH + 1))
 
 
 class Translator(Protocol):
@@ -50,6 +52,15 @@ ENGLISH: Translator = gettext.NullTranslations()
 def N_(message: str) -> str:
     """Mark ``message`` for translation where it is declared; it is translated where shown."""
     return message
+
+
+#: Penny Papers' range in words, as the rulebooks write it: "del 1 al 15" in Spanish.
+PENNY_RANGE_WORDS = N_("from {low} to {high}")
+
+
+def penny_range(tr: Translator = ENGLISH) -> str:
+    """Penny Papers' range in the language of ``tr``, for a message's ``{range}``."""
+    return tr.gettext(PENNY_RANGE_WORDS).format(low=PENNY_LOW, high=PENNY_HIGH)
 
 Number = int | str  # a number written, or PENNY
 Play = tuple[Number, ...]
@@ -85,7 +96,8 @@ class Options:
     numbers: tuple[int, ...]
     #: Titles that fill several spaces a turn: every way to use all the usable dice at once.
     plays: tuple[Play, ...]
-    #: Penny Papers (the purple special face) gives one number of choice from 1 to 15.
+    #: Penny Papers (the purple special face) gives one number of choice, PENNY_LOW to
+    #: PENNY_HIGH.
     penny: bool
     #: Dakota Smith's face was rolled and may be used.
     green: GreenEffect | None
