@@ -11,6 +11,7 @@ python-chess finds its variants. :meth:`Title.options` answers what a roll allow
 from __future__ import annotations
 
 import abc
+import dataclasses
 import enum
 import functools
 import gettext
@@ -239,11 +240,21 @@ class Title(abc.ABC):
     def options(self, roll: Roll, hazards_marked: int = 0) -> Options:
         """What ``roll`` allows, given how many hazards were marked before it.
 
-        Worked out once per title, roll and count, and kept: a roll is asked about twice
-        (by the screens, and by the store checking what it records), and a title has 216
-        rolls.
+        Worked out once per title and roll (and the Island's again at its limit), and
+        kept: a roll is asked about twice (by the screens, and by the store checking what
+        it records), and a title has 216 rolls.
         """
-        return _options(self, roll, hazards_marked)
+        # The count changes what a roll allows only once it reaches the title's limit (the
+        # Island ignores a danger after five); below it, only the count recorded. Kept by
+        # the count, the rolls of a long game would each be new to the cache, and push out
+        # the ones that come back.
+        self.check_hazards_marked(hazards_marked)
+        limit = self.hazard_limit
+        kept_at = limit if limit is not None and hazards_marked >= limit else 0
+        kept = _options(self, roll, kept_at)
+        if hazards_marked == kept_at and type(hazards_marked) is int:
+            return kept
+        return dataclasses.replace(kept, hazards_marked=hazards_marked)
 
     def _options(self, roll: Roll, hazards_marked: int) -> Options:
         self.check_hazards_marked(hazards_marked)
@@ -453,12 +464,11 @@ class Title(abc.ABC):
         return (find_title, (self.key,))
 
 
-#: What rolls allow, kept: the 216 rolls of a title at the first few counts of hazards
-#: marked, under a kilobyte each.
-OPTIONS_KEPT = 2048
+#: What rolls allow, kept: the 216 rolls of each title, and the Island's again with its
+#: five dangers marked (864), under a kilobyte each.
+OPTIONS_KEPT = 1024
 
 
-# Typed: a count given as True or 1.0 is not the count 1 it would share a key with.
-@functools.lru_cache(maxsize=OPTIONS_KEPT, typed=True)
+@functools.lru_cache(maxsize=OPTIONS_KEPT)
 def _options(title: Title, roll: Roll, hazards_marked: int) -> Options:
     return title._options(roll, hazards_marked)
