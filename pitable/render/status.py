@@ -50,6 +50,7 @@ from pitable.render.text import (
     line_height,
     measure,
     packed,
+    unpacked,
     wrap_text,
 )
 from pitable.render.text import words as split_words
@@ -279,7 +280,7 @@ def draw_status(view: StatusView, size: tuple[int, int] = (128, 64)) -> Image.Im
         return image
     # The screen below the header, drawn once for all the rounds and maps it comes back
     # in, and the header on top.
-    image = Image.frombytes("1", size, _below_header(_below_header_view(view), view.page, size))
+    image = unpacked(_below_header(_below_header_view(view), view.page, size), size)
     _header(Canvas(ImageDraw.Draw(image)), view, size[0])
     if alarm(view) and view.blink_on:
         image = ImageChops.invert(image.convert("L")).convert("1")
@@ -311,8 +312,7 @@ def _below_header_view(view: StatusView) -> StatusView:
 
 @lru_cache(maxsize=BELOW_HEADER_KEPT)
 def _below_header(view: StatusView, page: int, size: tuple[int, int]) -> bytearray:
-    """The page below the header, its rows packed (as ``Image.frombytes("1", ...)`` takes
-    them)."""
+    """The page below the header, its rows packed (as :func:`unpacked` takes them)."""
     image = Image.new("1", size, OFF)
     _draw_page(Canvas(ImageDraw.Draw(image)), _replace(view, page=page), size, header=False)
     return packed(image)

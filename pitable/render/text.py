@@ -491,7 +491,7 @@ def _inked(text: str, typeface: ImageFont.FreeTypeFont,
     """``text``'s ink in ``typeface`` without anti-aliasing, and where it lies from the
     origin."""
     rows, size, left, top = _inked_of(text, *_face(typeface), accents)
-    return Image.frombytes("1", size, rows), left, top
+    return unpacked(rows, size), left, top
 
 
 #: Texts whose ink is kept: over a soak of 20,000 presses mixing the three titles, 1,024
@@ -524,3 +524,13 @@ def packed(image: Image.Image) -> bytearray:
     rows = bytearray((image.width + 7) // 8 * image.height)
     rows[:] = image.tobytes()
     return rows
+
+
+def unpacked(rows: bytearray, size: tuple[int, int]) -> Image.Image:
+    """The picture of ``size`` whose rows :func:`packed` kept.
+
+    Given as ``bytes``: Pillow before 10 (Debian bookworm's python3-pil, the Pi's) decodes
+    only read-only buffers and refuses a ``bytearray`` with a TypeError. The copy lives
+    only as long as the call.
+    """
+    return Image.frombytes("1", size, bytes(rows))
