@@ -23,7 +23,9 @@ from pitable.render.sheet_pdf import page_layout
 from pitable.render.status import StatusView, status_lines
 from pitable.render.tv import _status_line
 from pitable.rules import DICE, Roll, all_titles
+from pitable.rules.base import PENNY_HIGH, PENNY_LOW
 from pitable.rules.sheets import generate
+from pitable.web.app import STATIC
 from pitable.web.words import page_words
 from tests.conftest import run_cli
 from tests.test_box import make
@@ -185,3 +187,18 @@ def test_the_screen_says_penny_papers_range_in_the_rulebooks_words(
         for page in (False, True):
             texts = sheet_texts(title.key, lang, page=page)
             assert words in " ".join(" ".join(texts).split()), (title.key, page)
+
+
+@pytest.mark.parametrize("lang", list(PENNY_RANGE_WORDS))
+def test_the_page_draws_penny_papers_range_and_says_it_in_the_rulebooks_words(lang: str) -> None:
+    """The page's purple special face: its figures from the rules' bounds, its spoken label
+    in the box's language; the page's English before the box's words arrive is the same."""
+    penny = page_words(lang)["penny"]
+    assert penny == {"face": f"{PENNY_LOW}-{PENNY_HIGH}", "words": PENNY_RANGE_WORDS[lang]}
+    script = (STATIC / "app.js").read_text()
+    english = page_words("en")["penny"]
+    assert f'penny: {{ face: "{english["face"]}", words: "{english["words"]}" }}' in script
+    # The die is drawn from those words, never from figures of its own.
+    drawing = script[script.index("function dieSvg"):script.index("function numbersText")]
+    assert "words.penny.face" in drawing and "words.penny.words" in drawing
+    assert not re.search(r'"\d+-\d+"', drawing), drawing

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pitable.i18n import translator
 from pitable.rules import all_titles
-from pitable.rules.base import GREEN_WORDS, N_
+from pitable.rules.base import GREEN_WORDS, N_, PENNY_HIGH, PENNY_LOW, penny_range
 from pitable.rules.dice import DICE
 
 #: Every word of the page, by the key the page knows it by. ``{name}`` fields are filled in
@@ -58,7 +58,9 @@ DIE_NAMES = {"green": N_("green"), "purple": N_("purple"), "red": N_("red")}
 
 def page_words(lang: str) -> dict[str, object]:
     """The page's words in ``lang`` (checked): :data:`PAGE_WORDS` by key, the dice's names,
-    the green die's special face by effect ("structure"), and the titles' names by key."""
+    the green die's special face by effect ("structure"), Penny Papers' range (the purple
+    special face: its figures drawn on the die, its words spoken), and the titles' names
+    by key."""
     tr = translator(lang)
     _ = tr.gettext
     return {
@@ -66,5 +68,6 @@ def page_words(lang: str) -> dict[str, object]:
         "words": {key: _(message) for key, message in PAGE_WORDS.items()},
         "dice": {str(die): _(DIE_NAMES[str(die)]) for die in DICE},
         "green": {effect.value: _(word) for effect, word in GREEN_WORDS.items()},
+        "penny": {"face": f"{PENNY_LOW}-{PENNY_HIGH}", "words": penny_range(tr)},
         "titles": [{"key": t.key, "name": t.display_name(tr)} for t in all_titles()],
     }

@@ -40,6 +40,7 @@ let words = {
   },
   dice: { green: "green", purple: "purple", red: "red" },
   green: {},
+  penny: { face: "1-15", words: "from 1 to 15" },
   titles: null,
 };
 // The language asked for last, so that a change asked twice is fetched once.
@@ -108,6 +109,7 @@ function dieSvg(die, face, options) {
       stroke: INK, "stroke-opacity": 0.35, "stroke-width": 2 }, svg);
   } else if (face === "*") {
     let word = say("special");
+    let spoken = null;
     if (die === "red") {
       el("polygon", { points: "50,14 86,76 14,76", fill: INK }, svg);
       el("rect", { x: 46, y: 34, width: 8, height: 24, rx: 3, fill: COLOURS.red }, svg);
@@ -116,12 +118,17 @@ function dieSvg(die, face, options) {
     } else {
       el("polygon", { points: star(50, 44, 30, 12), fill: INK }, svg);
       const green = options && options.green;
-      word = die === "purple" ? "1-15" : (green && (words.green[green] || green)) || say("special");
+      if (die === "purple") {
+        word = words.penny.face;
+        spoken = words.penny.words;
+      } else {
+        word = (green && (words.green[green] || green)) || say("special");
+      }
       const text = el("text", { x: 50, y: 90, "text-anchor": "middle", "font-size": 14,
         "font-weight": "bold", fill: INK }, svg);
       text.textContent = word;
     }
-    label = say("die_face", { die: words.dice[die] || die, face: word });
+    label = say("die_face", { die: words.dice[die] || die, face: spoken || word });
   } else {
     for (const [x, y] of PIPS[face] || []) el("circle", { cx: x, cy: y, r: 9.5, fill: INK }, svg);
     label = say("die_face", { die: words.dice[die] || die, face });
