@@ -15,6 +15,14 @@ command transfer. The pixels are packed with one Pillow transpose a frame (the f
 on its side gives a byte per column and page, top row in bit 0, as the controllers want)
 rather than luma's per-pixel Python loop.
 
+What is used of luma is its documented interface: a driver's constructor and its public
+methods (``command``, ``preprocess``, ``display``, ``contrast``), and the serial interface
+a driver talks through (``command``, ``data``, ``cleanup``). The I2C transport is this
+module's own (:class:`I2CLink`), the controllers' facts the driver relies on (command bytes,
+where a picture's column 0 sits in the RAM) are written here from the datasheets, and
+tests/test_luma_contract.py fails if a luma release stops doing what this module assumes of
+it (what its initialisation leaves the panel in, the columns it writes).
+
 luma itself is imported only when a panel is built, so that the rules and the fast commands
 never import it.
 """
@@ -66,6 +74,30 @@ SCROLL_ROWS = 64
 START_LINE = 0x40
 #: How many messages Linux takes in one I2C_RDWR ioctl (I2C_RDWR_IOCTL_MAX_MSGS).
 RDWR_MAX_MESSAGES = 42
+#: The most data bytes a message carries, as luma.core's I2C interface sends them (Linux's
+#: i2c-dev takes up to 8192).
+MESSAGE_MAX_DATA = 4096
+#: The control byte that starts a transaction: the bytes after it are commands, or display
+#: data (SSD1306 datasheet 8.1.5.2; the SSD1309 and the SH1106 read it alike).
+CONTROL_COMMAND, CONTROL_DATA = 0x00, 0x40
+#: The SSD1306's (and SSD1309's) commands this module sends itself (datasheet 10.1.3 to
+#: 10.1.5): the addressing mode (0x00 horizontal, 0x02 page), and the column and page ranges
+#: that horizontal addressing writes.
+MEMORY_MODE, COLUMN_ADDRESS, PAGE_ADDRESS = 0x20, 0x21, 0x22
+HORIZONTAL_ADDRESSING, PAGE_ADDRESSING = 0x00, 0x02
+#: Normal and inverse display (0xA6, 0xA7), the same on the four controllers.
+NORMAL_DISPLAY, INVERSE_DISPLAY = 0xA6, 0xA7
+#: The RAM column of a picture's column 0 on an SSD1306 narrower than its 128 columns, by
+#: (width, height) (the 64-column glass sits in the middle); 0 for the others.
+SSD1306_COLUMN_START = {(64, 48): 32, (64, 32): 32}
+#: The SH1106's RAM is 132 columns wide: a 128-column panel shows columns 2 to 129.
+SH1106_COLUMN_START = 2
+SH1106_RAM_COLUMNS = 132
+
+
+def ssd1306_column_start(width: int, height: int) -> int:
+    """The RAM column of column 0 of an SSD1306 (or SSD1309) panel of this size."""
+    return SSD1306_COLUMN_START.get((width, height), 0)
 
 
 def pack_pages(frame: Image.Image) -> list[bytes]:
@@ -420,11 +452,12 @@ def _partial_classes() -> dict[str, type]:
         _offset = 0
         _ram_end = 128
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
+        def __init__(self, serial_interface: Any, **kwargs: Any) -> None:
             # Before luma's own initialisation, which clears the panel through display().
             self._pictures: _Recent[_Picture] = _Recent(PICTURES_KEPT)
             self._updates: _Recent[_Update] = _Recent(UPDATES_KEPT)
-            super().__init__(*args, **kwargs)
+            self._link = serial_interface
+            super().__init__(serial_interface, **kwargs)  # type: ignore[call-arg]
 
         def display(self, image: Image.Image) -> None:
             # The RAM's identity says which picture it holds: its pages are that picture's
@@ -447,7 +480,8 @@ def _partial_classes() -> dict[str, type]:
             self._send(update.wire)
             if update.invert:
                 self._inverted = not self._inverted
-                self.command(0xA7 if self._inverted else 0xA6)  # type: ignore[attr-defined]
+                self.command(  # type: ignore[attr-defined]
+                    INVERSE_DISPLAY if self._inverted else NORMAL_DISPLAY)
             self._ram = update.ram
             self._held = update.picture
             self._line = update.line
@@ -504,62 +538,45 @@ def _partial_classes() -> dict[str, type]:
         def _wire(self, windows: list[Window]) -> tuple[Any, ...]:
             """The windows as :meth:`_send` sends them.
 
-            Through luma's I2C interface on a bus it drives with i2c_rdwr (as on the Pi):
-            every command and data transaction of the update as one message each, built
-            once and sent in as few ioctls as Linux takes, since luma's ``data()`` copies
-            the bytes twice and builds a new message on every call and the box sends the
-            same updates all evening. Each message is still its own transaction on the
-            wire. Through any other interface: the commands and bytes for its ``command()``
-            and ``data()``.
+            Through an :class:`I2CLink` (as on the Pi): every command and data transaction
+            of the update as one message each, built once and sent in as few ioctls as
+            Linux takes, since the box sends the same updates all evening. Each message is
+            still its own transaction on the wire. Through any other interface (SPI): the
+            commands and bytes for its ``command()`` and ``data()``.
             """
-            serial = self._serial_interface  # type: ignore[attr-defined]
-            message = getattr(serial, "_i2c_msg_write", None)
-            if not getattr(serial, "_managed", False) or message is None:
-                return tuple((commands, list(data)) for commands, data in windows)
-            address = serial._addr
-            command, data_mode = bytes((serial._cmd_mode,)), bytes((serial._data_mode,))
-            messages = []
-            for commands, data in windows:
-                # Bytes, which smbus2's i2c_msg.write takes as they are (a list it converts).
-                if commands:
-                    messages.append(message(address, command + bytes(commands)))
-                if data:
-                    messages.append(message(address, data_mode + data))
-            return tuple(("rdwr", tuple(messages[i : i + RDWR_MAX_MESSAGES]))
-                         for i in range(0, len(messages), RDWR_MAX_MESSAGES))
+            link = self._link
+            if isinstance(link, I2CLink):
+                return tuple(("rdwr", batch) for batch in link.batches(windows))
+            return tuple((commands, list(data)) for commands, data in windows)
 
         def _send(self, wire: tuple[Any, ...]) -> None:
-            serial = self._serial_interface  # type: ignore[attr-defined]
+            link = self._link
             for first, second in wire:
                 if first == "rdwr":
-                    try:
-                        serial._bus.i2c_rdwr(*second)
-                    except OSError as exc:
-                        # As luma's own command() says it, with the address.
-                        raise DisplayError(f"I2C device not found on address:"
-                                           f" 0x{serial._addr:02X} ({exc.strerror})") from exc
+                    link.send(*second)
                 else:
                     if first:
-                        serial.command(*first)
+                        link.command(*first)
                     if second:
-                        serial.data(second)
+                        link.data(second)
 
     class PartialSSD1306(_Partial, ssd1306):
         """SSD1306, switched to page addressing once luma has set it up."""
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._offset = self._colstart
-            # luma leaves it in horizontal addressing (0x20 0x00), in which the page and
-            # column commands that move the pointer cheaply do nothing.
-            self.command(self._const.MEMORYMODE, 0x02)
+        def __init__(self, serial_interface: Any, *, width: int = 128, height: int = 64,
+                     **kwargs: Any) -> None:
+            self._offset = ssd1306_column_start(width, height)
+            super().__init__(serial_interface, width=width, height=height, **kwargs)
+            # luma leaves it in horizontal addressing, in which the page and column
+            # commands that move the pointer cheaply do nothing.
+            self.command(MEMORY_MODE, PAGE_ADDRESSING)
 
         def _first(self, picture: _Picture) -> None:
             # luma's initialisation clears the panel before page addressing is chosen: the
             # whole RAM in horizontal addressing, in one window.
             pages = picture.pages
-            self.command(self._const.COLUMNADDR, self._colstart, self._colstart + len(pages[0]) - 1,
-                         self._const.PAGEADDR, 0, len(pages) - 1)
+            self.command(COLUMN_ADDRESS, self._offset, self._offset + len(pages[0]) - 1,
+                         PAGE_ADDRESS, 0, len(pages) - 1)
             self._send(self._wire([((), b"".join(pages))]))
             self._ram, self._held = pages, picture
 
@@ -570,19 +587,21 @@ def _partial_classes() -> dict[str, type]:
         """SH1106: always in page addressing; luma shows a 128-column picture from RAM column
         2 of its 132."""
 
-        _ram_end = 132
+        _ram_end = SH1106_RAM_COLUMNS
+        _offset = SH1106_COLUMN_START
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            self._offset = 2
-            super().__init__(*args, **kwargs)
-            self._offset = self._page_address_offset
+        def __init__(self, serial_interface: Any, **kwargs: Any) -> None:
+            # luma's own column offset (its default), said here so that both agree.
+            super().__init__(serial_interface, page_address_offset=SH1106_COLUMN_START,
+                             **kwargs)
 
     class InvertingSSD1322(ssd1322):
         """SSD1322 (256x64): luma's own diffing, and the blink by its inverse display command.
 
         Its RAM holds four bits a pixel in column pairs, so a picture is handed to luma's
         driver and its ``diff_to_previous`` framebuffer; only a picture that is the exact
-        inverse of the one shown is sent as the command 0xA7 (0xA6 undoes it).
+        inverse of the one shown is sent as the command 0xA7 (0xA6 undoes it), the
+        SSD1306's bytes.
         """
 
         _shown: bytearray | None = None
@@ -597,11 +616,11 @@ def _partial_classes() -> dict[str, type]:
                     return
                 if data == other:
                     self._inverted = not self._inverted
-                    self.command(0xA7 if self._inverted else 0xA6)
+                    self.command(INVERSE_DISPLAY if self._inverted else NORMAL_DISPLAY)
                     return
             if self._inverted:
                 self._inverted = False
-                self.command(0xA6)
+                self.command(NORMAL_DISPLAY)
             super().display(image)
             self._shown = data
 
@@ -695,24 +714,70 @@ class I2CPanelSpec:
     address: int
 
 
-def open_i2c_interface(spec: I2CPanelSpec, bus_factory: Callable[[int], Any] | None = None) -> Any:
-    """luma's I2C interface on ``/dev/i2c-<bus>`` (or on a fake bus from ``bus_factory``)."""
-    from luma.core.interface.serial import i2c
+class I2CLink:
+    """One panel's I2C transport, as a luma driver talks to its serial interface
+    (``command``, ``data``, ``cleanup``), every transaction an ``i2c_rdwr`` message.
 
+    Written here rather than taken from luma.core's ``i2c``: the panel driver sends an
+    update (its windows' command and data transactions) as messages built once and kept,
+    in as few ioctls as Linux takes, and luma's interface keeps the bus, the address and
+    the message builder that needs to itself. On the wire the transactions are the ones
+    luma's would be: the address, a control byte, then the commands or the data.
+
+    ``bus`` has ``i2c_rdwr(*messages)`` and ``close()`` (smbus2's SMBus, or the fake bus),
+    and ``message(address, data)`` builds a write message (smbus2's ``i2c_msg.write``).
+    """
+
+    def __init__(self, bus: Any, address: int, message: Callable[[int, bytes], Any]) -> None:
+        self.bus = bus
+        self.address = address
+        self.message = message
+
+    def command(self, *commands: int) -> None:
+        self.send(self.message(self.address, bytes((CONTROL_COMMAND, *commands))))
+
+    def data(self, data: Sequence[int] | bytes) -> None:
+        data = bytes(data)
+        for i in range(0, len(data), MESSAGE_MAX_DATA):
+            self.send(self.message(self.address,
+                                   bytes((CONTROL_DATA,)) + data[i : i + MESSAGE_MAX_DATA]))
+
+    def batches(self, windows: Sequence[Window]) -> tuple[tuple[Any, ...], ...]:
+        """The windows' transactions as messages, in batches of at most
+        :data:`RDWR_MAX_MESSAGES` (one ioctl each)."""
+        address, message = self.address, self.message
+        command, data_mode = bytes((CONTROL_COMMAND,)), bytes((CONTROL_DATA,))
+        messages = []
+        for commands, data in windows:
+            if commands:
+                messages.append(message(address, command + bytes(commands)))
+            for i in range(0, len(data), MESSAGE_MAX_DATA):
+                messages.append(message(address, data_mode + data[i : i + MESSAGE_MAX_DATA]))
+        return tuple(tuple(messages[i : i + RDWR_MAX_MESSAGES])
+                     for i in range(0, len(messages), RDWR_MAX_MESSAGES))
+
+    def send(self, *messages: Any) -> None:
+        try:
+            self.bus.i2c_rdwr(*messages)
+        except OSError as exc:
+            raise DisplayError(f"I2C device not found on address: 0x{self.address:02X}"
+                               f" ({exc.strerror or exc})") from exc
+
+    def cleanup(self) -> None:
+        self.bus.close()
+
+
+def open_i2c_interface(spec: I2CPanelSpec,
+                       bus_factory: Callable[[int], Any] | None = None) -> I2CLink:
+    """The link to the panel at ``spec`` on ``/dev/i2c-<bus>`` (or on a fake bus from
+    ``bus_factory``, which builds its own messages)."""
     where = f"/dev/i2c-{spec.bus} 0x{spec.address:02x}"
     try:
         if bus_factory is None:
-            return i2c(port=spec.bus, address=spec.address)
+            import smbus2
+
+            return I2CLink(smbus2.SMBus(spec.bus), spec.address, smbus2.i2c_msg.write)
         bus = bus_factory(spec.bus)
-        interface = i2c(bus=bus, address=spec.address)
-    except Exception as exc:
-        raise DisplayError(f"I2C device not found: {where} ({exc})") from exc
-    message = getattr(bus, "message", None)
-    if message is not None:
-        # luma writes data in 32-byte SMBus blocks to a bus it was handed, but in one
-        # i2c_rdwr transaction of up to 4 KiB to the /dev/i2c-N it opens itself, as on the
-        # Pi. A bus that builds i2c_rdwr messages gets the Pi's transactions, so that what
-        # it counts is what the Pi's wire carries.
-        interface._managed = True
-        interface._i2c_msg_write = message
-    return interface
+    except OSError as exc:
+        raise DisplayError(f"I2C device not found: {where} ({exc.strerror or exc})") from exc
+    return I2CLink(bus, spec.address, bus.message)
