@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import logging
 import os
-import random
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,10 +26,7 @@ from pitable.hw.entropy import (
 )
 from pitable.hw.health import BLOCK
 from pitable.rules import draw_roll, draw_rolls
-
-
-def good_bytes(n: int, seed: int = 7) -> bytes:
-    return random.Random(seed).randbytes(n)
+from tests.support.entropy import StallingStream, good_bytes
 
 
 def test_hmac_drbg_matches_nist_cavp_vector() -> None:
@@ -207,13 +203,6 @@ def test_stream_stand_in_is_named() -> None:
 # --- reading off the caller's thread ---------------------------------------------------
 
 
-@pytest.fixture
-def fifo(tmp_path: Path) -> Path:
-    path = tmp_path / "hwrng"
-    os.mkfifo(path)
-    return path
-
-
 def finishes(action: Callable[[], Any], timeout: float = 30.0) -> Any:
     """Run ``action`` on a thread; fail (instead of hanging the run) if it does not return."""
     result: list[Any] = []
@@ -252,27 +241,6 @@ def test_a_fifo_nobody_writes_to_is_refused_when_the_hwrng_is_required(fifo: Pat
             finishes(lambda: source.read(1))
     assert not source.degraded
     source.close()
-
-
-class StallingStream(io.RawIOBase):
-    """A device that gives ``data`` and then blocks until the test lets it go."""
-
-    name = "stalling"
-
-    def __init__(self, data: bytes) -> None:
-        self.data = bytearray(data)
-        self.release = threading.Event()
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, n: int = -1) -> bytes:
-        if not self.data:
-            self.release.wait()
-            return b""
-        out = bytes(self.data[:n])
-        del self.data[:n]
-        return out
 
 
 @pytest.fixture
