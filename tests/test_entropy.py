@@ -14,6 +14,7 @@ import pytest
 
 import pitable.hw.entropy as entropy_module
 from pitable.errors import EntropyError, HealthTestFailure
+from pitable.hw.clock import FakeClock
 from pitable.hw.entropy import (
     DrbgSource,
     FallbackSource,
@@ -311,3 +312,29 @@ def test_read_device_gives_what_came_within_the_deadline(fifo: Path, tmp_path: P
         os.close(writer)
     with pytest.raises(FileNotFoundError):
         read_device(tmp_path / "missing", 1)
+
+
+def test_the_pools_deadline_runs_on_its_clock_not_the_wall_clock() -> None:
+    # An hour's deadline on a fake clock: the read gives up once the clock is moved on by
+    # an hour, at once, with no hour of waiting.
+    clock = FakeClock()
+    stream = StallingStream(b"")
+    pooled = PooledSource(HwrngSource(stream), deadline_s=3600, clock=clock)
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            pooled.read(1)
+        except EntropyError as exc:
+            errors.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    try:
+        reader.start()
+        clock.advance(3600)
+        reader.join(30)
+        assert not reader.is_alive(), "the read waits on the wall clock"
+        assert [str(e) for e in errors] == ["stalling gave no random bytes within 3600 s"]
+    finally:
+        stream.release.set()
+        pooled.close()
