@@ -22,6 +22,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from pitable import xdg
+from tests.support.install import CMDLINE, USER_CONFIG_TXT
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -238,3 +239,21 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
         code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    """A FIFO that nobody writes to: a device that never answers, or a file that is none."""
+    path = tmp_path / "hwrng"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A scratch root with the boot files of a Pi's fresh card, for install.sh."""
+    boot = tmp_path / "root/boot/firmware"
+    boot.mkdir(parents=True)
+    (boot / "config.txt").write_text(USER_CONFIG_TXT)
+    (boot / "cmdline.txt").write_text(CMDLINE)
+    return tmp_path / "root"

@@ -19,7 +19,7 @@ from benchmarks.bench_box import (
     stock_luma,
     tilted_tumble,
 )
-from tests.test_box import same
+from tests.support.pictures import same
 
 
 def test_every_roll_sends_at_least_its_lower_bound_on_every_panel() -> None:

@@ -7,66 +7,13 @@ import dataclasses
 import logging
 
 import pytest
-from PIL import Image, ImageChops
 
-from pitable.box.sim import Simulator
-from pitable.config import DEFAULTS, Config
+from pitable.config import DEFAULTS
 from pitable.render.faces import die_panel
 from pitable.render.status import MenuView, StatusView, draw_status
 from pitable.rules import SPECIAL, Die, Roll, find_title
-
-
-class ScriptedBytes:
-    """An entropy source handing out chosen bytes: byte 36*g + 6*p + r is one roll."""
-
-    name = "script"
-
-    def __init__(self, *rolls: str) -> None:
-        self.data = bytearray(byte_of(Roll.from_str(r)) for r in rolls)
-
-    def read(self, n: int) -> bytes:
-        if len(self.data) < n:
-            raise AssertionError("the test ran out of scripted rolls")
-        out = bytes(self.data[:n])
-        del self.data[:n]
-        return out
-
-
-def byte_of(roll: Roll) -> int:
-    index = [(f - 1) if f is not SPECIAL else 5 for f in roll.faces]  # type: ignore[operator]
-    return 36 * index[0] + 6 * index[1] + index[2]
-
-
-#: The seed of every map these boxes choose, so that the scripted bytes are all rolls; the
-#: status screen's header names the map by its tag.
-MAP_SEED = 1234
-TAG = "A·1234"
-
-
-def make(*rolls: str, tumble_ms: int = 0, mode: str = "table", title: str = "valley",
-         config: Config = DEFAULTS, **kw: object) -> Simulator:
-    box = dataclasses.replace(config.box, tumble_ms=tumble_ms, mode=mode, title=title)
-    kw.setdefault("map_seeds", lambda: MAP_SEED)
-    return Simulator(dataclasses.replace(config, box=box), entropy=ScriptedBytes(*rolls), **kw)
-
-
-def same(a: Image.Image, b: Image.Image) -> bool:
-    if a.size != b.size:
-        return False
-    return ImageChops.logical_xor(a.convert("1"), b.convert("1")).getbbox() is None
-
-
-def read_faces(sim: Simulator, title: str) -> tuple[object, ...]:
-    """Which face each die panel shows, by comparing it with every face's drawing."""
-    t = find_title(title)
-    seen = []
-    for die in Die:
-        shown = sim.panel(str(die))
-        matches = [f for f in (1, 2, 3, 4, 5, SPECIAL)
-                   if same(shown, die_panel(f, die, t, lang=sim.box.language))]
-        assert len(matches) == 1, f"the {die} panel shows no single face"
-        seen.append(matches[0])
-    return tuple(seen)
+from tests.support.box import TAG, make, read_faces
+from tests.support.pictures import same
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,19 +13,12 @@ from pitable.box.sim import Simulator
 from pitable.box.store import SessionStore
 from pitable.config import DEFAULTS
 from pitable.hw.entropy import FallbackSource, HwrngSource, PooledSource, open_source
-from tests.test_box import read_faces
-from tests.test_entropy import StallingStream, good_bytes
+from tests.support.box import read_faces
+from tests.support.entropy import StallingStream, good_bytes
 
 CONFIG = dataclasses.replace(
     DEFAULTS, box=dataclasses.replace(DEFAULTS.box, tumble_ms=0, mode="table", title="valley")
 )
-
-
-@pytest.fixture
-def fifo(tmp_path: Path) -> Path:
-    path = tmp_path / "hwrng"
-    os.mkfifo(path)
-    return path
 
 
 @pytest.fixture

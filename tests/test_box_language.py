@@ -12,35 +12,17 @@ import pytest
 
 from pitable.box.controller import LANGUAGE_SETTING
 from pitable.box.store import SessionStore
-from pitable.config import DEFAULTS, Config
-from pitable.i18n import LANGUAGES, translator
+from pitable.i18n import translator
 from pitable.render.faces import die_label, die_panel
 from pitable.render.join import join_screen
 from pitable.render.sheet import render_sheet
 from pitable.render.tv import _status_line, draw_tv
 from pitable.rules import DICE, Die, find_title
 from pitable.rules.sheets import generate
-from tests.test_box import make, same
-from tests.test_box_printer import fake_printer, print_from_menu
+from tests.support.box import choose_language, configured, fake_printer, make, print_from_menu
+from tests.support.pictures import same
 
 FRENCH, SPANISH = 1, 2  # their places in the Language menu
-
-
-def choose_language(sim: object, index: int) -> None:
-    """Hold for the menu, go to Language (by its name in the box's language), and choose
-    the language at ``index``."""
-    sim.hold()  # type: ignore[attr-defined]
-    labels = [label for label, _ in sim.box.menu[-1].items]  # type: ignore[attr-defined]
-    language = translator(sim.box.language).gettext("Language")  # type: ignore[attr-defined]
-    sim.turn(labels.index(language))  # type: ignore[attr-defined]
-    sim.push()  # type: ignore[attr-defined]
-    # The cursor starts on the language the box speaks.
-    sim.turn(index - list(LANGUAGES).index(sim.box.language))  # type: ignore[attr-defined]
-    sim.push()  # type: ignore[attr-defined]
-
-
-def configured(lang: str) -> Config:
-    return dataclasses.replace(DEFAULTS, box=dataclasses.replace(DEFAULTS.box, language=lang))
 
 
 def test_the_menus_choice_survives_a_restart_in_the_store(tmp_path: Path) -> None:

@@ -7,30 +7,9 @@ import threading
 import pytest
 from PIL import ImageChops
 
-from pitable.box.printing import BoxPrinter
-from pitable.box.sim import Simulator
-from pitable.config import DEFAULTS
-from pitable.hw.clock import FakeClock
-from pitable.hw.fake_printer import FakePrinter
-from pitable.hw.printer import ThermalPrinter
 from pitable.render.sheet import render_sheet
 from pitable.rules.sheets import generate
-from tests.test_box import make, read_faces
-
-
-def fake_printer(**kw: object) -> tuple[BoxPrinter, FakePrinter]:
-    settings = DEFAULTS.printer
-    clock = FakeClock()
-    transport = FakePrinter(dots=settings.dots, clock=clock, **kw)  # type: ignore[arg-type]
-    printer = BoxPrinter(ThermalPrinter(settings, transport=transport, clock=clock), settings)
-    return printer, transport
-
-
-def print_from_menu(sim: Simulator) -> None:
-    sim.hold()
-    sim.turn(+2)  # New game, Sheets for 4 players, One more sheet, ...
-    sim.push()
-    sim.wait_for_prints()
+from tests.support.box import fake_printer, make, print_from_menu, read_faces
 
 
 def test_the_menu_prints_a_sheet_of_the_games_map() -> None:

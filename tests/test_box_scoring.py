@@ -22,7 +22,7 @@ from pitable.rules import find_title, registered
 from pitable.rules.scoring import Score, parse_sheet
 from pitable.rules.session import level
 from tests.conftest import run_cli
-from tests.test_box import make
+from tests.support.box import make
 from tests.toy_title import ToyCupboard
 
 GOLDEN = Path(__file__).parent / "golden" / "scoring"

@@ -12,24 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from pitable.box.sim import Simulator
 from pitable.box.store import DB_NAME, SessionStore
 from pitable.render.status import SMALL, StatusView, draw_status
 from pitable.render.text import wrap_text
 from pitable.rules import Roll, default_title, find_title
-from tests.test_box import TAG, make, read_faces, same
-
-
-def end_with_score(sim: Simulator, score: int) -> None:
-    """Menu: New game, End game: score, Back; then By parts, Total, Back. Turn the total in
-    on the encoder, push."""
-    sim.hold()
-    sim.turn(+1)
-    sim.push()
-    sim.turn(+1)
-    sim.push()
-    sim.turn(score)
-    sim.push()
+from tests.support.box import TAG, end_with_score, make, read_faces
+from tests.support.pictures import same
 
 
 @pytest.mark.parametrize(

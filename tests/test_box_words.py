@@ -15,7 +15,8 @@ from pitable.cli import main
 from pitable.config import DEFAULTS
 from pitable.render.status import draw_status, page_count, status_lines
 from pitable.rules import Roll, find_title
-from tests.test_box import make, same
+from tests.support.box import choose_language, make
+from tests.support.pictures import same
 
 
 def words(sim: object) -> tuple[tuple[str, ...], ...]:
@@ -122,16 +123,6 @@ def test_the_valley_solo_leds_count_rounds_and_the_temples_stay_off() -> None:
     temple.press()
     assert not any(temple.led_states())
     temple.close()
-
-
-def choose_language(sim: object, index: int) -> None:
-    """Hold for the menu, go to Language, and choose the language at ``index``."""
-    sim.hold()  # type: ignore[attr-defined]
-    labels = [label for label, _ in sim.box.menu[-1].items]  # type: ignore[attr-defined]
-    sim.turn(labels.index("Language"))  # type: ignore[attr-defined]
-    sim.push()  # type: ignore[attr-defined]
-    sim.turn(index)  # type: ignore[attr-defined]
-    sim.push()  # type: ignore[attr-defined]
 
 
 def test_the_menu_changes_the_language_and_the_box_remembers_it(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from pitable.config import PageLimits
 from pitable.hw.events import RollCommand
 from pitable.web.server import WebServer
 from tests.conftest import GOLDEN, golden_image, kept_failure
-from tests.test_box import make
+from tests.support.box import make
 
 pytestmark = pytest.mark.slow
 
@@ -311,7 +311,7 @@ def test_the_page_speaks_the_box_s_language_and_follows_a_change(browser: Any) -
     """The page's own words, <html lang>, the title and the new-game list come in the box's
     language, and follow the box when its menu changes it; no English is left."""
     from pitable.i18n import translator
-    from tests.test_i18n_surfaces import english_in
+    from tests.support.i18n import english_in
 
     served = table("valley", "2,4,5", "1,3,3")
     try:

@@ -38,32 +38,8 @@ from pitable.hw.oled import (
 from pitable.render.faces import die_panel, rolled, tumble_lines, tumble_panel
 from pitable.render.status import draw_status
 from pitable.rules import SPECIAL, Die, Face, Roll, find_title
-
-
-class Scripted:
-    """An entropy source handing out chosen rolls: byte 36*g + 6*p + r is one roll."""
-
-    name = "script"
-
-    def __init__(self, *rolls: str) -> None:
-        self.data = bytearray()
-        for text in rolls:
-            faces = Roll.from_str(text).faces
-            index = [5 if f is SPECIAL else int(f) - 1 for f in faces]  # type: ignore[arg-type]
-            self.data.append(36 * index[0] + 6 * index[1] + index[2])
-
-    def read(self, n: int) -> bytes:
-        if len(self.data) < n:
-            raise AssertionError("the test ran out of scripted rolls")
-        out = bytes(self.data[:n])
-        del self.data[:n]
-        return out
-
-
-def same(a: Image.Image, b: Image.Image) -> bool:
-    return a.size == b.size and ImageChops.logical_xor(
-        a.convert("1"), b.convert("1")
-    ).getbbox() is None
+from tests.support.entropy import ScriptedBytes
+from tests.support.pictures import same
 
 
 def shipped(*rolls: str, title: str = "valley", displays: Any = None, **kw: Any) -> Simulator:
@@ -74,7 +50,7 @@ def shipped(*rolls: str, title: str = "valley", displays: Any = None, **kw: Any)
                                          displays=displays or DEFAULTS.displays)
     assert config.box.tumble_ms > 0
     # A fixed map seed: every scripted byte is a roll.
-    return Simulator(config, entropy=Scripted(*rolls), map_seeds=lambda: 1234, **kw)
+    return Simulator(config, entropy=ScriptedBytes(*rolls), map_seeds=lambda: 1234, **kw)
 
 
 def watch(sim: Simulator) -> dict[str, list[tuple[Image.Image, bool]]]:
@@ -228,7 +204,7 @@ def test_without_a_tumble_the_faces_wait_for_the_commit(tmp_path: Path) -> None:
     holder: list[Simulator] = []
     slow = SlowStore(SessionStore.open(tmp_path), holder)
     box = dataclasses.replace(DEFAULTS.box, title="valley", mode="table", tumble_ms=0)
-    sim = Simulator(dataclasses.replace(DEFAULTS, box=box), entropy=Scripted("5,5,5"),
+    sim = Simulator(dataclasses.replace(DEFAULTS, box=box), entropy=ScriptedBytes("5,5,5"),
                     store=slow, map_seeds=lambda: 1234)
     holder.append(sim)
     blank = {str(d): sim.panel(str(d)) for d in Die}

@@ -17,7 +17,7 @@ from pitable.commands.sheet import MAX_COPIES, MAX_WIDTH, MIN_WIDTH
 from pitable.config import read_regular_file
 from pitable.errors import EntropyError
 from pitable.rules import find_dice_set, find_title
-from tests.test_fuzz import run_bounded
+from tests.support.cli import run_bounded
 
 HUGE = str(10**30)
 
@@ -147,13 +147,6 @@ def test_snakes_are_bounded_by_the_title() -> None:
 # --- files that must be regular files ------------------------------------------------------
 
 
-@pytest.fixture
-def fifo(tmp_path: Path) -> Path:
-    path = tmp_path / "fifo"
-    os.mkfifo(path)
-    return path
-
-
 def test_config_check_refuses_a_fifo_at_once(fifo: Path) -> None:
     one_line_exit_2(["config", "check", str(fifo)], "is a FIFO, not a regular TOML file")
     one_line_exit_2(["--config", str(fifo), "wiring"], "is a FIFO")
@@ -269,7 +262,6 @@ def test_a_long_roll_holds_one_block_at_a_time() -> None:
     blocks = dice.draw_sourced(source, 3 * dice.BLOCK + 5, find_dice_set("1-5"))
     sizes = [len(block) for block in blocks]
     assert sizes == [dice.BLOCK, dice.BLOCK, dice.BLOCK, 5]
-
 
 
 @pytest.mark.parametrize("option", ["--count", "--rng-deadline"])

@@ -13,7 +13,7 @@ from PIL import Image
 
 from pitable.hw.health import BLOCK
 from tests.conftest import run_cli as run
-from tests.entropy_faults import counter, lfsr, repeating
+from tests.support.entropy_faults import counter, lfsr, repeating
 
 
 def test_options_human_reading(capsys: pytest.CaptureFixture[str]) -> None:

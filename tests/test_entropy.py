@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import logging
 import os
-import random
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 
 import pitable.hw.entropy as entropy_module
 from pitable.errors import EntropyError, HealthTestFailure
+from pitable.hw.clock import FakeClock
 from pitable.hw.entropy import (
     DrbgSource,
     FallbackSource,
@@ -27,10 +27,7 @@ from pitable.hw.entropy import (
 )
 from pitable.hw.health import BLOCK
 from pitable.rules import draw_roll, draw_rolls
-
-
-def good_bytes(n: int, seed: int = 7) -> bytes:
-    return random.Random(seed).randbytes(n)
+from tests.support.entropy import StallingStream, good_bytes
 
 
 def test_hmac_drbg_matches_nist_cavp_vector() -> None:
@@ -207,13 +204,6 @@ def test_stream_stand_in_is_named() -> None:
 # --- reading off the caller's thread ---------------------------------------------------
 
 
-@pytest.fixture
-def fifo(tmp_path: Path) -> Path:
-    path = tmp_path / "hwrng"
-    os.mkfifo(path)
-    return path
-
-
 def finishes(action: Callable[[], Any], timeout: float = 30.0) -> Any:
     """Run ``action`` on a thread; fail (instead of hanging the run) if it does not return."""
     result: list[Any] = []
@@ -252,27 +242,6 @@ def test_a_fifo_nobody_writes_to_is_refused_when_the_hwrng_is_required(fifo: Pat
             finishes(lambda: source.read(1))
     assert not source.degraded
     source.close()
-
-
-class StallingStream(io.RawIOBase):
-    """A device that gives ``data`` and then blocks until the test lets it go."""
-
-    name = "stalling"
-
-    def __init__(self, data: bytes) -> None:
-        self.data = bytearray(data)
-        self.release = threading.Event()
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, n: int = -1) -> bytes:
-        if not self.data:
-            self.release.wait()
-            return b""
-        out = bytes(self.data[:n])
-        del self.data[:n]
-        return out
 
 
 @pytest.fixture
@@ -343,3 +312,29 @@ def test_read_device_gives_what_came_within_the_deadline(fifo: Path, tmp_path: P
         os.close(writer)
     with pytest.raises(FileNotFoundError):
         read_device(tmp_path / "missing", 1)
+
+
+def test_the_pools_deadline_runs_on_its_clock_not_the_wall_clock() -> None:
+    # An hour's deadline on a fake clock: the read gives up once the clock is moved on by
+    # an hour, at once, with no hour of waiting.
+    clock = FakeClock()
+    stream = StallingStream(b"")
+    pooled = PooledSource(HwrngSource(stream), deadline_s=3600, clock=clock)
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            pooled.read(1)
+        except EntropyError as exc:
+            errors.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    try:
+        reader.start()
+        clock.advance(3600)
+        reader.join(30)
+        assert not reader.is_alive(), "the read waits on the wall clock"
+        assert [str(e) for e in errors] == ["stalling gave no random bytes within 3600 s"]
+    finally:
+        stream.release.set()
+        pooled.close()

@@ -24,7 +24,7 @@ from pitable.firmware import (
     main,
     udev_rules,
 )
-from tests.udev_device import Device, misc_device, rule_matches, trigger_matches
+from tests.support.udev import Device, misc_device, rule_matches, trigger_matches
 
 FIRMWARE = Path(__file__).parent.parent / "firmware"
 

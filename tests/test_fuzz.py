@@ -1,21 +1,17 @@
 """Every subcommand driven with generated arguments: numbers huge, negative, NaN, infinite,
 in other scripts' digits or empty; paths missing, directories, FIFOs, devices, empty.
 
-Whatever the arguments, a command ends within 5 s with status 0, 1 or 2, never with a
-traceback, and a status 2 ends with one line saying what is wrong. ``run`` and a live ``sim``
+Whatever the arguments, a command ends with status 0, 1 or 2, never with a traceback, and a
+status 2 ends with one line saying what is wrong. ``run`` and a live ``sim``
 run until stopped and are left out; so is ``print``, which talks to a real port.
 
 Each run happens in this process (quick), on a thread, so that one that hangs fails the
-test after 5 s instead of hanging it.
+test (after a generous guard, no speed check) instead of hanging it.
 """
 
 from __future__ import annotations
 
-import io
 import os
-import threading
-import traceback
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,14 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pitable.cli import main
+from tests.support.cli import run_bounded
 
-#: How long a run may go before the test calls it hung and stops waiting: a guard that
-#: the tests end by themselves, not a speed check (the tests assert no times; a command's
-#: work is bounded by the bounds its arguments are checked against, tested in
-#: test_cli_bounds). Generous, so that an emulated ARM root on a busy machine, ten times
-#: slower, never trips it on a run that would end.
-HANG_S = 120.0
 #: Examples per command in the everyday run, and in the slow one.
 QUICK_EXAMPLES = 15
 SLOW_EXAMPLES = 300
@@ -248,39 +238,6 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
 # --- one run, bounded ------------------------------------------------------------------
 
 
-def run_bounded(argv: list[str]) -> tuple[int, str, str]:
-    """``pitable ARGV`` in this process on a thread; fails the test on a traceback, on a
-    status other than 0, 1 or 2, or when it has not ended after HANG_S."""
-    out, err = io.StringIO(), io.StringIO()
-    result: dict[str, object] = {}
-
-    def target() -> None:
-        try:
-            with redirect_stdout(out), redirect_stderr(err):
-                try:
-                    result["code"] = main(argv)
-                except SystemExit as exc:  # argparse's own exits
-                    result["code"] = exc.code if isinstance(exc.code, int) else 1
-        except BaseException:
-            result["traceback"] = traceback.format_exc()
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(HANG_S)
-    if worker.is_alive():
-        pytest.fail(f"pitable {argv!r} has not ended after {HANG_S:g} s")
-    assert "traceback" not in result, f"pitable {argv!r} raised:\n{result['traceback']}"
-    code = result["code"]
-    assert isinstance(code, int)
-    stderr = err.getvalue()
-    assert code in (0, 1, 2), f"pitable {argv!r} exited {code}: {stderr}"
-    assert "Traceback" not in stderr, f"pitable {argv!r}: {stderr}"
-    if code == 2:
-        last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
-        assert "error" in last, f"pitable {argv!r} exited 2 without saying why: {stderr!r}"
-    return code, out.getvalue(), stderr
-
-
 COMMANDS = ("options", "screen", "roll", "fairness", "sim", "config", "history", "level", "sheet",
             "score", "doctor", "wiring",
             "bot")
@@ -315,13 +272,12 @@ def test_the_fuzz_knows_every_command() -> None:
 
 
 def test_a_run_that_raises_fails_the_fuzz(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pitable.cli
+    from tests.support import cli
 
     def broken(argv: list[str]) -> int:
         raise RecursionError("deep")
 
-    monkeypatch.setattr(pitable.cli, "main", broken)
-    monkeypatch.setitem(globals(), "main", broken)
+    monkeypatch.setattr(cli, "main", broken)
     with pytest.raises(AssertionError, match="RecursionError"):
         run_bounded(["options"])
 

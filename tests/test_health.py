@@ -27,7 +27,8 @@ from pitable.hw.health import (
     linear_complexity,
     rct_cutoff,
 )
-from tests.entropy_faults import (
+from tests.support.entropy import good_bytes
+from tests.support.entropy_faults import (
     counter,
     few_values,
     half_patterned,
@@ -50,10 +51,6 @@ def test_rct_cutoff_is_one_plus_ceil_20_over_h(h: float, cutoff: int) -> None:
     assert rct_cutoff(h) == cutoff
 
 
-def good_bytes(n: int, seed: int = 1) -> bytes:
-    return random.Random(seed).randbytes(n)
-
-
 def test_random_bytes_pass() -> None:
     monitor = HealthMonitor()
     for seed in range(8):
@@ -69,9 +66,9 @@ def test_a_stuck_source_of_zeros_fails_the_repetition_count_test() -> None:
 
 def test_a_run_split_across_reads_is_still_counted() -> None:
     monitor = HealthMonitor()
-    monitor.check(good_bytes(100) + b"\xaa\xaa\xaa")
+    monitor.check(good_bytes(100, 1) + b"\xaa\xaa\xaa")
     with pytest.raises(HealthTestFailure, match="0xaa repeated 5"):
-        monitor.check(b"\xaa\xaa" + good_bytes(10))
+        monitor.check(b"\xaa\xaa" + good_bytes(10, 1))
 
 
 @pytest.mark.parametrize(
@@ -98,7 +95,7 @@ def test_a_failure_is_final() -> None:
     with pytest.raises(HealthTestFailure):
         monitor.check(bytes(10))
     with pytest.raises(HealthTestFailure):
-        monitor.check(good_bytes(512))
+        monitor.check(good_bytes(512, 1))
 
 
 def test_min_entropy_must_be_a_byte_claim() -> None:

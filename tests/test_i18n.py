@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import difflib
 import errno
-import functools
 import gettext
 import hashlib
 import io
@@ -19,7 +18,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 from PIL import Image, ImageDraw, ImageFont
 
@@ -28,20 +26,11 @@ from pitable.config import load_config
 from pitable.errors import ConfigError, UsageError
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, FONT_DIR, REGULAR
 from pitable.rules import find_title
+from tests.support.i18n import source_messages
 
 PACKAGE = Path(i18n.__file__).parent
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE_LANGUAGE]
 PLACEHOLDER = re.compile(r"\{[a-z_]*\}")
-
-
-@functools.cache
-def source_messages() -> frozenset[str]:
-    """Every message marked for translation in the package, as Babel extracts them."""
-    found: set[str] = set()
-    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
-    for _, _, message, _, _ in extract_from_dir(str(PACKAGE), keywords=keywords):
-        found.add(message[0] if isinstance(message, tuple) else message)
-    return frozenset(found)
 
 
 def catalogue(lang: str) -> dict[str, tuple[str, ...]]:

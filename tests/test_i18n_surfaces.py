@@ -9,11 +9,9 @@ and that is not a name the series keeps in every language.
 
 from __future__ import annotations
 
-import functools
 import re
 
 import pytest
-from babel.messages.pofile import read_po
 
 from pitable import i18n
 from pitable.box.sim import status_words, terminal_screen
@@ -27,34 +25,11 @@ from pitable.rules.base import PENNY_HIGH, PENNY_LOW
 from pitable.rules.sheets import generate
 from pitable.web.app import STATIC
 from pitable.web.words import page_words
-from tests.conftest import run_cli
-from tests.test_box import make
-from tests.test_box_language import configured
-from tests.test_i18n import source_messages
-from tests.test_score_cli import EXAMPLES
+from tests.conftest import GOLDEN, run_cli
+from tests.support.box import configured, make
+from tests.support.i18n import english_in
 
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE_LANGUAGE]
-#: Names the series keeps in every language, and the box's own button and code.
-ALLOWED = {"penny", "papers", "dakota", "smith", "roll", "pin"}
-WORD = re.compile(r"[^\W\d_]{3,}")
-
-
-@functools.cache
-def english_words(lang: str) -> frozenset[str]:
-    """The words of the source's messages that ``lang``'s translations never use."""
-    source = {w.lower() for m in source_messages()
-              for w in WORD.findall(re.sub(r"\{\w+\}", " ", m))}
-    with i18n.catalogue_path(lang).open("rb") as f:
-        said = {w.lower() for m in read_po(f) if m.id
-                for s in (m.string if isinstance(m.string, (tuple, list)) else (m.string,))
-                for w in WORD.findall(s)}
-    return frozenset(source - said - ALLOWED)
-
-
-def english_in(texts: list[str], lang: str) -> list[str]:
-    """The texts among ``texts`` that hold a word of English (for ``lang``)."""
-    english = english_words(lang)
-    return [t for t in texts if any(w.lower() in english for w in WORD.findall(t))]
 
 
 def test_the_detector_finds_english() -> None:
@@ -127,7 +102,7 @@ COMMANDS = [
     ("options", "island", "--dangers", "5", "2,3,*", "*,2,3"),
     ("level", "valley", "97", "--snakes", "2"),
     ("level", "temple", "200"),
-    ("score", "valley", "--sheet", str(EXAMPLES / "valley_henri.txt"), "--solo"),
+    ("score", "valley", "--sheet", str(GOLDEN / "scoring" / "valley_henri.txt"), "--solo"),
     ("bot", "temple", "--seed", "3", "--games", "2", "--show"),
 ]
 

@@ -14,7 +14,8 @@ from pitable.box.sim import Simulator
 from pitable.config import DEFAULTS
 from pitable.hw.events import Edge, Line
 from pitable.render.status import draw_status
-from tests.test_box import make, read_faces, same
+from tests.support.box import make, read_faces
+from tests.support.pictures import same
 
 #: The default debounce time, which every bounce train below stays within.
 BOUNCE_S = DEFAULTS.button.bounce_ms / 1000

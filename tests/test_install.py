@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -14,24 +13,10 @@ import pytest
 from pitable.config import DEFAULTS, loads_config
 from pitable.doctor import Status, check_boot_config, check_serial_console
 from pitable.firmware import boot_config, udev_rules
-from tests.test_os_packages import OS_PACKAGES
-from tests.udev_device import Device, misc_device, trigger_matches
-
-REPO = Path(__file__).parent.parent
-INSTALL = REPO / "install.sh"
-USER_CONFIG_TXT = "# the user's own settings\ndtparam=audio=on\n[cm4]\notg_mode=1\n"
-CMDLINE = "console=serial0,115200 console=tty1 root=PARTUUID=0123-02 rootwait quiet\n"
+from tests.support.install import CMDLINE, INSTALL, OS_PACKAGES, REPO, USER_CONFIG_TXT, install
+from tests.support.udev import Device, misc_device, trigger_matches
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="install.sh needs bash")
-
-
-def install(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PITABLE_PYTHON": sys.executable}
-    env.pop("PITABLE_ROOT", None)
-    return subprocess.run(
-        ["bash", str(INSTALL), "--root", str(root), *args],
-        capture_output=True, text=True, env=env, check=False, timeout=60,
-    )
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, bytes | str]]:
@@ -44,15 +29,6 @@ def snapshot(root: Path) -> dict[str, tuple[int, bytes | str]]:
         elif path.is_file():
             out[key] = (path.stat().st_mode, path.read_bytes())
     return out
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    boot = tmp_path / "root/boot/firmware"
-    boot.mkdir(parents=True)
-    (boot / "config.txt").write_text(USER_CONFIG_TXT)
-    (boot / "cmdline.txt").write_text(CMDLINE)
-    return tmp_path / "root"
 
 
 @pytest.mark.slow

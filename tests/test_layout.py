@@ -115,3 +115,32 @@ def test_a_break_of_the_layers_would_be_seen() -> None:
     names = [name for name, _ in imported(tree)]
     assert names == ["pitable.box.controller", "gpiozero"]
     assert part_of("box.controller") not in ALLOWED["rules"]
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def imports_of_test_modules(folder: Path = TESTS) -> list[str]:
+    """Every ``import`` of a test module (tests/test_*.py) found under ``folder``."""
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        if "golden" in path.relative_to(folder).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if node.level == 0 else [
+                    f"{node.module or ''}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                if any(part.startswith("test_") for part in name.split(".")):
+                    found.append(f"{path.relative_to(folder)}:{node.lineno} imports {name}")
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared helpers live in tests/support (or conftest.py's fixtures), so that each test
+    file is read, run and changed alone."""
+    assert imports_of_test_modules() == []

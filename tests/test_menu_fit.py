@@ -25,8 +25,7 @@ from pitable.i18n import LANGUAGES, translator
 from pitable.render.status import MenuView, StatusView, layout
 from pitable.rules import Roll, all_titles, find_title
 from pitable.rules.session import LEVELS
-from tests.test_box import make
-from tests.test_box_printer import fake_printer
+from tests.support.box import fake_printer, make
 
 PACKAGE = Path(i18n.__file__).parent
 SIZES = [(128, 64), (256, 64)]
@@ -162,7 +161,7 @@ def test_the_box_opens_its_menus_in_its_language(lang: str) -> None:
     assert _("{title}: solo").format(title=_("Valley")) in games
     sim.close()
     # No English left in either menu (tests/test_i18n_surfaces.py's reading of English).
-    from tests.test_i18n_surfaces import english_in
+    from tests.support.i18n import english_in
 
     assert english_in([*top, *games], lang) == []
 
@@ -184,6 +183,6 @@ def test_the_score_is_asked_part_by_part_in_the_language(lang: str) -> None:
         count=0)
     assert note == _("total so far {total}").format(total=0)
     sim.close()
-    from tests.test_i18n_surfaces import english_in
+    from tests.support.i18n import english_in
 
     assert english_in([heading, number, note], lang) == []

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops, ImageDraw
+from PIL import Image, ImageDraw
 
 from pitable.hw.fake_i2c import FakeI2C, FakeOled
 from pitable.hw.oled import (
@@ -18,6 +18,7 @@ from pitable.hw.oled import (
     open_i2c_interface,
     open_panel,
 )
+from tests.support.pictures import same
 
 
 def panel(driver: str, rotate: int = 0) -> tuple[object, FakeOled, FakeI2C]:
@@ -38,10 +39,6 @@ def scribble(seed: int, size: tuple[int, int] = (128, 64)) -> Image.Image:
         draw.rectangle((x0, y0, x0 + rng.randrange(30), y0 + rng.randrange(20)),
                        fill=rng.choice((0, 1)))
     return image
-
-
-def same(a: Image.Image, b: Image.Image) -> bool:
-    return ImageChops.logical_xor(a.convert("1"), b.convert("1")).getbbox() is None
 
 
 @pytest.mark.parametrize("driver", ["ssd1306", "ssd1309", "sh1106"])

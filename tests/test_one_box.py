@@ -26,7 +26,8 @@ from pitable.i18n import translator
 from pitable.render.faces import tumble_panel
 from pitable.rules import Die, Roll, find_title
 from tests.conftest import run_cli
-from tests.test_box import make, read_faces, same
+from tests.support.box import make, read_faces
+from tests.support.pictures import same
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = Path(__file__).with_name("rolling_driver.py")

@@ -14,22 +14,13 @@ from __future__ import annotations
 
 import re
 from importlib import metadata
-from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-INSTALL = Path(__file__).parent.parent / "install.sh"
+from tests.support.install import BOOKWORM, INSTALL, OS_PACKAGES
 
-#: Distribution -> (Debian package, the version Debian bookworm ships on every
-#: architecture, armhf and arm64 included: `apt-cache policy` on bookworm with
-#: bookworm-updates and bookworm-security; Debian revisions left out).
-BOOKWORM = {
-    "pillow": ("python3-pil", "9.4.0"),
-    "cbor2": ("python3-cbor2", "5.4.6"),
-}
-OS_PACKAGES = {dist: package for dist, (package, _) in BOOKWORM.items()}
 #: Compiled here, but published on PyPI as a pure-Python wheel too (``py3-none-any``), which
 #: pip takes where no compiled wheel fits, armv7l included: fonttools' Cython modules are
 #: optional speed-ups of pure-Python code (``pip download fonttools --only-binary=:all:

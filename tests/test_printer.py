@@ -7,7 +7,7 @@ import socket
 import threading
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image
 
 from pitable.box.printing import JobState, JobStatus, PrintSpooler
 from pitable.config import DEFAULTS, PrinterConfig, loads_config, printer_config
@@ -25,14 +25,10 @@ from pitable.hw.printer import (
 from pitable.render.sheet import blank_rows, render_sheet
 from pitable.rules import Roll, find_title
 from pitable.rules.sheets import generate
+from tests.support.pictures import same_picture
 
 TITLES = ("valley", "island", "temple")
 WAIT = 30  # seconds: only a bound on a hang; no test waits that long when it passes
-
-
-def same_picture(a: Image.Image, b: Image.Image) -> bool:
-    diff = ImageChops.difference(a.convert("L"), b.convert("L"))
-    return a.size == b.size and diff.getbbox() is None
 
 
 def printer_on(fake: FakePrinter, **settings: object) -> ThermalPrinter:

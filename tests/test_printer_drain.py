@@ -21,7 +21,7 @@ from pitable.hw.fake_printer import FakePrinter
 from pitable.hw.printer import SerialTransport, ThermalPrinter
 from pitable.i18n import translator
 from tests.conftest import run_cli as run
-from tests.test_box import make
+from tests.support.box import make
 
 #: The listener's receive buffer: far smaller than a job, so most of the job stays unsent.
 SMALL_BUFFER = 4096

@@ -27,6 +27,7 @@ from pitable.render.faces import (
 )
 from pitable.rules import SPECIAL, Die, Face, Title, all_titles, find_title
 from tests.conftest import assert_golden_image
+from tests.support.pictures import lit
 
 GOLDEN = Path(__file__).parent / "golden" / "render"
 TITLES = all_titles()
@@ -35,10 +36,6 @@ FACES: tuple[Face, ...] = (1, 2, 3, 4, 5, SPECIAL)
 
 def assert_golden(image: Image.Image, name: str) -> None:
     assert_golden_image(image, GOLDEN / f"{name}.png")
-
-
-def lit(image: Image.Image) -> int:
-    return image.convert("L").histogram()[255]
 
 
 def title_id(title: Title) -> str:

@@ -38,6 +38,7 @@ from pitable.render.text import (
 )
 from pitable.rules import Roll, Title, all_rolls, all_titles, find_title
 from tests.conftest import assert_golden_image
+from tests.support.pictures import lit
 
 GOLDEN = Path(__file__).parent / "golden" / "render"
 TITLES = all_titles()
@@ -47,10 +48,6 @@ MENU = MenuView("Menu", ("Roll", "Choose title", "Table or solo", "New game", "P
 
 def assert_golden(image: Image.Image, name: str) -> None:
     assert_golden_image(image, GOLDEN / f"{name}.png")
-
-
-def lit(image: Image.Image) -> int:
-    return image.convert("L").histogram()[255]
 
 
 def rolled(title: Title, roll: str, *, marked: int = 0, **kwargs: object) -> StatusView:

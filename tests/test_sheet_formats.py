@@ -6,17 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image
 
 from pitable.render.sheet import render_sheet
 from pitable.render.sheet_pdf import page_image
 from pitable.rules.sheets import generate
 from tests.conftest import run_cli as run
+from tests.support.pictures import same_picture
 
 
-def same_picture(path: Path, expected: Image.Image) -> bool:
+def saved_as(path: Path, expected: Image.Image) -> bool:
     with Image.open(path) as picture:
-        return ImageChops.difference(picture.convert("L"), expected.convert("L")).getbbox() is None
+        return same_picture(picture, expected)
 
 
 @pytest.mark.parametrize("suffix", [".png", ".pbm", ".txt"])
@@ -35,7 +36,7 @@ def test_maps_in_a_one_map_format_write_one_numbered_file_a_map(
         if suffix == ".txt":
             assert path.read_text() == sheet.to_text(label=True)
         else:
-            assert same_picture(path, render_sheet(sheet))
+            assert saved_as(path, render_sheet(sheet))
 
 
 def test_one_map_keeps_the_name_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,8 +55,8 @@ def test_page_pictures_hold_two_sheets_each(
     pages = [tmp_path / "page-1.png", tmp_path / "page-2.png"]
     assert sorted(tmp_path.iterdir()) == pages
     sheets = [generate("temple", seed) for seed in (4, 5, 6)]
-    assert same_picture(pages[0], page_image(sheets[:2], "letter"))
-    assert same_picture(pages[1], page_image(sheets[2:], "letter"))
+    assert saved_as(pages[0], page_image(sheets[:2], "letter"))
+    assert saved_as(pages[1], page_image(sheets[2:], "letter"))
     assert "seeds 4, 5, 6" in stdout
 
 

@@ -30,7 +30,7 @@ from pitable.box.sim import (
 from pitable.box.snapshot import words_of
 from pitable.render.faces import die_panel
 from pitable.rules import SPECIAL, Die, find_title
-from tests.test_box import make
+from tests.support.box import make
 
 FACES = (1, 2, 3, 4, 5, SPECIAL)
 ROLLS = ("1,1,1", "2,2,2", "3,3,3", "4,4,4", "5,5,5", "*,*,*")

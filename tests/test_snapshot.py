@@ -10,7 +10,7 @@ import pytest
 
 from pitable.box.snapshot import TableSnapshot
 from pitable.rules import Roll, find_title
-from tests.test_box import make
+from tests.support.box import make
 
 
 def watch(sim: object) -> list[TableSnapshot]:

@@ -29,7 +29,9 @@ from pitable.rules import Roll, find_title
 from pitable.rules.bot import target
 from pitable.rules.sheets import MAP_FORMAT, Side, generate
 from tests.conftest import run_cli
-from tests.test_box import ScriptedBytes, make, same
+from tests.support.box import make
+from tests.support.entropy import ScriptedBytes
+from tests.support.pictures import same
 
 
 class CountingPrinter:
@@ -228,30 +230,14 @@ def test_sheets_printed_after_the_end_are_for_the_next_game() -> None:
     sim.close()
 
 
-class Bytes:
-    """An entropy source handing out the given bytes, then scripted rolls."""
-
-    name = "script"
-
-    def __init__(self, data: bytes, *rolls: str) -> None:
-        self.data = bytearray(data) + ScriptedBytes(*rolls).data
-
-    def read(self, n: int) -> bytes:
-        if len(self.data) < n:
-            raise AssertionError("the test ran out of bytes")
-        out = bytes(self.data[:n])
-        del self.data[:n]
-        return out
-
-
 def test_a_new_games_seed_is_drawn_from_the_boxs_entropy_every_seed_alike() -> None:
     # 20 bits a draw: 0xFFFFF (1,048,575) is past 999,999 and drawn again; 0x0F423F is
     # 999,999, the largest seed; the top four bits of the first byte do not count.
-    assert seed_from(Bytes(b"\xff\xff\xff\x0f\x42\x3f")) == 999_999
-    assert seed_from(Bytes(b"\xf0\x00\x07")) == 7
+    assert seed_from(ScriptedBytes(before=b"\xff\xff\xff\x0f\x42\x3f")) == 999_999
+    assert seed_from(ScriptedBytes(before=b"\xf0\x00\x07")) == 7
     box = dataclasses.replace(DEFAULTS.box, tumble_ms=0, mode="table", title="island")
     sim = Simulator(dataclasses.replace(DEFAULTS, box=box),
-                    entropy=Bytes(b"\x01\x02\x03", "2,3,5"))
+                    entropy=ScriptedBytes("2,3,5", before=b"\x01\x02\x03"))
     assert sim.box.view().map_tag == "A·66051"
     sim.press()  # the bytes after the seed's are the rolls
     assert sim.box.game.state.last_roll == Roll.from_str("2,3,5")
@@ -363,7 +349,6 @@ def test_a_map_of_another_title_is_refused(tmp_path: Path) -> None:
         pytest.raises(StoreError, match="a map of island for a game of valley"),
     ):
         store.new_game("valley", "table", TableMap(find_title("island"), Side.A, 1))
-
 
 
 def test_the_header_shows_the_tag_whole_or_not_at_all() -> None:

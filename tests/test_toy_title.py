@@ -20,7 +20,8 @@ from pitable.rules import Die, Roll, Title, all_titles, find_title, register, re
 from pitable.rules.session import GameState, Mode, level
 from pitable.rules.sheets import Kind, generate
 from tests.conftest import run_cli
-from tests.test_box import make, read_faces, same
+from tests.support.box import make, read_faces
+from tests.support.pictures import same
 from tests.toy_title import ToyCupboard
 
 THE_THREE = ["valley", "island", "temple"]

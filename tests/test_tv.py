@@ -26,9 +26,9 @@ from pitable.render.join import JoinCode, join_tile
 from pitable.render.tv import ALARM, DIE_COLOURS, die_square, draw_tv
 from pitable.rules import SPECIAL, Die, find_title
 from tests.conftest import run_cli
-from tests.test_box import make, read_faces
-from tests.test_join import URL, library_matrix, read_qr
-from tests.test_network import LOCAL_NAME, WILDCARD, RouteTable
+from tests.support.box import make, read_faces
+from tests.support.network import LOCAL_NAME, WILDCARD, RouteTable
+from tests.support.qr import URL, library_matrix, read_qr
 
 VALLEY = find_title("valley")
 

@@ -11,8 +11,8 @@ import http.client
 import json
 import re
 import socket
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ import pytest
 from pitable.box.sim import Simulator
 from pitable.errors import TooManyListeners, WebError
 from pitable.hw.clock import FakeClock
-from pitable.hw.events import Event, NewGameCommand, RollCommand
+from pitable.hw.events import NewGameCommand, RollCommand
 from pitable.i18n import translator
 from pitable.rules import all_titles, find_title
 from pitable.web.app import MAX_BODY
@@ -29,53 +29,8 @@ from pitable.web.guard import LOCKOUT_S, TRIES, PinGuard, Verdict, random_pin
 from pitable.web.hub import QUEUE_SIZE, Hub
 from pitable.web.server import WebServer, bind
 from pitable.web.words import PAGE_WORDS
-from tests.test_box import make
-
-PIN = "4321"
-#: How long a test waits on a socket before it fails rather than hangs.
-TIMEOUT_S = 10.0
-
-
-@dataclass
-class Page:
-    """A server on 127.0.0.1 and what it posted to the box."""
-
-    server: WebServer
-    clock: FakeClock
-    posted: list[Event] = field(default_factory=list)
-
-    @property
-    def port(self) -> int:
-        return self.server.port
-
-    def request(self, method: str, path: str, body: bytes | None = None,
-                headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT_S)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            response = conn.getresponse()
-            return response.status, dict(response.getheaders()), response.read()
-        finally:
-            conn.close()
-
-    def act(self, path: str, pin: str | None = PIN, body: Any = None) -> tuple[int, Any]:
-        headers = {"Content-Type": "application/json"}
-        if pin is not None:
-            headers["X-Pitable-Pin"] = pin
-        data = json.dumps(body).encode() if body is not None else None
-        status, _, answer = self.request("POST", path, data, headers)
-        return status, json.loads(answer) if answer else None
-
-
-def serve(post: Callable[[Event], None] | None = None, *, keepalive_s: float = 15.0) -> Page:
-    """A page on 127.0.0.1 with a fake clock for its lock-outs; its actions go to ``post``,
-    else to the returned page's ``posted``."""
-    clock = FakeClock()
-    posted: list[Event] = []
-    server = WebServer("127.0.0.1", 0, PIN, post or posted.append, clock=clock,
-                       keepalive_s=keepalive_s)
-    server.start()
-    return Page(server, clock, posted)
+from tests.support.box import make
+from tests.support.web import PIN, TIMEOUT_S, Events, Page, serve
 
 
 @pytest.fixture
@@ -94,44 +49,6 @@ def table() -> Iterator[tuple[Simulator, Page]]:
     yield sim, served
     served.server.close()
     sim.close()
-
-
-class Events:
-    """A client of ``/api/events``: reads one event at a time, with a deadline."""
-
-    def __init__(self, port: int) -> None:
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
-        self.conn.request("GET", "/api/events")
-        self.response = self.conn.getresponse()
-        assert self.response.status == 200
-        assert self.response.getheader("content-type", "").startswith("text/event-stream")
-        self.comments: list[str] = []
-
-    def next(self) -> dict[str, Any] | None:
-        """The next event's JSON; None when the stream ends."""
-        data: list[str] = []
-        while True:
-            raw = self.response.fp.readline()
-            if not raw:
-                return None
-            line = raw.decode().rstrip("\n")
-            if line.startswith(":"):
-                self.comments.append(line)
-            elif line.startswith("data: "):
-                data.append(line[len("data: "):])
-            elif line == "" and data:
-                assert len(data) == 1, "one data line per event"
-                return json.loads(data[0])
-
-    def until(self, test: Any) -> dict[str, Any]:
-        while True:
-            event = self.next()
-            assert event is not None, "the stream ended"
-            if test(event):
-                return event
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 def shown(event: dict[str, Any]) -> bool:

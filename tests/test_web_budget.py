@@ -19,7 +19,7 @@ from pitable.config import BACKLOG, BOX_RESERVE, PageLimits
 from pitable.web.budget import GRACE_S, ConnectionBudget, State
 from pitable.web.hub import Hub
 from pitable.web.server import WebServer
-from tests.test_web import PIN, TIMEOUT_S, Events
+from tests.support.web import PIN, TIMEOUT_S, Events
 
 # --- the connection budget, alone -------------------------------------------------------------
 

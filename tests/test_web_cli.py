@@ -14,77 +14,13 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pitable.cli import main
-from tests.test_web import TIMEOUT_S, Events
-
-URL_LINE = re.compile(r"the table's page: http://127\.0\.0\.1:(\d+)/ \(PIN (\d+)\)")
-
-
-class Served:
-    """A ``pitable`` subprocess that serves the page; its stderr is read on a thread."""
-
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "pitable", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, **(env or {})},
-        )
-        self.stderr: list[str] = []
-        self.found = threading.Event()
-        self.port = 0
-        self.pin = ""
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.stderr.append(line)
-            match = URL_LINE.search(line)
-            if match and not self.found.is_set():
-                self.port, self.pin = int(match[1]), match[2]
-                self.found.set()
-        self.found.set()
-
-    def wait_for_page(self) -> None:
-        assert self.found.wait(60), "pitable did not say where the page is"
-        assert self.port, "".join(self.stderr)
-
-    def wait_for_box(self) -> None:
-        """Until the box has published its first state: before it the page answers 503
-        with Retry-After, as a loaded machine shows between the page's start and the box's."""
-        self.wait_for_page()
-        deadline = time.monotonic() + 60
-        while self.get("/api/state")[0] == 503:
-            assert time.monotonic() < deadline, "the box never published its state"
-            assert self.process.poll() is None, "".join(self.stderr)
-            time.sleep(0.1)
-
-    def get(self, path: str) -> tuple[int, Any]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=TIMEOUT_S)
-        try:
-            conn.request("GET", path)
-            response = conn.getresponse()
-            return response.status, json.loads(response.read())
-        finally:
-            conn.close()
-
-    def finish(self, timeout: float = 60) -> tuple[int, str, str]:
-        out, _ = self.process.communicate(timeout=timeout)
-        self._reader.join(5)
-        return self.process.returncode, out, "".join(self.stderr)
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.communicate()
+from tests.support.web import TIMEOUT_S, Events, Served
 
 
 def options_json(title: str, roll: list[object]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from pitable.web.guard import (
     client_key,
     prefix_key,
 )
-from tests.test_web import PIN, TIMEOUT_S, Page, serve
+from tests.support.web import PIN, TIMEOUT_S, Page, serve
 
 WRONG = "0000"
 #: A bucket no test of another limit comes near, so that each limit is seen alone.

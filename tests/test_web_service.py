@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_install import install, root  # noqa: F401 (a fixture)
+from tests.support.install import install
 
 REPO = Path(__file__).parent.parent
 UNIT = REPO / "systemd" / "pitable.service"
@@ -77,7 +77,7 @@ def test_the_security_exposure_with_the_web_on_stays_below_2(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
-def test_install_with_the_web_off_says_nothing_of_it(root: Path) -> None:  # noqa: F811
+def test_install_with_the_web_off_says_nothing_of_it(root: Path) -> None:
     result = install(root)
     assert result.returncode == 0, result.stderr
     assert not (root / INSTALLED_DROP_IN).exists()
@@ -108,7 +108,7 @@ def test_the_tv_drop_in_opens_the_framebuffer_and_nothing_of_the_network(
     ("tv", "tv.conf", TV_DROP_IN, "the TV is", "web.conf"),
 ])
 def test_install_puts_a_drop_in_only_while_its_table_is_enabled(  # noqa: PLR0917
-    root: Path,  # noqa: F811
+    root: Path,
     table: str, dropin_name: str, source: Path, words: str, other: str,
 ) -> None:
     config = root / "etc/pitable/pitable.toml"

@@ -26,8 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_web import TIMEOUT_S
-from tests.test_web_cli import Served
+from tests.support.web import TIMEOUT_S, Served
 
 pytestmark = pytest.mark.slow
 

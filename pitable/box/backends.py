@@ -112,6 +112,7 @@ class Backends:
             return open_panel(d.driver, serial, width=d.width, height=d.height,
                               rotate=d.rotate, contrast=d.contrast, where=d.location)
 
+        box_clock = clock or MonotonicClock()
         return cls(
             name="real",
             pins=lambda: pin_factory(config.gpio.pin_factory),
@@ -119,8 +120,8 @@ class Backends:
             mux_bus=mux_channel_bus,
             spi=spi_panel,
             printer=box_printer,
-            entropy=_open_entropy,
-            clock=clock or MonotonicClock(),
+            entropy=lambda e: _open_entropy(e, box_clock),
+            clock=box_clock,
         )
 
     @classmethod
@@ -203,11 +204,13 @@ def display_bus(
     return d.bus if d.bus is not None else config.i2c.bus
 
 
-def _open_entropy(e: EntropyConfig) -> EntropySource:
+def _open_entropy(e: EntropyConfig, clock: Clock | None = None) -> EntropySource:
+    """The config's entropy, its device's deadline on ``clock`` (by default the system's:
+    the simulator's fake clock stands still while the box's thread waits on a device)."""
     from pitable.hw.entropy import open_source
 
     return open_source(e.device, require=e.require_hwrng, min_entropy=e.min_entropy,
-                       deadline_s=e.deadline_s)
+                       deadline_s=e.deadline_s, clock=clock)
 
 
 #: What the environment variable may say, and the set each name gives.

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import BinaryIO, Protocol
 
 from pitable.errors import EntropyError, HealthTestFailure
+from pitable.hw.clock import Clock, MonotonicClock
 from pitable.hw.health import BLOCK, DEFAULT_MIN_ENTROPY, HealthMonitor
 
 log = logging.getLogger("pitable.entropy")
@@ -41,6 +42,9 @@ DEFAULT_DEVICE = "/dev/hwrng"
 DEFAULT_DEADLINE_S = 2.0
 #: Checked bytes kept ready for the dice.
 POOL_BYTES = 4096
+#: The longest a pool's read waits before it looks at its clock again: a clock moved on by
+#: another thread (a test's fake one) is seen within this, whatever the deadline.
+WAIT_STEP_S = 0.05
 #: How long one poll waits before looking again whether the reader was stopped.
 _POLL_SLICE_S = 0.1
 #: How long to wait after a device that polls readable answers EAGAIN (/dev/hwrng has no
@@ -401,7 +405,7 @@ class PooledSource:
     device costs its caller one deadline, once. An error of ``inner`` (a failed health
     test, the end of the device) is raised once the bytes checked before it are used up.
     A read that fails after some bytes arrived returns those (fewer than asked); the next
-    read raises.
+    read raises. The deadline runs on ``clock`` (the system's monotonic one by default).
     """
 
     def __init__(
@@ -411,6 +415,7 @@ class PooledSource:
         deadline_s: float = DEFAULT_DEADLINE_S,
         size: int = POOL_BYTES,
         chunk: int = 256,
+        clock: Clock | None = None,
     ) -> None:
         if not deadline_s > 0:
             raise ValueError(f"deadline of {deadline_s} s: expected more than 0")
@@ -418,6 +423,7 @@ class PooledSource:
         self.deadline_s = deadline_s
         self.size = size
         self.chunk = chunk
+        self.clock = clock or MonotonicClock()
         self._pool = bytearray()
         self._ready = threading.Condition()
         self._error: EntropyError | None = None
@@ -460,7 +466,7 @@ class PooledSource:
         out = bytearray()
         with self._ready:
             while len(out) < n:
-                end = time.monotonic() + self.deadline_s
+                end = self.clock.now() + self.deadline_s
                 while not self._pool:
                     if self._closed:
                         raise EntropyError(f"{self._label} was closed")
@@ -469,7 +475,7 @@ class PooledSource:
                         if out:
                             return bytes(out)
                         raise failure
-                    self._ready.wait(end - time.monotonic())
+                    self._ready.wait(min(WAIT_STEP_S, max(0.0, end - self.clock.now())))
                 take = min(n - len(out), len(self._pool))
                 out += self._pool[:take]
                 del self._pool[:take]
@@ -477,7 +483,7 @@ class PooledSource:
         return bytes(out)
 
     def _late(self, end: float) -> EntropyError | None:
-        if time.monotonic() < end:
+        if self.clock.now() < end:
             return None
         self._error = EntropyError(
             f"{self._label} gave no random bytes within {self.deadline_s:g} s"
@@ -577,11 +583,13 @@ def open_source(
     require: bool = False,
     min_entropy: float = DEFAULT_MIN_ENTROPY,
     deadline_s: float = DEFAULT_DEADLINE_S,
+    clock: Clock | None = None,
 ) -> FallbackSource:
     """The box's entropy: ``device`` health-checked and stretched, else the OS unless required.
 
     The device is read ahead on a daemon thread (:class:`PooledSource`), so a read waits
-    at most ``deadline_s`` for it, and only until the device has failed once.
+    at most ``deadline_s`` for it (on ``clock``), and only until the device has failed once.
     """
     raw = HwrngSource(device or DEFAULT_DEVICE, min_entropy=min_entropy, deadline_s=deadline_s)
-    return FallbackSource(PooledSource(DrbgSource(raw), deadline_s=deadline_s), require=require)
+    pooled = PooledSource(DrbgSource(raw), deadline_s=deadline_s, clock=clock)
+    return FallbackSource(pooled, require=require)
