@@ -415,7 +415,7 @@ class Bench:
         result.frame_bits.append(bits)
         self.add_bound(result)
         while box.phase is Phase.ROLLING:
-            deadline = box._next_deadline()
+            deadline = box.next_deadline()
             assert deadline is not None
             self.clock.time = max(self.clock.time, deadline)
             cpu, fake, bits = self.step()

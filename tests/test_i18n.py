@@ -277,7 +277,8 @@ def test_the_box_speaks_french_over_a_bad_cache(
     env = {**os.environ, "PITABLE_BACKENDS": "sim"}
     script = (
         "import sys\n"
-        "from pitable.box.sim import Simulator, status_words\n"
+        "from pitable.box.sim import Simulator\n"
+        "from pitable.box.terminal import status_words\n"
         "from pitable.config import load_config\n"
         "from pitable.hw.entropy import SeededSource\n"
         "sim = Simulator(load_config(sys.argv[1]), entropy=SeededSource(7))\n"

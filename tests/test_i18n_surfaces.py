@@ -14,7 +14,7 @@ import re
 import pytest
 
 from pitable import i18n
-from pitable.box.sim import status_words, terminal_screen
+from pitable.box.terminal import status_words, terminal_screen
 from pitable.render.faces import die_label
 from pitable.render.sheet import Text, strip_layout
 from pitable.render.sheet_pdf import page_layout

@@ -10,7 +10,8 @@ from PIL import Image, ImageChops, ImageDraw
 
 from pitable.box.join import join_code
 from pitable.box.menus import JOIN_CHECK_S
-from pitable.box.sim import Simulator, status_words
+from pitable.box.sim import Simulator
+from pitable.box.terminal import status_words
 from pitable.hw.network import shown_url
 from pitable.render.fonts import CONDENSED_BOLD, REGULAR, font
 from pitable.render.join import JoinCode, join_screen, join_strip, qr_text

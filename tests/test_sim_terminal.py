@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from pitable.box.sim import (
+from pitable.box.snapshot import words_of
+from pitable.box.terminal import (
     face_square,
     half_blocks,
     reduced,
     status_words,
     terminal_screen,
 )
-from pitable.box.snapshot import words_of
 from pitable.render.faces import die_panel
 from pitable.rules import SPECIAL, Die, find_title
 from tests.support.box import make

@@ -212,6 +212,18 @@ class Box:
         self.web_pin: str | None = None
         #: Why the table's page is not served, when it was asked for and could not be.
         self.web_notice: str | None = None
+        #: Every timer of the box, in the order they fire when due at the same step.
+        self.timers: list[Timer] = [
+            *(Debounce(self, line) for line in Line),
+            Hold(self),
+            Tumble(self),
+            WaitingPress(self),
+            Blink(self),
+            NextPage(self),
+            MenuCloses(self),
+            PanelRetry(self),
+            StoreRetry(self),
+        ]
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""
@@ -248,8 +260,8 @@ class Box:
             except queue.Empty:
                 break
             self._handle(event)
-        self._timers()
-        return self._next_deadline()
+        self._fire_timers()
+        return self.next_deadline()
 
     def run(self, heartbeat: Callable[[], None] | None = None) -> None:
         """The box's loop, until :meth:`stop`: wait for an event or the next deadline."""
@@ -269,60 +281,19 @@ class Box:
         self.stopped.set()
         self.events.put(Stop())
 
-    def _next_deadline(self) -> float | None:
-        deadlines = [d for line in self.lines.values() if (d := line.deadline()) is not None]
-        if self.down_at is not None and not self.hold_fired:
-            deadlines.append(self.down_at + self.settings.hold_s)
-        if self.phase is Phase.ROLLING:
-            deadlines.append(min(self.next_frame, self.tumble_until))
-        if self.next_blink is not None:
-            deadlines.append(self.next_blink)
-        if self.next_page is not None:
-            deadlines.append(self.next_page)
-        if self.phase is Phase.MENU and (closes := self.menus.deadline()) is not None:
-            deadlines.append(closes)
-        if self.press_waiting and self.phase is Phase.SHOWING:
-            deadlines.append(self.pending_at)
-        for slot in self._slots():
-            if slot.retry_at is not None:
-                deadlines.append(slot.retry_at)
-        if self.games.retry_at is not None:
-            deadlines.append(self.games.retry_at)
+    def next_deadline(self) -> float | None:
+        """The soonest of the timers' deadlines, None when no timer is set."""
+        deadlines = [d for timer in self.timers if (d := timer.deadline()) is not None]
         return min(deadlines) if deadlines else None
 
-    def _timers(self) -> None:
+    def _fire_timers(self) -> None:
+        """Fire each timer due now, in the list's order: each sees what those before it did
+        (a tumble that ended sets the time a waiting press may roll, checked next)."""
         now = self.clock.now()
-        for line, debounce in self.lines.items():
-            if (change := debounce.settle(now)) is not None:
-                self._changed(line, change)
-        held_since = self.down_at
-        due = held_since is not None and now >= held_since + self.settings.hold_s
-        if due and not self.hold_fired:
-            self.hold_fired = True
-            self._on_hold()
-        if self.phase is Phase.ROLLING:
-            if now >= self.tumble_until:
-                self._show_final()
-            elif now >= self.next_frame:
-                self._tumble_frame()
-        if self.press_waiting and self.phase is Phase.SHOWING and now >= self.pending_at:
-            self._take_waiting_press()
-            self._roll()
-        if self.next_blink is not None and now >= self.next_blink:
-            self.blink_on = not self.blink_on
-            self.next_blink = now + self.settings.blink_ms / 2000
-            self.draw_status()
-        if self.next_page is not None and now >= self.next_page:
-            self.turn_page(+1)
-        if self.phase is Phase.MENU:
-            self.menus.expire(now)
-        for slot in self._slots():
-            if slot.retry():
-                self.message = None
-                self.draw_status()
-        retry_at = self.games.retry_at
-        if retry_at is not None and now >= retry_at and self.games.retry():
-            self.draw_status()  # fewer rolls wait, or none
+        for timer in self.timers:
+            deadline = timer.deadline()
+            if deadline is not None and now >= deadline:
+                timer.fire(now)
 
     # --- inputs -----------------------------------------------------------------
 
@@ -651,3 +622,158 @@ class Box:
         self.menus.clear()
         self.phase = Phase.SHOWING if self.game.last_options is not None else Phase.IDLE
         self._show_current()
+
+
+# --- the timers ---------------------------------------------------------------------------
+# Each is one thing the box does at a time of its own: when it is due (None: not set) and what
+# it does then. A new timer is one such class, added to :attr:`Box.timers`.
+
+
+class Timer(Protocol):
+    """One of the box's timers."""
+
+    def deadline(self) -> float | None:
+        """When the timer is due, or None while it is not set."""
+        ...
+
+    def fire(self, now: float) -> None:
+        """Do what is due at ``now`` (on or after :meth:`deadline`)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Debounce:
+    """A line (the button, the push) counts its new level once its quiet time has run out."""
+
+    box: Box
+    line: Line
+
+    def deadline(self) -> float | None:
+        return self.box.lines[self.line].deadline()
+
+    def fire(self, now: float) -> None:
+        if (change := self.box.lines[self.line].settle(now)) is not None:
+            self.box._changed(self.line, change)
+
+
+@dataclass(frozen=True)
+class Hold:
+    """ROLL held down for ``hold_s``: the hold counts while the button is still down."""
+
+    box: Box
+
+    def deadline(self) -> float | None:
+        box = self.box
+        if box.down_at is None or box.hold_fired:
+            return None
+        return box.down_at + box.settings.hold_s
+
+    def fire(self, now: float) -> None:
+        self.box.hold_fired = True
+        self.box._on_hold()
+
+
+@dataclass(frozen=True)
+class Tumble:
+    """The tumble's next frame, or at its end the final faces."""
+
+    box: Box
+
+    def deadline(self) -> float | None:
+        box = self.box
+        return min(box.next_frame, box.tumble_until) if box.phase is Phase.ROLLING else None
+
+    def fire(self, now: float) -> None:
+        if now >= self.box.tumble_until:
+            self.box._show_final()
+        else:
+            self.box._tumble_frame()
+
+
+@dataclass(frozen=True)
+class WaitingPress:
+    """The press made during a tumble rolls once the result has been shown long enough."""
+
+    box: Box
+
+    def deadline(self) -> float | None:
+        box = self.box
+        return box.pending_at if box.press_waiting and box.phase is Phase.SHOWING else None
+
+    def fire(self, now: float) -> None:
+        self.box._take_waiting_press()
+        self.box._roll()
+
+
+@dataclass(frozen=True)
+class Blink:
+    """A hazard's status screen blinks, half of ``blink_ms`` on, half off."""
+
+    box: Box
+
+    def deadline(self) -> float | None:
+        return self.box.next_blink
+
+    def fire(self, now: float) -> None:
+        box = self.box
+        box.blink_on = not box.blink_on
+        box.next_blink = now + box.settings.blink_ms / 2000
+        box.draw_status()
+
+
+@dataclass(frozen=True)
+class NextPage:
+    """The status screen turns to its next page."""
+
+    box: Box
+
+    def deadline(self) -> float | None:
+        return self.box.next_page
+
+    def fire(self, now: float) -> None:
+        self.box.turn_page(+1)
+
+
+@dataclass(frozen=True)
+class MenuCloses:
+    """The open menu's own time: the code to join closes, or is looked at again."""
+
+    box: Box
+
+    def deadline(self) -> float | None:
+        box = self.box
+        return box.menus.deadline() if box.phase is Phase.MENU else None
+
+    def fire(self, now: float) -> None:
+        self.box.menus.expire(now)
+
+
+@dataclass(frozen=True)
+class PanelRetry:
+    """A panel that stopped answering is opened again, each at its own retry time."""
+
+    box: Box
+
+    def deadline(self) -> float | None:
+        due = [at for slot in self.box._slots() if (at := slot.retry_at) is not None]
+        return min(due) if due else None
+
+    def fire(self, now: float) -> None:
+        for slot in self.box._slots():
+            if slot.retry():  # each slot knows whether its own retry is due
+                self.box.message = None
+                self.box.draw_status()
+
+
+@dataclass(frozen=True)
+class StoreRetry:
+    """The writes that waited for the store are tried again."""
+
+    box: Box
+
+    def deadline(self) -> float | None:
+        return self.box.games.retry_at
+
+    def fire(self, now: float) -> None:
+        if self.box.games.retry():
+            self.box.draw_status()  # fewer rolls wait, or none

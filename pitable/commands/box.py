@@ -236,7 +236,8 @@ def run_sim(args: argparse.Namespace) -> int:
     import dataclasses
 
     from pitable.box.printing import box_printer
-    from pitable.box.sim import Simulator, live, parse_script
+    from pitable.box.sim import Simulator, parse_script
+    from pitable.box.terminal import live
     from pitable.hw.entropy import SeededSource
 
     steps = parse_script(args.script) if args.script is not None else None
