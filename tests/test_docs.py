@@ -136,6 +136,7 @@ def scratch(tmp_path: Path, template: bool = False) -> tuple[Path, dict[str, str
     work.mkdir()
     for name in (".venv", "tests", "enclosure", "benchmarks"):
         (work / name).symlink_to(ROOT / name)
+    (work / "docs").mkdir()
     if template:
         (work / "pitable/locale").mkdir(parents=True)
         (work / "pitable/locale/pitable.pot").write_bytes(
