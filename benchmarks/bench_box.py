@@ -48,7 +48,7 @@ rectangles in horizontal addressing), above a tenth of luma's whole frames, when
 costs more than 10 bytes, or a tumble frame of three panels does not fit its frame time at
 400 kHz. The lower bound is printed, not checked: no plan in either mode reaches it, as
 every change of a few columns needs its own window and the framing is a quarter of the
-bytes (see the README's performance section).
+bytes (see docs/performance.md).
 
 Run: .venv/bin/python -m benchmarks.bench_box [--rolls N] [--slow-rolls N]
 """

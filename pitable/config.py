@@ -1421,6 +1421,50 @@ def _to_toml(config: Config) -> str:
     return "\n".join(lines) + "\n"
 
 
+def to_markdown(config: Config = DEFAULTS) -> str:
+    """Every table and key of the file as Markdown: its doc, its default in ``config`` and
+    what it may hold, from the same declarations as :meth:`Config.to_toml`
+    (``pitable config reference``, the settings part of docs/configuration.md)."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    def default(value: object, spec: Spec) -> str:
+        return "not set" if value is None else f"`{_toml_value(value, spec)}`"
+
+    lines: list[str] = []
+    for f in fields(config):
+        table = getattr(config, f.name)
+        lines += [f"### [{f.name}]", "", cell(spec_of(f).doc), ""]
+        if isinstance(table, Displays):
+            names = [d.name for d in table.all()]
+            lines += [
+                "| key | " + " | ".join(names) + " | allowed | what it does |",
+                "|---|" + "---|" * len(names) + "---|---|",
+            ]
+            for g in table_fields(DisplayConfig):
+                spec = spec_of(g)
+                values = [
+                    default(getattr(d, g.name), spec) if _written(d, g.name) else "-"
+                    for d in table.all()
+                ]
+                lines.append(
+                    f"| `{g.name}` | " + " | ".join(values)
+                    + f" | {cell(spec.rule())} | {cell(spec.doc)} |"
+                )
+            lines.append("")
+            continue
+        lines += ["| key | default | allowed | what it does |", "|---|---|---|---|"]
+        for g in table_fields(type(table)):
+            spec = spec_of(g)
+            lines.append(
+                f"| `{g.name}` | {default(getattr(table, g.name), spec)}"
+                f" | {cell(spec.rule())} | {cell(spec.doc)} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
 def _written(d: DisplayConfig, name: str) -> bool:
     """Whether a display's key belongs in its table: width and height follow the driver,
     and each interface has keys of its own."""

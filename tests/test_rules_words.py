@@ -148,7 +148,7 @@ def test_the_island_names_the_danger_bubble_to_mark() -> None:
 
 def test_the_valley_keeps_its_reading_of_two_three_five() -> None:
     # "The sum of any two of the dice" (000:14): 2+3 and 5 is a play, though the rulebook's
-    # own example (000:17) leaves it out. The README's rulings say so.
+    # own example (000:17) leaves it out. docs/rules.md says so.
     valley = find_title("valley")
     plays = valley.options(Roll.from_str("2,3,5")).plays
     assert (5, 5) in plays

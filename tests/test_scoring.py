@@ -1,5 +1,5 @@
 """Scoring a finished sheet, rule by rule, in each title (the rulebooks' "counting your
-stars" and the README's rulings)."""
+stars" and the rulings in docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -116,10 +116,10 @@ def test_bad_input_is_one_line_and_exit_two(
     assert "Traceback" not in err
 
 
-def test_the_readmes_example_is_what_the_command_prints(
+def test_the_pages_example_is_what_the_command_prints(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parent.parent / "docs/using.md").read_text()
     command = "$ pitable screen island 2,4,* --dangers 2 --text\n"
     example = readme.split(command, 1)[1].split("```", 1)[0]
     assert main(["screen", "island", "2,4,*", "--dangers", "2", "--text"]) == 0

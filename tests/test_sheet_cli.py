@@ -153,7 +153,7 @@ def one_line(stderr: str) -> str:
 def test_print_to_the_loopback_port_of_the_readme_completes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # The README's `pitable print temple --seed 7 --port loop://`, paced as fast as the
+    # The sheets page's `pitable print temple --seed 7`, on `--port loop://`, paced as fast as the
     # options allow so that the test does not wait for a mechanism that is not there.
     code, stdout, stderr = run(
         capsys, "print", "temple", "--seed", "7", "--port", "loop://",

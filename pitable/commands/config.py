@@ -40,6 +40,15 @@ def setup_config(p: argparse.ArgumentParser) -> None:
     )
     s.set_defaults(run=run_show)
 
+    r = config_sub.add_parser(
+        "reference",
+        help="print every setting, its default and what it may hold, as Markdown",
+        description="Print every table and key of the configuration file, with its"
+        " default, what it may hold and what it does, as Markdown: the settings part of"
+        " docs/configuration.md (scripts/config-page writes it there).",
+    )
+    r.set_defaults(run=run_reference)
+
 
 def run_check(args: argparse.Namespace) -> int:
     config, source = load_checked(args.path if args.path is not None else args.config)
@@ -56,6 +65,11 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     print(DEFAULTS.to_toml(), end="")
+    return 0
+
+
+def run_reference(args: argparse.Namespace) -> int:
+    print(config_module.to_markdown(), end="")
     return 0
 
 

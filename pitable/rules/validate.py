@@ -14,7 +14,7 @@ The replay is written apart from the bot's players, from the rulebooks, so that 
 them rather than repeats them; it asks the rules engine only what a roll allows
 (``Title.options``). Pure Python, standard library only.
 
-The rulings where a rulebook is silent (the README's rulings say the same):
+The rulings where a rulebook is silent (docs/rules.md says the same):
 
 - The spaces of one turn are filled one after another: each must be adjacent to a number
   (or a Valley structure, an Island boat) already there, those of the same turn included.

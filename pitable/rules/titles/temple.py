@@ -168,7 +168,7 @@ class Temple(Title):
             "",
         )
         crossed_needs_nine(sheet, "mummy")
-        # A number in a Door counts like any other (the README's rulings).
+        # A number in a Door counts like any other (the rulings in docs/rules.md).
         numbers = {cell: s.number for cell, s in sheet.cells() if s.number is not None}
         # The longest path of adjacent spaces each one more than the last: the values rise,
         # so every path is simple and the longest one ending at each space is found from
