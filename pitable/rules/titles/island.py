@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from pitable.rules.base import ENGLISH, N_, PENNY, GreenEffect, Options, Title, Translator
 from pitable.rules.sheets import (
+    MAP_FORMAT,
     Cell,
     Kind,
     Mark,
@@ -48,6 +49,8 @@ COAST = 16
 DANGERS = 5
 #: The treasure chests at the bottom of the sheet.
 TREASURES = 5
+#: The map format whose draws every format's islands are (see :data:`MAP_FORMAT`).
+DRAWN_AS = 2
 
 
 class Island(Title):
@@ -130,19 +133,25 @@ class Island(Title):
 
     # --- the sheet ----------------------------------------------------------------
 
-    def generate_sheet(self, side: Side, seed: int) -> Sheet:
-        return first_accepted(f"{self.key} {side.value} {seed}", self._candidates(side, seed))
+    def generate_sheet(self, side: Side, seed: int, version: int = MAP_FORMAT) -> Sheet:
+        return first_accepted(f"{self.key} {side.value} {seed}",
+                              self._candidates(side, seed, version))
 
-    def _candidates(self, side: Side, seed: int) -> Iterator[Sheet | None]:
-        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
+    def _candidates(self, side: Side, seed: int, version: int) -> Iterator[Sheet | None]:
+        # Every format draws map v2's maps: the generator has not changed since.
+        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape", DRAWN_AS)
         while True:
             fillable = rng.between(SPACES.start, SPACES.stop - 1)
             mountains = rng.between(MOUNTAINS.start, MOUNTAINS.stop - 1)
             land = _grow(rng, fillable + mountains)
             peaks = None if land is None else _mountains(rng, land, mountains)
-            yield None if land is None or peaks is None else self._sheet(side, seed, land, peaks)
+            if land is None or peaks is None:
+                yield None
+            else:
+                yield self._sheet(side, seed, version, land, peaks)
 
-    def _sheet(self, side: Side, seed: int, land: set[Cell], peaks: set[Cell]) -> Sheet:
+    def _sheet(self, side: Side, seed: int, version: int, land: set[Cell],
+               peaks: set[Cell]) -> Sheet:
         kinds = {(r, c): Kind.SEA for r in range(SIZE) for c in range(SIZE)}
         kinds.update(dict.fromkeys(land, Kind.SPACE))
         kinds.update(dict.fromkeys(peaks, Kind.MOUNTAIN))
@@ -153,6 +162,7 @@ class Island(Title):
             title=self,
             side=side,
             seed=seed,
+            version=version,
             grid=grid_of(SIZE, SIZE, kinds),
             starts=starts,
             clouds=frozenset(),
@@ -223,7 +233,8 @@ class Island(Title):
             return "the first number must go on an island space beside the sea"
         return None
 
-    def shape_problem(self, shape: Shape, side: Side | None = None) -> str | None:
+    def shape_problem(self, shape: Shape, side: Side | None = None,
+                      version: int | None = None) -> str | None:
         # Both sides' islands are drawn alike: the side changes nothing here.
         if (shape.grid_width, shape.grid_height) != (SIZE, SIZE):
             return (f"the island's grid is {SIZE} by {SIZE}, not"
