@@ -27,7 +27,7 @@ from pitable.render.sheet import render_sheet
 from pitable.render.status import StatusView, draw_status
 from pitable.rules import Roll, find_title
 from pitable.rules.bot import target
-from pitable.rules.sheets import MAP_FORMAT, MAP_FORMATS, Side, generate
+from pitable.rules.sheets import MAP_FORMATS, Side, generate
 from tests.conftest import run_cli
 from tests.test_box import ScriptedBytes, make, same
 

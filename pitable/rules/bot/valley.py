@@ -284,16 +284,16 @@ class ValleyPlayer(Player):
         ranged = 0.0
         if v >= RANGE_LOW:
             sizes = self.high_size
-            parts = self.range_parts
-            ranged = _range_pot(1 + sum(sizes[g] for g in high), parts) - sum(
-                _range_pot(sizes[g], parts) for g in high
+            ranges = self.range_parts
+            ranged = _range_pot(1 + sum(sizes[g] for g in high), ranges) - sum(
+                _range_pot(sizes[g], ranges) for g in high
             )
         town = 0.0
         if v not in self.towns:
             sizes = self.same_size
-            parts = self.town_parts
-            town = _town_pot(1 + sum(sizes[g] for g in same), parts) - sum(
-                _town_pot(sizes[g], parts) for g in same
+            towns = self.town_parts
+            town = _town_pot(1 + sum(sizes[g] for g in same), towns) - sum(
+                _town_pot(sizes[g], towns) for g in same
             )
         pyramid = 0.0
         if v >= PYRAMID_LOW:

@@ -161,10 +161,10 @@ class Temple(Title):
             if doors is None:
                 yield None
             else:
-                yield self._sheet(side, seed, version, widths, spaces, doors)
+                yield self._sheet(side, seed, widths, spaces, doors, version=version)
 
-    def _sheet(self, side: Side, seed: int, version: int, widths: tuple[int, ...],
-               spaces: set[Cell], doors: set[Cell]) -> Sheet:
+    def _sheet(self, side: Side, seed: int, widths: tuple[int, ...], spaces: set[Cell],
+               doors: set[Cell], *, version: int) -> Sheet:
         kinds = dict.fromkeys(spaces, Kind.SPACE)
         kinds.update(dict.fromkeys(doors, Kind.DOOR))
         return Sheet(
