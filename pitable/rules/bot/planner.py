@@ -99,4 +99,7 @@ class Planner:
             index = int(rng.random() * self.rolls)
             turns += 1
             player.turn(self.options_of(index, player.hazards), turns)
-        return sum(stars for _, stars in player.components())
+        stars = float(sum(stars for _, stars in player.components()))
+        if turns < self.limit and not player.over():
+            stars += player.outlook()
+        return stars
