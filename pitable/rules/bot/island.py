@@ -377,7 +377,7 @@ class IslandPlayer(Player):
 
     #: What the nearest treasure of each value still to find is worth at a planner's
     #: look-ahead's end, as a share of its stars times its progress squared (4: found).
-    outlook_share = 0.5
+    outlook_share = 1.5
 
     def outlook(self) -> float:
         if not self.outlook_share:
