@@ -14,7 +14,6 @@ from __future__ import annotations
 import io
 import os
 import threading
-import time
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -26,8 +25,12 @@ from hypothesis import strategies as st
 
 from pitable.cli import main
 
-#: The longest any run may take.
-LIMIT_S = 5.0
+#: How long a run may go before the test calls it hung and stops waiting: a guard that
+#: the tests end by themselves, not a speed check (the tests assert no times; a command's
+#: work is bounded by the bounds its arguments are checked against, tested in
+#: test_cli_bounds). Generous, so that an emulated ARM root on a busy machine, ten times
+#: slower, never trips it on a run that would end.
+HANG_S = 120.0
 #: Examples per command in the everyday run, and in the slow one.
 QUICK_EXAMPLES = 15
 SLOW_EXAMPLES = 300
@@ -247,7 +250,7 @@ def commands(p: Paths) -> dict[str, st.SearchStrategy[list[str]]]:
 
 def run_bounded(argv: list[str]) -> tuple[int, str, str]:
     """``pitable ARGV`` in this process on a thread; fails the test on a traceback, on a
-    status other than 0, 1 or 2, or when it takes longer than LIMIT_S."""
+    status other than 0, 1 or 2, or when it has not ended after HANG_S."""
     out, err = io.StringIO(), io.StringIO()
     result: dict[str, object] = {}
 
@@ -262,17 +265,14 @@ def run_bounded(argv: list[str]) -> tuple[int, str, str]:
             result["traceback"] = traceback.format_exc()
 
     worker = threading.Thread(target=target, daemon=True)
-    started = time.monotonic()
     worker.start()
-    worker.join(LIMIT_S)
-    took = time.monotonic() - started
+    worker.join(HANG_S)
     if worker.is_alive():
-        pytest.fail(f"pitable {argv!r} ran longer than {LIMIT_S:g} s")
+        pytest.fail(f"pitable {argv!r} has not ended after {HANG_S:g} s")
     assert "traceback" not in result, f"pitable {argv!r} raised:\n{result['traceback']}"
     code = result["code"]
     assert isinstance(code, int)
     stderr = err.getvalue()
-    assert took <= LIMIT_S, f"pitable {argv!r} took {took:.1f} s"
     assert code in (0, 1, 2), f"pitable {argv!r} exited {code}: {stderr}"
     assert "Traceback" not in stderr, f"pitable {argv!r}: {stderr}"
     if code == 2:

@@ -98,7 +98,7 @@ def test_the_seeds_terms_are_used() -> None:
                  "Valle de Wiraqocha", "Montañas", "marcadas", "Impresión terminada",
                  "(cada una solo una vez)",
                  "te hace perder tantas estrellas como el mayor número adyacente",
-                 "del 1 al 15", "en grupo", "subtotal"):
+                 "del {low} al {high}", "en grupo", "subtotal"):
         assert word in es, word
     # Tú throughout: no vosotros (its imperatives end in -ad, -ed, -id; os, vuestra).
     vosotros = re.compile(r"\b(\w+[aei]d|\w+[aei]dl[oa]s?|os|vuestr[oa]s?|podéis)\b")

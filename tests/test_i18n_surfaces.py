@@ -160,3 +160,28 @@ def test_the_tv_has_no_english(lang: str) -> None:
     texts += [snapshot.result or "", *snapshot.words]
     sim.close()
     assert english_in(texts, lang) == []
+
+
+#: Penny Papers' range as each rulebook writes it (the Spanish edition: "del 1 al 15").
+PENNY_RANGE_WORDS = {"en": "from 1 to 15", "fr": "de 1 à 15", "es": "del 1 al 15",
+                     "de": "von 1 bis 15", "nl": "van 1 tot 15"}
+
+
+@pytest.mark.parametrize("lang", list(PENNY_RANGE_WORDS))
+def test_the_screen_says_penny_papers_range_in_the_rulebooks_words(
+    capsys: pytest.CaptureFixture[str], lang: str
+) -> None:
+    """The status screen (both sizes, the purple special face alone and beside Dakota Smith's)
+    and the printed sheet's reminder of the purple face, in every title."""
+    words = PENNY_RANGE_WORDS[lang]
+    for title in all_titles():
+        for roll in ("2,*,3", "*,*,3"):
+            for size in ("128x64", "256x64"):
+                code, out, err = run_cli(capsys, "screen", title.key, roll, "--text",
+                                         "--size", size, "--lang", lang)
+                assert code == 0, err
+                # The lines wrap at spaces: read the screen as one text.
+                assert words in " ".join(out.split()), (title.key, roll, size, out)
+        for page in (False, True):
+            texts = sheet_texts(title.key, lang, page=page)
+            assert words in " ".join(" ".join(texts).split()), (title.key, page)

@@ -17,7 +17,16 @@ from collections import Counter
 
 import pytest
 
-from pitable.rules import PENNY, SPECIAL, Die, GreenEffect, Roll, all_rolls, find_title
+from pitable.rules import (
+    PENNY,
+    SPECIAL,
+    Die,
+    GreenEffect,
+    Roll,
+    all_rolls,
+    all_titles,
+    find_title,
+)
 from tests.conftest import GOLDEN, golden_text
 
 TITLES = ["valley", "island", "temple"]
@@ -163,3 +172,24 @@ def test_golden_answers(title: str, marked: int) -> None:
     name = f"{title}-{marked}-dangers.jsonl" if title == "island" else f"{title}.jsonl"
     actual = "\n".join(lines) + "\n"
     assert actual == golden_text(GOLDEN / "options" / name, actual)
+
+
+def test_options_are_kept_once_a_roll_whatever_the_count_of_hazards() -> None:
+    """A long game marks ever more hazards: what a roll allows is kept once per roll (and
+    the Island's again at its limit, where a danger is ignored), not once per roll and
+    count, so the rolls that come back are not pushed out by new counts."""
+    from pitable.rules.base import _options
+
+    rolls = list(all_rolls())
+    for title in all_titles():
+        _options.cache_clear()
+        limit = title.hazard_limit
+        for count in range(40 if limit is None else limit + 1):
+            for roll in rolls:
+                options = title.options(roll, count)
+                assert options.hazards_marked == count
+                assert options == title._options(roll, count)
+        assert _options.cache_info().currsize == len(rolls) * (1 if limit is None else 2)
+        with pytest.raises(ValueError):
+            title.options(rolls[0], -1)
+    assert type(title.options(rolls[0], True).hazards_marked) is bool

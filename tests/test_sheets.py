@@ -133,7 +133,8 @@ def test_sheets_carry_what_the_rulebooks_put_around_the_grid() -> None:
     assert temple.score_boxes == ("Sequence", "Groups", "Mummies", "Total")
     for sheet in (valley, island, temple):
         assert len(sheet.reminders) == 3
-        assert "1-15" in sheet.reminders[1]
+        # Penny Papers' range is said from the rules' bounds where the sheet is printed.
+        assert sheet.reminders[1] == "Purple (Penny Papers): any number {range}"
 
 
 def _with_grid(sheet: Sheet, rows: list[str]) -> Sheet:

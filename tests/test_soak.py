@@ -139,3 +139,19 @@ def test_kept_bytes_are_the_pictures_bytes(mode: str) -> None:
 def test_kept_bytes_refuse_a_mode_they_cannot_size() -> None:
     with pytest.raises(ValueError, match="mode 'I;16'"):
         kept_bytes(Image.new("I;16", (4, 4)))
+
+
+def test_a_panel_keeps_the_pictures_its_caller_keeps_and_no_others(tmp_path: Path) -> None:
+    """The status screen is a new picture on nearly every press: the panel lets each go
+    with the box, keeping the blink's few, while the dice's tumble frames and faces, which
+    the box keeps and shows again, stay packed."""
+    sim = soak(700, str(tmp_path))
+    try:
+        status = sim.box.status.panel
+        assert len(status._pictures._kept) <= 10
+        assert len(status._updates._kept) <= 20
+        for die in sim.box.dice.values():
+            assert len(die.panel._pictures._kept) >= 20
+            assert len(die.panel._updates._kept) >= 100
+    finally:
+        sim.close()

@@ -21,7 +21,7 @@ from PIL import Image, ImageChops, ImageDraw
 from pitable.i18n import SOURCE_LANGUAGE, translator
 from pitable.render.fonts import CONDENSED_BOLD
 from pitable.render.text import draw_fitted, fit_text, measure
-from pitable.rules.base import N_, GreenEffect, Title
+from pitable.rules.base import N_, PENNY, GreenEffect, Title
 from pitable.rules.dice import DICE, SPECIAL, Die, Face
 
 GRID = 64
@@ -136,14 +136,15 @@ def _star_points(cx: float, cy: float, outer: float, inner: float) -> list[tuple
 
 
 def _penny(pen: _Pen) -> None:
-    """Purple: Penny Papers, any number from 1 to 15: a star with "1-15" under it.
+    """Purple: Penny Papers, any number of the rules' range: a star with the range ("1-15")
+    under it.
 
     The star is the series' mark of a free choice; the range is written so that a player
     who has never seen the dice knows what the face gives.
     """
     pen.poly(_star_points(32, 23, 20, 8.5))
     box = pen.box(8, 45, 56, 59)
-    fitted = fit_text("1-15", box[2] - box[0], box[3] - box[1], CONDENSED_BOLD,
+    fitted = fit_text(PENNY, box[2] - box[0], box[3] - box[1], CONDENSED_BOLD,
                       max_size=max(6, pen.p(15)), min_size=5)
     draw_fitted(pen.draw, box, fitted)
 

@@ -31,7 +31,7 @@ from pitable.i18n import SOURCE_LANGUAGE, translator
 from pitable.render.fonts import CONDENSED_BOLD, REGULAR, font
 from pitable.render.status import LEVEL_WORDS
 from pitable.render.text import words as split_words
-from pitable.rules.base import ENGLISH, Translator
+from pitable.rules.base import ENGLISH, Translator, penny_range
 from pitable.rules.sheet_key import Diagram, KeyEntry
 from pitable.rules.sheets import MAX_COLUMNS, Kind, Mark, Sheet, Tally
 
@@ -522,7 +522,8 @@ def said(sheet: Sheet, tr: Translator) -> Sheet:
         tallies=tuple(replace(t, label=_(t.label), names=tuple(_(n) for n in t.names))
                       for t in sheet.tallies),
         score_boxes=tuple(_(box) for box in sheet.score_boxes),
-        reminders=tuple(_(line) for line in sheet.reminders),
+        # The purple face's reminder states Penny Papers' range: the rules' bounds, said.
+        reminders=tuple(_(line).format(range=penny_range(tr)) for line in sheet.reminders),
     )
 
 

@@ -11,6 +11,7 @@ python-chess finds its variants. :meth:`Title.options` answers what a roll allow
 from __future__ import annotations
 
 import abc
+import dataclasses
 import enum
 import functools
 import gettext
@@ -27,9 +28,11 @@ if TYPE_CHECKING:
     from pitable.rules.sheet_key import KeyEntry
     from pitable.rules.sheets import Shape, Sheet, Side
 
+#: The least and the largest number Penny Papers (the purple special face) gives.
+PENNY_LOW, PENNY_HIGH = 1, 15
 #: Penny Papers' number of choice, as it appears in a play.
-PENNY = "1-15"
-PENNY_RANGE = tuple(range(1, 16))
+PENNY = f"{PENNY_LOW}-{PENNY_HIGH}"
+PENNY_RANGE = tuple(range(PENNY_LOW, PENNY_HIGH + 1))
 
 
 class Translator(Protocol):
@@ -51,6 +54,15 @@ ENGLISH: Translator = gettext.NullTranslations()
 def N_(message: str) -> str:
     """Mark ``message`` for translation where it is declared; it is translated where shown."""
     return message
+
+
+#: Penny Papers' range in words, as the rulebooks write it: "del 1 al 15" in Spanish.
+PENNY_RANGE_WORDS = N_("from {low} to {high}")
+
+
+def penny_range(tr: Translator = ENGLISH) -> str:
+    """Penny Papers' range in the language of ``tr``, for a message's ``{range}``."""
+    return tr.gettext(PENNY_RANGE_WORDS).format(low=PENNY_LOW, high=PENNY_HIGH)
 
 Number = int | str  # a number written, or PENNY
 Play = tuple[Number, ...]
@@ -86,7 +98,8 @@ class Options:
     numbers: tuple[int, ...]
     #: Titles that fill several spaces a turn: every way to use all the usable dice at once.
     plays: tuple[Play, ...]
-    #: Penny Papers (the purple special face) gives one number of choice from 1 to 15.
+    #: Penny Papers (the purple special face) gives one number of choice, PENNY_LOW to
+    #: PENNY_HIGH.
     penny: bool
     #: Dakota Smith's face was rolled and may be used.
     green: GreenEffect | None
@@ -228,11 +241,21 @@ class Title(abc.ABC):
     def options(self, roll: Roll, hazards_marked: int = 0) -> Options:
         """What ``roll`` allows, given how many hazards were marked before it.
 
-        Worked out once per title, roll and count, and kept: a roll is asked about twice
-        (by the screens, and by the store checking what it records), and a title has 216
-        rolls.
+        Worked out once per title and roll (and the Island's again at its limit), and
+        kept: a roll is asked about twice (by the screens, and by the store checking what
+        it records), and a title has 216 rolls.
         """
-        return _options(self, roll, hazards_marked)
+        # The count changes what a roll allows only once it reaches the title's limit (the
+        # Island ignores a danger after five); below it, only the count recorded. Kept by
+        # the count, the rolls of a long game would each be new to the cache, and push out
+        # the ones that come back.
+        self.check_hazards_marked(hazards_marked)
+        limit = self.hazard_limit
+        kept_at = limit if limit is not None and hazards_marked >= limit else 0
+        kept = _options(self, roll, kept_at)
+        if hazards_marked == kept_at and type(hazards_marked) is int:
+            return kept
+        return dataclasses.replace(kept, hazards_marked=hazards_marked)
 
     def _options(self, roll: Roll, hazards_marked: int) -> Options:
         self.check_hazards_marked(hazards_marked)
@@ -445,12 +468,11 @@ class Title(abc.ABC):
         return (find_title, (self.key,))
 
 
-#: What rolls allow, kept: the 216 rolls of a title at the first few counts of hazards
-#: marked, under a kilobyte each.
-OPTIONS_KEPT = 2048
+#: What rolls allow, kept: the 216 rolls of each title, and the Island's again with its
+#: five dangers marked (864), under a kilobyte each.
+OPTIONS_KEPT = 1024
 
 
-# Typed: a count given as True or 1.0 is not the count 1 it would share a key with.
-@functools.lru_cache(maxsize=OPTIONS_KEPT, typed=True)
+@functools.lru_cache(maxsize=OPTIONS_KEPT)
 def _options(title: Title, roll: Roll, hazards_marked: int) -> Options:
     return title._options(roll, hazards_marked)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pitable.rules.base import ENGLISH, N_, PENNY, GreenEffect, Options, Title, Translator
+from pitable.rules.base import ENGLISH, N_, GreenEffect, Options, Title, Translator, penny_range
 from pitable.rules.sheets import (
     MAP_FORMAT,
     Cell,
@@ -121,10 +121,10 @@ class Island(Title):
             lines.append(_("Danger ignored: all 5 danger bubbles are marked."))
         lines.append(self.numbers_line(options, tr))
         if options.penny and options.green is GreenEffect.BOAT:
-            lines.append(_("Choose: Penny Papers (any number {penny}) or Navigation"
-                           " (a boat).").format(penny=PENNY))
+            lines.append(_("Choose: Penny Papers (any number {range}) or Navigation"
+                           " (a boat).").format(range=penny_range(tr)))
         elif options.penny:
-            lines.append(_("Penny Papers: any number {penny}.").format(penny=PENNY))
+            lines.append(_("Penny Papers: any number {range}.").format(range=penny_range(tr)))
         if options.green is GreenEffect.BOAT:
             lines.append(_("Navigation: you may draw a boat in an empty sea space instead."))
         if 9 in options.numbers:
@@ -173,7 +173,7 @@ class Island(Title):
             score_boxes=(N_("Total"),),
             reminders=(
                 N_("Green (Navigation): a boat in the sea instead"),
-                N_("Purple (Penny Papers): any number 1-15"),
+                N_("Purple (Penny Papers): any number {range}"),
                 N_("Red (danger): ignore the dice; draw a skull"),
             ),
         )

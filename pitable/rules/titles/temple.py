@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pitable.rules.base import ENGLISH, N_, PENNY, GreenEffect, Options, Title, Translator
+from pitable.rules.base import ENGLISH, N_, GreenEffect, Options, Title, Translator, penny_range
 from pitable.rules.sheets import (
     MAP_FORMAT,
     MAP_FORMATS,
@@ -128,10 +128,10 @@ class Temple(Title):
         _ = tr.gettext
         lines = [self.numbers_line(options, tr)]
         if options.penny and options.green is GreenEffect.DOOR:
-            lines.append(_("Penny Papers: any number {penny}.").format(penny=PENNY))
+            lines.append(_("Penny Papers: any number {range}.").format(range=penny_range(tr)))
         elif options.penny:
-            lines.append(_("Penny Papers: any number {penny}, in a doorless space.").format(
-                penny=PENNY))
+            lines.append(_("Penny Papers: any number {range}, in a doorless space.").format(
+                range=penny_range(tr)))
         if options.green is GreenEffect.DOOR:
             lines.append(_("The number goes in a Door space; if every Door is filled,"
                            " ignore the Lockpick."))
@@ -180,7 +180,7 @@ class Temple(Title):
             score_boxes=(N_("Sequence"), N_("Groups"), N_("Mummies"), N_("Total")),
             reminders=(
                 N_("Green (Lockpick): the number goes in a Door"),
-                N_("Purple (Penny Papers): any number 1-15"),
+                N_("Purple (Penny Papers): any number {range}"),
                 N_("Red (mummy): ignore the dice; draw a mummy"),
             ),
         )

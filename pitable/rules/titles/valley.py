@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 from pitable.rules.base import (
     ENGLISH,
     N_,
-    PENNY,
     GreenEffect,
     Options,
     Title,
     Translator,
+    penny_range,
 )
 from pitable.rules.sheets import (
     MAP_FORMAT,
@@ -133,8 +133,8 @@ class Valley(Title):
         _ = tr.gettext
         lines = [self.numbers_line(options, tr), self.plays_line(options, tr)]
         if options.penny:
-            lines.append(_("Penny Papers: one number of your choice, {penny}.").format(
-                penny=PENNY))
+            lines.append(_("Penny Papers: one number of your choice, {range}.").format(
+                range=penny_range(tr)))
         if options.green is GreenEffect.STRUCTURE:
             lines.append(_("Dakota Smith: you may draw a hut, a statue or a mine (each once)."))
         if 9 in options.numbers:
@@ -183,7 +183,7 @@ class Valley(Title):
             ),
             reminders=(
                 N_("Green (Dakota Smith): draw a hut, statue or mine"),
-                N_("Purple (Penny Papers): any number 1-15"),
+                N_("Purple (Penny Papers): any number {range}"),
                 N_("Red (snake): ignore the dice; draw a snake"),
             ),
         )
