@@ -5,9 +5,9 @@ the planner takes the best :attr:`Strength.width` of them, and for each plays th
 the game :attr:`Strength.rollouts` times on a copy of the sheet with the title's own player
 choosing (Monte Carlo rollouts, the greedy player as the rollout policy), and keeps the
 choice whose games end with most stars (a game stopped a few turns ahead counts, beyond
-its stars, those its player's ``outlook`` says it is on its way to). Every choice is tried on the same dice (common
-random numbers), drawn from a generator seeded by the round, so a game is the same for a
-dice seed. Pure Python, standard library only.
+its stars, those its player's ``outlook`` says it is on its way to). Every choice is tried
+on the same dice (common random numbers), drawn from a generator seeded by the round, so a
+game is the same for a dice seed. Pure Python, standard library only.
 """
 
 from __future__ import annotations
