@@ -49,8 +49,8 @@ if TYPE_CHECKING:
 #: Bumped whenever a change to the generators or to what they accept changes the map a seed
 #: gives. 2: the Valley's side B is a valley of its own (a pass) with no lake, the Island's
 #: spaces are one group, the Temple's outlines fill 40 to 56 spaces. 3: temples sized by
-#: the solo levels (21 to 26 spaces, 16 to 19 doorless; the Valley's and the Island's maps
-#: are those of map v2).
+#: the solo levels (21 to 24 spaces, 16 or 17 doorless), islands too (32 to 36 spaces; the
+#: Valley's maps are those of map v2).
 MAP_FORMAT = 3
 #: Every format this version still draws, oldest first: a sheet printed under an older one
 #: is drawn again, the same map, from its version and seed.
