@@ -14,7 +14,8 @@ machine.
 Exits 0 only when, in every title, the planner scores more than the greedy player by at least
 two standard errors of their paired differences, no turn of the planner takes more than
 100 ms, and in the Valley and on the Island the planner's mean reaches the least score of a
-Pathfinder (in the Valley, 90 less 4 a snake of each game).
+Pathfinder (in the Valley, 90 less 4 a snake of each game), and the planner's median level
+is the same in every title played.
 """
 
 from __future__ import annotations
@@ -52,12 +53,18 @@ def games_of(title: Title, games: int, dice_seed: int, strength: str
     return played, time.process_time() - start, turns
 
 
+def median_level(games: list[Game]) -> str:
+    """The level of the median game (the lower median: a level most games reach)."""
+    ranks = sorted(LEVELS.index(level(g.title, g.total, g.hazards).name) for g in games)
+    return LEVELS[statistics.median_low(ranks)]
+
+
 def line(name: str, games: list[Game], took: float) -> str:
     totals = [g.total for g in games]
     reached = Counter(level(g.title, g.total, g.hazards).name for g in games)
     levels = " ".join(f"{reached.get(name, 0):>4}" for name in LEVELS)
     return (f"  {name:<8} {len(games) / took:>8.1f} {statistics.fmean(totals):>6.1f}"
-            f" {statistics.pstdev(totals):>6.1f} {levels}")
+            f" {statistics.pstdev(totals):>6.1f} {levels}  {median_level(games)}")
 
 
 def main() -> int:
@@ -76,6 +83,7 @@ def main() -> int:
     except UnknownTitle as exc:
         parser.error(f"--titles: {exc}")
     good = True
+    medians: dict[str, str] = {}
     heads = " ".join(f"{name[:4]:>4}" for name in LEVELS)
     print(f"{args.games} games a title on fresh maps (seeds 0 to {args.games - 1}, sides A"
           f" and B in turn), dice seed {args.dice_seed}")
@@ -83,7 +91,8 @@ def main() -> int:
         greedy, greedy_took, _ = games_of(title, args.games, args.dice_seed, "greedy")
         planned, planned_took, turns = games_of(title, args.games, args.dice_seed,
                                                 args.strength)
-        print(f"{title.key}:\n  {'player':<8} {'games/s':>8} {'mean':>6} {'spread':>6} {heads}")
+        print(f"{title.key}:\n  {'player':<8} {'games/s':>8} {'mean':>6} {'spread':>6} {heads}"
+              "  median level")
         print(line("greedy", greedy, greedy_took))
         print(line(args.strength, planned, planned_took))
         median, worst = statistics.median(turns), max(turns)
@@ -106,10 +115,15 @@ def main() -> int:
                   f" {'met' if reached else 'NOT met'}")
             held = held and reached
         good = good and held
+        medians[title.key] = median_level(planned)
+    same = len(set(medians.values())) == 1
+    print("median level of the planner: "
+          + ", ".join(f"{key} {name}" for key, name in medians.items())
+          + (": the same in every title" if same else ": NOT the same in every title"))
     print("target: the planner clearly above the greedy player in every title, its turns"
           f" within {1000 * TURN_LIMIT:.0f} ms, its mean a Pathfinder's in "
-          + " and ".join(GOALS))
-    return 0 if good else 1
+          + " and ".join(GOALS) + ", its median level the same in every title")
+    return 0 if good and same else 1
 
 
 if __name__ == "__main__":

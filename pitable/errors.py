@@ -191,6 +191,10 @@ class BadSide(SheetError, ValueError):
     """A sheet side other than a or b."""
 
 
+class BadMapFormat(SheetError, ValueError):
+    """A map format this version does not draw."""
+
+
 class BadSheet(RulesError, ValueError):
     """A finished sheet with a mark its title's rules do not allow; the message names the cell."""
 

@@ -153,6 +153,25 @@ def test_an_island_game_ends_on_the_fifth_treasure_or_a_full_island() -> None:
         assert treasures == 5 or full
 
 
+def test_an_islands_outlook_is_the_treasures_on_their_way_and_none_once_found() -> None:
+    # What a planner's few turns ahead count beyond the stars: nothing on a blank island,
+    # more as the numbers of a treasure stand around a spot, nothing for a treasure found.
+    title = find_title("island")
+    player = player_for(title, generate(title, 5))
+    assert player.outlook() == 0.0
+    outlooks = []
+    rng = game_rng(1, 0)
+    for round_ in range(1, 100):
+        if player.over():
+            break
+        player.turn(title.options(ROLLS[int(rng.random() * len(ROLLS))], player.hazards),
+                    round_)
+        outlooks.append(player.outlook())
+    assert max(outlooks) > 0.0
+    player.found.update(range(1, 16))
+    assert player.outlook() == 0.0
+
+
 def test_the_summary_is_the_games_mean_spread_range_and_levels() -> None:
     games = play_games(generate("temple", 2), 12, strength="greedy")
     summary = summarise(games)

@@ -20,6 +20,8 @@ from pitable.errors import SheetError
 from pitable.rules import sheets
 from pitable.rules.sheets import (
     ATTEMPTS,
+    MAP_FORMAT,
+    MAP_FORMATS,
     MAX_SEED,
     Kind,
     Sheet,
@@ -34,7 +36,7 @@ from pitable.rules.sheets import (
 )
 from pitable.rules.titles import Temple
 from pitable.rules.titles.island import COAST, island_spaces_problem
-from pitable.rules.titles.temple import DOORLESS, OUTLINES, SPACES, outline_problem
+from pitable.rules.titles.temple import OUTLINES_OF, SIZES, outline_problem
 from pitable.rules.titles.valley import open_valley_problem, pass_problem
 
 TITLES = ("valley", "island", "temple")
@@ -80,10 +82,16 @@ def assert_valley(sheet: Sheet) -> None:
         assert all(r == 0 for r, _ in sheet.clouds)
 
 
+#: Each map format's islands: their spaces and mountains (map v3's sized by the solo
+#: levels: the bot a Pathfinder, as in the other titles).
+ISLANDS = {2: ((28, 32), (8, 10)), 3: ((32, 36), (8, 10))}
+
+
 def assert_island(sheet: Sheet) -> None:
+    (least, most), (fewest, mountains_most) = ISLANDS[sheet.version]
     spaces = set(sheet.cells(Kind.SPACE))
-    assert 28 <= len(spaces) <= 32
-    assert 8 <= len(sheet.cells(Kind.MOUNTAIN)) <= 10
+    assert least <= len(spaces) <= most
+    assert fewest <= len(sheet.cells(Kind.MOUNTAIN)) <= mountains_most
     # The island's spaces, not counting its mountains, are one 8-connected group...
     assert connected(spaces)
     # ...so no space stands alone, and the first number has a real choice of coast.
@@ -93,49 +101,68 @@ def assert_island(sheet: Sheet) -> None:
     assert connected(set(sheet.cells(Kind.SEA)), edge_neighbours)
 
 
+#: Each map format's temples: their spaces, Doors and doorless spaces, as a player counts
+#: them (map v3's sized by the solo levels: the bot a Pathfinder, as in the other titles).
+TEMPLES = {2: ((46, 52), (6, 9), (40, 43)), 3: ((21, 24), (4, 8), (16, 17))}
+
+
 def assert_temple(sheet: Sheet) -> None:
+    (least, most), (fewest, doors_most), (doorless_least, doorless_most) = TEMPLES[
+        sheet.version]
     widths = tuple(sum(k.fillable for k in row) for row in sheet.grid)
-    assert sum(widths) in SPACES and widths[-1] == 9 and len(widths) <= 8
-    assert sum(widths) - len(sheet.cells(Kind.DOOR)) in DOORLESS
+    assert least <= sum(widths) <= most and widths[-1] == 9 and len(widths) <= 8
+    assert doorless_least <= sum(widths) - len(sheet.cells(Kind.DOOR)) <= doorless_most
     assert list(widths) == sorted(widths) and set(widths) >= {5, 7, 9}
     doors = sheet.cells(Kind.DOOR)
-    assert 6 <= len(doors) <= 9
+    assert fewest <= len(doors) <= doors_most
     assert not any(n in doors for d in doors for n in neighbours(d))
 
 
 ASSERT = {"valley": assert_valley, "island": assert_island, "temple": assert_temple}
 
 
-def keeps_the_invariants(title: str, side: str, seeds: range) -> list[Sheet]:
+def keeps_the_invariants(title: str, side: str, seeds: range,
+                         version: int = MAP_FORMAT) -> list[Sheet]:
     maps = []
     for seed in seeds:
-        sheet = generate(title, seed, side)
+        sheet = generate(title, seed, side, version)
         assert map_problem(sheet) is None
         ASSERT[title](sheet)
         maps.append(sheet)
     return maps
 
 
+def distinct(title: str, version: int) -> float:
+    """The least share of seeds that draw maps of their own: map v3's temples are small
+    (21 or 24 spaces, 4 to 8 of them Doors), so two seeds draw the same one now and then."""
+    return 0.7 if (title, version) == ("temple", 3) else 0.98
+
+
+@pytest.mark.parametrize("version", MAP_FORMATS)
 @pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("title", TITLES)
-def test_fifty_maps_of_each_title_and_side_keep_the_invariants(title: str, side: str) -> None:
-    maps = keeps_the_invariants(title, side, QUICK)
-    assert len({m.to_text() for m in maps}) == len(QUICK)
+def test_fifty_maps_of_each_title_and_side_keep_the_invariants(
+    title: str, side: str, version: int
+) -> None:
+    maps = keeps_the_invariants(title, side, QUICK, version)
+    assert len({m.to_text() for m in maps}) >= len(QUICK) * distinct(title, version)
+    assert all(m.label.endswith(f"(map v{version})") for m in maps)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("version", MAP_FORMATS)
 @pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("title", TITLES)
 def test_five_hundred_maps_of_each_title_and_side_keep_the_invariants(
-    title: str, side: str
+    title: str, side: str, version: int
 ) -> None:
-    maps = keeps_the_invariants(title, side, FULL)
-    assert len({m.to_text() for m in maps}) >= 490
+    maps = keeps_the_invariants(title, side, FULL, version)
+    assert len({m.to_text() for m in maps}) >= len(FULL) * distinct(title, version)
     if title == "temple":
         outlines = Counter(tuple(sum(k.fillable for k in row) for row in m.grid) for m in maps)
-        assert len(outlines) >= 12
-        # Every size the title's range allows turns up.
-        assert {sum(o) for o in outlines} == set(SPACES)
+        assert len(outlines) >= {2: 12, 3: 2}[version]
+        # Every size an outline of the format has turns up.
+        assert {sum(o) for o in outlines} == {sum(o) for o in OUTLINES_OF[version]}
 
 
 @settings(max_examples=60, deadline=None)
@@ -156,15 +183,33 @@ def test_a_title_side_and_seed_always_give_the_same_map(title: str) -> None:
         assert generate(title, seed, "a").to_text() != generate(title, seed, "b").to_text()
 
 
-def test_the_temple_has_at_least_twelve_outlines_in_fifty_seeds() -> None:
+def test_map_v2s_temple_has_at_least_twelve_outlines_in_fifty_seeds() -> None:
     outlines = {
-        tuple(sum(k.fillable for k in row) for row in generate("temple", seed, side).grid)
+        tuple(sum(k.fillable for k in row) for row in generate("temple", seed, side, 2).grid)
         for seed in QUICK
         for side in SIDES
     }
+    spaces = SIZES[2].spaces
     assert len(outlines) >= 12
-    assert min(map(sum, outlines)) <= SPACES.start + 1 and max(map(sum, outlines)) >= SPACES[-2]
-    assert outlines <= set(OUTLINES) and {sum(o) for o in OUTLINES} == set(SPACES)
+    assert min(map(sum, outlines)) <= spaces.start + 1 and max(map(sum, outlines)) >= spaces[-2]
+    assert outlines <= set(OUTLINES_OF[2]) and {sum(o) for o in OUTLINES_OF[2]} == set(spaces)
+
+
+def test_map_v3s_temples_are_the_three_steps_with_or_without_the_top_one() -> None:
+    outlines = Counter(
+        tuple(sum(k.fillable for k in row) for row in generate("temple", seed, side, 3).grid)
+        for seed in QUICK
+        for side in SIDES
+    )
+    assert set(outlines) == set(OUTLINES_OF[3]) == {(5, 7, 9), (3, 5, 7, 9)}
+
+
+def test_a_seed_of_map_v2_still_draws_its_map_and_map_v3_another() -> None:
+    for title in TITLES:
+        old, new = generate(title, 7, "a", 2), generate(title, 7, "a", 3)
+        assert (old.version, new.version) == (2, 3)
+        # The Valley's generator is map v2's: the same map, relabelled.
+        assert (old.to_text() == new.to_text()) is (title == "valley")
 
 
 def test_the_back_of_the_valley_is_a_different_valley() -> None:
@@ -178,9 +223,9 @@ def test_the_back_of_the_valley_is_a_different_valley() -> None:
 # --- maps built to break each check -------------------------------------------------
 
 
-def built(title: str, side: str, text: list[str]) -> Sheet:
-    """A sheet of ``title`` whose map is ``text`` (one string a row, ``c`` a space beside a
-    cloud), its first spaces where the title puts them."""
+def built(title: str, side: str, text: list[str], version: int = MAP_FORMAT) -> Sheet:
+    """A sheet of ``title`` by map format ``version`` whose map is ``text`` (one string a
+    row, ``c`` a space beside a cloud), its first spaces where the title puts them."""
     width = max(len(row) for row in text)
     grid = tuple(
         tuple(Kind.SPACE if ch == "c" else Kind(ch) for ch in row.ljust(width)) for row in text
@@ -200,7 +245,7 @@ def built(title: str, side: str, text: list[str]) -> Sheet:
     else:
         starts = frozenset(cell for cell, k in cells.items() if k is Kind.SPACE)
     return dataclasses.replace(
-        generate(title, 1, side), grid=grid, clouds=clouds, starts=starts
+        generate(title, 1, side, version), grid=grid, clouds=clouds, starts=starts
     )
 
 
@@ -289,6 +334,7 @@ def test_a_valley_built_to_break_a_check_is_refused(side: str, text: list[str], 
     assert problem is not None and why in problem
 
 
+#: The islands built to break a check are map v2's size (28 to 32 spaces).
 #: An island cut in two by a ridge of mountains from sea to sea (the issue's seeds 75 and
 #: 242: 25 + 1 + 1 + 1): both halves touch the sea, so a check that starts from every coastal
 #: space finds every space and cannot fail.
@@ -332,7 +378,7 @@ LAGOON = [row if r != 4 else "~...~...~" for r, row in enumerate(WALLED)]
 
 
 def test_an_island_cut_in_two_by_mountains_is_refused() -> None:
-    sheet = built("island", "a", SPLIT)
+    sheet = built("island", "a", SPLIT, 2)
     spaces = set(sheet.cells(Kind.SPACE))
     assert reachable(sheet.starts, spaces) == spaces  # the old check: passed
     assert connected(set(sheet.cells(Kind.SPACE, Kind.MOUNTAIN)))  # the land is one piece
@@ -341,7 +387,7 @@ def test_an_island_cut_in_two_by_mountains_is_refused() -> None:
 
 
 def test_an_island_space_with_no_island_neighbour_is_refused() -> None:
-    sheet = built("island", "b", LONELY)
+    sheet = built("island", "b", LONELY, 2)
     assert (1, 1) in sheet.starts
     assert map_problem(sheet) == (
         "the island space at row 2, column 2 has no island space next to it"
@@ -349,13 +395,13 @@ def test_an_island_space_with_no_island_neighbour_is_refused() -> None:
 
 
 def test_an_island_with_hardly_any_coast_to_land_on_is_refused() -> None:
-    sheet = built("island", "a", WALLED)
+    sheet = built("island", "a", WALLED, 2)
     assert len(sheet.starts) == 12 < COAST
     assert map_problem(sheet) == f"12 island spaces beside the sea, expected at least {COAST}"
 
 
 def test_an_island_with_a_lagoon_is_refused() -> None:
-    assert map_problem(built("island", "a", LAGOON)) == "a lagoon: sea enclosed by the island"
+    assert map_problem(built("island", "a", LAGOON, 2)) == "a lagoon: sea enclosed by the island"
 
 
 def temple_from_widths(widths: list[int], doors: set[tuple[int, int]]) -> list[str]:
@@ -397,7 +443,8 @@ SEVEN_ROW_DOORS = {(6, 0), (6, 2), (6, 4), (6, 6), (6, 8), (4, 4)}
 def test_a_temple_built_to_break_a_check_is_refused(
     widths: list[int], doors: set[tuple[int, int]], why: str | None
 ) -> None:
-    problem = map_problem(built("temple", "a", temple_from_widths(widths, doors)))
+    # Map v2's temples, which every check is built for; map v3's sizes are their own test.
+    problem = map_problem(built("temple", "a", temple_from_widths(widths, doors), 2))
     if why is None:
         assert problem is None
     else:
@@ -408,6 +455,16 @@ def test_outlines_outside_the_family_are_named() -> None:
     assert outline_problem((5, 5, 7, 7, 9, 9, 9, 9, 9)) == "9 rows, more than 8"
     assert outline_problem((9, 7, 5)) == "a row narrower than the row above it"
     assert outline_problem((3, 5, 6, 7, 9, 9, 9, 9)) is not None
+    # Map v3's temples have one row a step; map v2's had more.
+    assert outline_problem((5, 7, 9, 9)) == "a step 9 spaces wide is 2 rows high, expected 1 to 1"
+    assert outline_problem((5, 7, 9, 9), SIZES[2]) == "30 temple spaces, expected 46 to 52"
+
+
+def test_a_temple_of_map_v3_with_a_third_doorless_space_too_many_is_refused() -> None:
+    # 24 spaces and 6 Doors: 18 doorless spaces, a temple worth more than the others.
+    doors = {(3, 0), (3, 2), (3, 4), (3, 6), (3, 8), (1, 4)}
+    problem = map_problem(built("temple", "a", temple_from_widths([3, 5, 7, 9], doors)))
+    assert problem == "18 doorless spaces, expected 16 to 17"
 
 
 # --- the generator: quick enough, and one place to tighten it ------------------------
@@ -455,7 +512,7 @@ def test_few_candidates_are_refused_for_each_map(candidates: Counter[str]) -> No
 
 
 def test_a_generator_whose_candidates_are_all_refused_fails_with_its_name() -> None:
-    broken = built("island", "a", SPLIT)
+    broken = built("island", "a", SPLIT, 2)
     with pytest.raises(SheetError, match=f"island a 5: no map kept the invariants in {ATTEMPTS}"):
         first_accepted("island a 5", itertools.repeat(broken))
     with pytest.raises(SheetError, match="island a 5"):
@@ -473,5 +530,5 @@ def test_a_tighter_predicate_is_one_place_and_the_generator_follows_it(
         return check(self, sheet) or (None if sheet.fillable_count >= 50 else "too small")
 
     monkeypatch.setattr(Temple, "check_sheet", bigger)
-    sizes = [generate("temple", seed, side).fillable_count for seed in QUICK for side in SIDES]
+    sizes = [generate("temple", seed, side, 2).fillable_count for seed in QUICK for side in SIDES]
     assert min(sizes) >= 50

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pitable.rules.sheets import MAP_FORMAT
 from tests.conftest import run_cli as run
 
 EXAMPLES = Path(__file__).parent / "golden" / "scoring"
@@ -161,7 +162,7 @@ def test_a_map_from_sheet_out_txt_scores_as_printed_and_once_filled_in(
     assert run(capsys, "sheet", game, "--seed", "7", "--side", side, "--out", str(printed))[0] == 0
     grid = tokens(printed.read_text())
     name = printed.read_text().splitlines()[0]
-    assert name == f"; {game} {side.upper()} 7 (map v2)"
+    assert name == f"; {game} {side.upper()} 7 (map v{MAP_FORMAT})"
     blank = tmp_path / "blank.txt"
     blank.write_text("\n".join(" ".join(row) for row in grid) + "\n")
     code, out, err = run(capsys, "score", game, "--sheet", str(blank), "--json")
@@ -176,6 +177,22 @@ def test_a_map_from_sheet_out_txt_scores_as_printed_and_once_filled_in(
     assert (code, err) == (0, "")
     expected = {"valley": 7, "island": 0, "temple": 1 + 3}[game]  # full grid; a sequence, a group
     assert json.loads(out)["total"] == expected
+
+
+def test_a_temple_filled_in_on_map_v3_but_named_map_v2_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    printed = tmp_path / "map.txt"
+    assert run(capsys, "sheet", "temple", "--seed", "7", "--out", str(printed))[0] == 0
+    grid = tokens(printed.read_text())
+    named = tmp_path / "named.txt"
+    rows = "\n".join(" ".join(row) for row in grid) + "\n"
+    named.write_text("; temple A 7 (map v2)\n" + rows)
+    code, out, err = run(capsys, "score", "temple", "--sheet", str(named))
+    # Map v2's temple of seed 7 is drawn again: 46 to 52 spaces, not map v3's 21.
+    assert code == 2 and out == "" and "not the map of side A of" in err
+    named.write_text(f"; temple A 7 (map v{MAP_FORMAT})\n" + rows)
+    assert run(capsys, "score", "temple", "--sheet", str(named))[0] == 0
 
 
 @pytest.mark.parametrize("path", ["", "a\x00b"])

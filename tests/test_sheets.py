@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from pitable.errors import BadSeed, BadSide, SheetError, UnknownTitle
+from pitable.errors import BadMapFormat, BadSeed, BadSide, SheetError, UnknownTitle
 from pitable.rules.sheets import (
     MAX_SEED,
     Kind,
@@ -39,8 +39,9 @@ def test_bounded_draws_stay_in_range_and_cover_it() -> None:
     assert all(3 <= rng.between(3, 5) <= 5 for _ in range(200))
 
 
-# The map of a seed is part of the promise made to players (map v2): pinned here the way
-# perft counts pin a move generator. A change to these means a new MAP_FORMAT.
+# The map of a seed is part of the promise made to players (map v2, map v3): pinned here the
+# way perft counts pin a move generator. A change to these means a new MAP_FORMAT, and the
+# maps of the formats before it stay as they were.
 PINNED = {
     ("valley", "a", 7): (
         "   ccc .\n .c......\n.........\n.........\n.........\n.........\n.........\n  ...  ..\n"
@@ -62,11 +63,33 @@ PINNED = {
     ("temple", "a", 7): ("   ..D\n   ...\n  .....\n  D....\n  .....\n ...D.D.\n.........\n"
                          ".....D.D.\n"),
 }
+#: Map v3 changed the temples and the islands: the valleys are map v2's.
+PINNED_V3 = {
+    ("temple", "a", 7): "  D...D\n .......\nD...D.D..\n",
+    ("island", "a", 7): (
+        "~~~~~~~~~\n"
+        "~~~.....~\n"
+        "~~...^..~\n"
+        "~~....^.~\n"
+        "~..^^...~\n"
+        "~..^^^^.~\n"
+        "~...^^..~\n"
+        "~.......~\n"
+        "~~~~~~~~~\n"
+    ),
+}
 
 
 @pytest.mark.parametrize(("title", "side", "seed"), sorted(PINNED))
 def test_a_seed_gives_the_pinned_map(title: str, side: str, seed: int) -> None:
-    assert generate(title, seed, side).to_text() == PINNED[title, side, seed]
+    assert generate(title, seed, side, 2).to_text() == PINNED[title, side, seed]
+    expected = PINNED_V3.get((title, side, seed), PINNED[title, side, seed])
+    assert generate(title, seed, side, 3).to_text() == expected
+
+
+def test_a_map_format_this_version_does_not_draw_is_refused_in_one_line() -> None:
+    with pytest.raises(BadMapFormat, match="map v1: this version draws maps v2, v3"):
+        generate("valley", 7, "a", 1)
 
 
 @pytest.mark.slow
@@ -86,14 +109,15 @@ def test_two_hundred_seeds_keep_the_invariants(title: str, side: str) -> None:
             assert sheet.starts == sheet.clouds
         elif title == "island":
             assert (sheet.grid_width, sheet.grid_height) == (9, 9)
-            assert 28 <= count <= 32
+            assert 32 <= count <= 36  # map v3's islands
             assert 8 <= len(sheet.cells(Kind.MOUNTAIN)) <= 10
             assert connected(set(sheet.cells(Kind.SPACE, Kind.MOUNTAIN)))
             assert connected(set(sheet.cells(Kind.SPACE)))
             assert all(any(sheet.kind(n) is Kind.SEA for n in neighbours(s)) for s in sheet.starts)
         else:
-            assert 40 <= count <= 56
-            assert 6 <= len(sheet.cells(Kind.DOOR)) <= 9
+            # Map v3's temples: three steps, or four with the top one.
+            assert 21 <= count <= 24
+            assert 4 <= len(sheet.cells(Kind.DOOR)) <= 8
         maps.add(sheet.to_text())
     # Seeds make different maps, not a handful of repeats.
     assert len(maps) > 150

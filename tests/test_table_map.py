@@ -27,7 +27,7 @@ from pitable.render.sheet import render_sheet
 from pitable.render.status import StatusView, draw_status
 from pitable.rules import Roll, find_title
 from pitable.rules.bot import target
-from pitable.rules.sheets import MAP_FORMAT, Side, generate
+from pitable.rules.sheets import MAP_FORMATS, Side, generate
 from tests.conftest import run_cli
 from tests.support.box import make
 from tests.support.entropy import ScriptedBytes
@@ -259,10 +259,11 @@ def test_a_map_drawn_by_another_generator_format_is_not_printed_under_its_old_se
     sim = make("1,2,3", store=SessionStore.open(tmp_path), map_seeds=lambda: 4321)
     sim.press()
     sim.close()
-    # The same game as an earlier generator format would have stored it: its seed now draws
-    # another map, so the box must not print sheets of it under the old tag.
+    # The same game as a generator format this version no longer draws would have stored
+    # it: its seed now draws another map, so the box must not print sheets of it under the
+    # old tag.
     db = sqlite3.connect(tmp_path / "pitable.db", isolation_level=None)
-    db.execute(f"UPDATE games SET map_format = {MAP_FORMAT - 1}")
+    db.execute(f"UPDATE games SET map_format = {min(MAP_FORMATS) - 1}")
     db.close()
     again = make(store=SessionStore.open(tmp_path), map_seeds=lambda: 55)
     assert again.box.view().map_tag == "A·55"
@@ -273,8 +274,25 @@ def test_a_map_drawn_by_another_generator_format_is_not_printed_under_its_old_se
 def test_the_last_sheets_map_is_kept_with_its_generator_format() -> None:
     table_map = TableMap(find_title("temple"), Side.B, 99)
     assert TableMap.from_text(table_map.to_text()) == table_map
-    assert stored_map(f"temple b 99 v{MAP_FORMAT - 1}") is None
+    assert stored_map(f"temple b 99 v{min(MAP_FORMATS) - 1}") is None
     assert stored_map("temple b 99") is None
+
+
+def test_a_game_on_an_older_formats_map_goes_on_on_that_map(tmp_path: Path) -> None:
+    sim = make("1,2,3", store=SessionStore.open(tmp_path), map_seeds=lambda: 4321)
+    sim.press()
+    sim.close()
+    # Stored by the format before this one: that format's map of the seed is drawn again.
+    older = MAP_FORMATS[-2]
+    db = sqlite3.connect(tmp_path / "pitable.db", isolation_level=None)
+    db.execute(f"UPDATE games SET map_format = {older}")
+    db.close()
+    again = make(store=SessionStore.open(tmp_path), map_seeds=lambda: 55)
+    assert again.box.view().map_tag == "A·4321"
+    table_map = again.box.game.map
+    assert table_map.version == older and table_map.sheet().version == older
+    assert stored_map(table_map.to_text()) == table_map
+    again.close()
 
 
 # --- the store: its schema moves forward, nothing is lost ---------------------------------

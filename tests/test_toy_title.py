@@ -18,7 +18,7 @@ from pitable.errors import UnknownTitle
 from pitable.render.faces import die_panel
 from pitable.rules import Die, Roll, Title, all_titles, find_title, register, registered, unregister
 from pitable.rules.session import GameState, Mode, level
-from pitable.rules.sheets import Kind, generate
+from pitable.rules.sheets import MAP_FORMAT, Kind, generate
 from tests.conftest import run_cli
 from tests.support.box import make, read_faces
 from tests.support.pictures import same
@@ -126,7 +126,7 @@ def test_sheet_writes_the_toy_titles_map(toy: Title, tmp_path: Path,
     run_cli(capsys, "sheet", "cupboard", "--seed", "5", "--out", str(txt))
     sheet = generate(toy, 5)
     assert txt.read_text() == sheet.to_text(label=True)
-    assert len(sheet.cells(Kind.DOOR)) == 2 and sheet.label == "toy A 5 (map v2)"
+    assert len(sheet.cells(Kind.DOOR)) == 2 and sheet.label == f"toy A 5 (map v{MAP_FORMAT})"
     # Every seed keeps the toy title's own invariants (generate checks them).
     shapes = {generate(toy, seed, side).to_text() for seed in range(60) for side in "ab"}
     assert len(shapes) > 60

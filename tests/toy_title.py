@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pitable.rules.base import ENGLISH, PENNY, GreenEffect, Options, Title, Translator
 from pitable.rules.sheets import (
+    MAP_FORMAT,
     Kind,
     Mark,
     Pcg32,
@@ -56,8 +57,8 @@ class ToyCupboard(Title):
             lines.append(f"Penny Papers: any number {PENNY}.")
         return tuple(lines)
 
-    def generate_sheet(self, side: Side, seed: int) -> Sheet:
-        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
+    def generate_sheet(self, side: Side, seed: int, version: int = MAP_FORMAT) -> Sheet:
+        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape", version)
         width = rng.between(COLUMNS.start, COLUMNS.stop - 1)
         height = rng.between(ROWS.start, ROWS.stop - 1)
         spaces = [(r, c) for r in range(height) for c in range(width)]
@@ -71,6 +72,7 @@ class ToyCupboard(Title):
             title=self,
             side=side,
             seed=seed,
+            version=version,
             grid=grid_of(width, height, kinds),
             starts=frozenset((0, c) for c in range(width)),
             clouds=frozenset(),

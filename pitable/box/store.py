@@ -63,7 +63,7 @@ from pitable.errors import (
 from pitable.rules.base import Title
 from pitable.rules.dice import SPECIAL, Face, Roll
 from pitable.rules.session import GameState, Mode, level
-from pitable.rules.sheets import MAP_FORMAT, Side
+from pitable.rules.sheets import MAP_FORMATS, Side
 from pitable.rules.titles import as_title, find_title
 from pitable.xdg import state_home
 
@@ -210,11 +210,12 @@ class Game:
 
     @property
     def map(self) -> TableMap | None:
-        """The map the game is played on, when it has one that this version draws: a map of
-        another generator format would be another map under the same seed, so it is none."""
-        if self.side is None or self.seed is None or self.map_format != MAP_FORMAT:
+        """The map the game is played on, when it has one that this version draws (an older
+        format's is drawn again as it was): a map of a format this version does not draw
+        would be another map under the same seed, so it is none."""
+        if self.side is None or self.seed is None or self.map_format not in MAP_FORMATS:
             return None
-        return TableMap(find_title(self.title), self.side, self.seed)
+        return TableMap(find_title(self.title), self.side, self.seed, self.map_format)
 
     def to_json(self) -> dict[str, object]:
         table_map = self.map
@@ -307,9 +308,9 @@ def _game_columns(version: int) -> str:
 _ROLL_COLUMNS = "id, game_id, n, at, green, purple, red, source, hazard, hazards_after"
 
 
-def _format(side: str | None) -> int | None:
-    """The format column for a map of ``side``: the generator's, for a game with a map."""
-    return MAP_FORMAT if side is not None else None
+def _format(table_map: TableMap | None) -> int | None:
+    """The format column for ``table_map``: the one it is drawn by, for a game with a map."""
+    return table_map.version if table_map is not None else None
 
 
 def _parts(text: object) -> ScoreParts | None:
@@ -568,7 +569,7 @@ class SessionStore:
             cursor = db.execute(
                 "INSERT INTO games (title, mode, started_at, map_side, map_seed, map_format)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (key, game_mode.value, now, side, seed, _format(side)),
+                (key, game_mode.value, now, side, seed, _format(table_map)),
             )
             gid = cursor.lastrowid
             assert gid is not None
@@ -582,7 +583,7 @@ class SessionStore:
             side, seed = self._map_columns(game.title, table_map)
             db.execute(
                 "UPDATE games SET map_side = ?, map_seed = ?, map_format = ? WHERE id = ?",
-                (side, seed, _format(side), game_id),
+                (side, seed, _format(table_map), game_id),
             )
             return self._game(db, game_id)
 

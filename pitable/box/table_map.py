@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from pitable.errors import EntropyError, PitableError
 from pitable.rules import Title, find_title
-from pitable.rules.sheets import MAP_FORMAT, MAX_SEED, Side, generate, parse_seed
+from pitable.rules.sheets import MAP_FORMAT, MAP_FORMATS, MAX_SEED, Side, generate, parse_seed
 
 if TYPE_CHECKING:
     from pitable.hw.entropy import EntropySource
@@ -39,6 +39,8 @@ class TableMap:
     title: Title
     side: Side
     seed: int
+    #: The map format it is drawn by: an older one's maps are drawn again as they were.
+    version: int = MAP_FORMAT
 
     @property
     def tag(self) -> str:
@@ -52,12 +54,12 @@ class TableMap:
 
     def sheet(self) -> Sheet:
         """The adventure sheet of this map."""
-        return generate(self.title, self.seed, self.side)
+        return generate(self.title, self.seed, self.side, self.version)
 
     def to_text(self) -> str:
-        """``valley a 1234 v2``: how the store keeps it among its settings, with the map
+        """``valley a 1234 v3``: how the store keeps it among its settings, with the map
         generator's format (another format draws another map from the same seed)."""
-        return f"{self.title.key} {self.side.value} {self.seed} v{MAP_FORMAT}"
+        return f"{self.title.key} {self.side.value} {self.seed} v{self.version}"
 
     @classmethod
     def from_text(cls, text: str) -> TableMap:
@@ -66,9 +68,11 @@ class TableMap:
         if len(parts) != 4:
             raise ValueError(f"a map is 'title side seed vFORMAT', not {text!r}")
         key, side, seed, version = parts
-        if version != f"v{MAP_FORMAT}":
-            raise ValueError(f"drawn by map {version}; this version draws map v{MAP_FORMAT}")
-        return cls(find_title(key), Side.from_str(side), parse_seed(seed))
+        drawn = {f"v{v}": v for v in MAP_FORMATS}
+        if version not in drawn:
+            raise ValueError(f"drawn by map {version}; this version draws maps"
+                             f" {', '.join(drawn)}")
+        return cls(find_title(key), Side.from_str(side), parse_seed(seed), drawn[version])
 
     def to_json(self) -> dict[str, object]:
         return {"title": self.title.key, "side": self.side.value, "seed": self.seed}

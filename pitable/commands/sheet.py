@@ -25,7 +25,7 @@ from pitable.commands.args import (
     whole_number,
 )
 from pitable.errors import BadSeed, PrinterError, UsageError
-from pitable.rules.sheets import MAX_SEED, Sheet, generate, parse_seed
+from pitable.rules.sheets import MAP_FORMAT, MAP_FORMATS, MAX_SEED, Sheet, generate, parse_seed
 
 if TYPE_CHECKING:
     from pitable.config import PrinterConfig
@@ -87,6 +87,10 @@ def add_sheet_arguments(p: argparse.ArgumentParser) -> None:
         " (default: a new one, printed)",
     )
     p.add_argument("--side", default="a", metavar="a|b", help="the side of the sheet (a)")
+    p.add_argument("--map-format", type=whole_number(min(MAP_FORMATS), max(MAP_FORMATS)),
+                   default=MAP_FORMAT, metavar="N",
+                   help=f"the map generator's format, {min(MAP_FORMATS)} to {max(MAP_FORMATS)}:"
+                   f" an older one draws the map a seed gave then ({MAP_FORMAT})")
     p.add_argument("--solo", action="store_true",
                    help="a sheet for a solo game: it prints the adventurer levels and the"
                    " stars to beat (the bot's median score on the map)")
@@ -169,7 +173,7 @@ def setup_print(p: argparse.ArgumentParser) -> None:
 
 def make_sheet(args: argparse.Namespace) -> Sheet:
     seed = args.seed if args.seed is not None else secrets.randbelow(MAX_SEED + 1)
-    return generate(args.game, seed, args.side)
+    return generate(args.game, seed, args.side, args.map_format)
 
 
 #: What each format of ``sheet --out`` is, in words, by kind: a PDF, a strip picture, a
@@ -241,7 +245,7 @@ def run_sheet(args: argparse.Namespace) -> int:
             raise UsageError(f"--out {problem}")
     sheet = make_sheet(args)
     pad = [sheet] + [
-        generate(sheet.title, (sheet.seed + k) % (MAX_SEED + 1), sheet.side)
+        generate(sheet.title, (sheet.seed + k) % (MAX_SEED + 1), sheet.side, sheet.version)
         for k in range(1, args.maps)
     ]
     sheets = [s for s in pad for _ in range(copies)]

@@ -33,7 +33,7 @@ from pitable.render.status import LEVEL_WORDS
 from pitable.render.text import words as split_words
 from pitable.rules.base import ENGLISH, Translator, penny_range
 from pitable.rules.sheet_key import Diagram, KeyEntry
-from pitable.rules.sheets import MAP_FORMAT, MAX_COLUMNS, Kind, Mark, Sheet, Tally
+from pitable.rules.sheets import MAX_COLUMNS, Kind, Mark, Sheet, Tally
 
 #: Thermal printers print 8 dots a millimetre (203 dpi).
 DOTS_PER_MM = 8
@@ -508,7 +508,7 @@ def which_map(sheet: Sheet, tr: Translator = ENGLISH) -> str:
     return SEPARATOR.join((
         _("Side {side}").format(side=sheet.side.value.upper()),
         _("seed {seed}").format(seed=sheet.seed),
-        _("map v{version}").format(version=MAP_FORMAT),
+        _("map v{version}").format(version=sheet.version),
     ))
 
 

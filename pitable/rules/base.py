@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from pitable.errors import BadDangerCount, BadSheet
 from pitable.rules.dice import SPECIAL, Die, Roll
+from pitable.rules.sheets import MAP_FORMAT
 
 if TYPE_CHECKING:
     from pitable.rules.scoring import FinishedSheet, Score
@@ -409,8 +410,9 @@ class Title(abc.ABC):
     # --- sheets ---------------------------------------------------------------
 
     @abc.abstractmethod
-    def generate_sheet(self, side: Side, seed: int) -> Sheet:
-        """The map of ``seed`` on ``side``, drawn from :meth:`Pcg32.for_sheet` streams only.
+    def generate_sheet(self, side: Side, seed: int, version: int = MAP_FORMAT) -> Sheet:
+        """The map of ``seed`` on ``side`` by map format ``version``, drawn from
+        :meth:`Pcg32.for_sheet` streams only.
 
         Called through :func:`pitable.rules.sheets.generate`, which checks the seed before
         and the sheet after.
@@ -421,10 +423,12 @@ class Title(abc.ABC):
         """What in ``sheet`` breaks this title's own invariants, in a few words; None if
         nothing does. The invariants of every sheet are checked before this is called."""
 
-    def shape_problem(self, shape: Shape, side: Side | None = None) -> str | None:
+    def shape_problem(self, shape: Shape, side: Side | None = None,
+                      version: int | None = None) -> str | None:
         """What in ``shape`` (a map's grid alone: its size, its outline, where its Doors,
-        mountains and sea are) no map of this title has on ``side`` (None: on either side),
-        in a few words; None when a map of this title could have it.
+        mountains and sea are) no map of this title has on ``side`` (None: on either side)
+        by map format ``version`` (None: by any format drawn), in a few words; None when a
+        map of this title could have it.
 
         A finished sheet typed as text shows its map's shape and nothing more (not where
         the first number went), so ``pitable score`` refuses a sheet whose shape is none of

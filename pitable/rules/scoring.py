@@ -34,6 +34,7 @@ from pitable.errors import BadSheet, quoted
 from pitable.rules.dice import ONE_TO_FIVE, DiceSet
 from pitable.rules.sheets import (
     MAP_FORMAT,
+    MAP_FORMATS,
     MAX_SEED,
     Cell,
     Kind,
@@ -341,21 +342,27 @@ def check_map(title: Title, sheet: FinishedSheet) -> None:
     (:meth:`~pitable.rules.base.Title.shape_problem`), and where its comment names the map,
     that map's, position by position (the map is made again from its seed).
 
-    A map named with another map format than this pitable's cannot be made again; its
-    shape is still checked against its side.
+    A map named with a map format this pitable does not draw (:data:`MAP_FORMATS`) cannot
+    be made again; its shape is still checked against its side. A map named with no format
+    is taken for this version's.
     """
     named = sheet.map_name
     if named is not None and named.key != title.key:
         raise BadSheet(f"the sheet's comment names the map {named}, not a map of {title.name}")
     side = named.side if named is not None else None
+    version: int | None = None
+    if named is not None:
+        version = MAP_FORMAT if named.map_format is None else named.map_format
+        if version not in MAP_FORMATS:
+            version = None
     shape = sheet.shape()
-    why = title.shape_problem(shape, side)
+    why = title.shape_problem(shape, side, version)
     if why is not None:
         on = f"side {side.value.upper()} of " if side is not None else ""
         raise BadSheet(f"not the map of {on}{title.name}: {why}")
-    if named is None or named.map_format not in (None, MAP_FORMAT):
+    if named is None or version is None:
         return
-    expected = generate(title, named.seed, named.side).shape
+    expected = generate(title, named.seed, named.side, version).shape
     if expected.grid_height != shape.grid_height or expected.grid_width != shape.grid_width:
         raise BadSheet(
             f"the map {named} is {expected.grid_width} by {expected.grid_height} positions,"

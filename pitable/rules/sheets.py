@@ -41,15 +41,20 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from pitable.errors import BadSeed, BadSide, SheetError, quoted
+from pitable.errors import BadMapFormat, BadSeed, BadSide, SheetError, quoted
 
 if TYPE_CHECKING:
     from pitable.rules.base import Title
 
 #: Bumped whenever a change to the generators or to what they accept changes the map a seed
 #: gives. 2: the Valley's side B is a valley of its own (a pass) with no lake, the Island's
-#: spaces are one group, the Temple's outlines fill 40 to 56 spaces.
-MAP_FORMAT = 2
+#: spaces are one group, the Temple's outlines fill 40 to 56 spaces. 3: temples sized by
+#: the solo levels (21 to 24 spaces, 16 or 17 doorless), islands too (32 to 36 spaces; the
+#: Valley's maps are those of map v2).
+MAP_FORMAT = 3
+#: Every format this version still draws, oldest first: a sheet printed under an older one
+#: is drawn again, the same map, from its version and seed.
+MAP_FORMATS = (2, 3)
 #: Seeds are six digits at most, so that a host can read one aloud to the whole table.
 MAX_SEED = 999_999
 #: No title is wider than this many spaces: 9 spaces of 5 mm fill 58 mm paper's 48 mm.
@@ -76,13 +81,14 @@ class Pcg32:
         self.next32()
 
     @classmethod
-    def for_sheet(cls, title: str, side: str, seed: int, purpose: str) -> Pcg32:
-        """The generator for one purpose (``shape``, ``doors``...) of one sheet; ``title`` is
-        the title's key."""
+    def for_sheet(cls, title: str, side: str, seed: int, purpose: str,
+                  version: int = MAP_FORMAT) -> Pcg32:
+        """The generator for one purpose (``shape``, ``doors``...) of one sheet of map
+        format ``version``; ``title`` is the title's key."""
         # Imported here: the rules load this module, and `pitable options` needs no hashlib.
         import hashlib
 
-        key = f"pitable-sheet/{MAP_FORMAT}/{title}/{side}/{seed}/{purpose}".encode()
+        key = f"pitable-sheet/{version}/{title}/{side}/{seed}/{purpose}".encode()
         digest = hashlib.sha256(key).digest()
         return cls(int.from_bytes(digest[:8], "little"), int.from_bytes(digest[8:16], "little"))
 
@@ -227,6 +233,8 @@ class Sheet(GridQueries):
     score_boxes: tuple[str, ...]
     #: One line per die: what its special face does in this title.
     reminders: tuple[str, ...]
+    #: The map format it was drawn by (:data:`MAP_FORMATS`).
+    version: int = MAP_FORMAT
 
     @property
     def title_name(self) -> str:
@@ -235,7 +243,7 @@ class Sheet(GridQueries):
     @property
     def label(self) -> str:
         """What the sheet prints to say which map it is: ``valley A 7 (map v2)``."""
-        return f"{self.title.key} {self.side.value.upper()} {self.seed} (map v{MAP_FORMAT})"
+        return f"{self.title.key} {self.side.value.upper()} {self.seed} (map v{self.version})"
 
     @property
     def shape(self) -> Shape:
@@ -322,11 +330,22 @@ def parse_seed(text: str | int) -> int:
     return value
 
 
-def generate(title: Title | str, seed: int | str, side: Side | str = Side.A) -> Sheet:
-    """The sheet of ``title`` (a title, or any name ``find_title`` knows) for ``seed`` and
-    ``side``.
+def check_version(version: int) -> int:
+    """``version`` when this pitable draws maps of that format; :class:`BadMapFormat`
+    naming those it draws otherwise."""
+    if version not in MAP_FORMATS:
+        drawn = ", ".join(f"v{v}" for v in MAP_FORMATS)
+        raise BadMapFormat(f"map v{version}: this version draws maps {drawn}")
+    return version
 
-    Raises :class:`UnknownTitle`, :class:`BadSeed` or :class:`BadSide` on bad input.
+
+def generate(title: Title | str, seed: int | str, side: Side | str = Side.A,
+             version: int = MAP_FORMAT) -> Sheet:
+    """The sheet of ``title`` (a title, or any name ``find_title`` knows) for ``seed`` and
+    ``side``, drawn by map format ``version`` (one of :data:`MAP_FORMATS`).
+
+    Raises :class:`UnknownTitle`, :class:`BadSeed`, :class:`BadSide` or
+    :class:`BadMapFormat` on bad input.
     """
     # Imported here: the titles' modules import this one for the model they build.
     from pitable.rules.titles import as_title
@@ -334,7 +353,7 @@ def generate(title: Title | str, seed: int | str, side: Side | str = Side.A) -> 
     maker = as_title(title)
     number = parse_seed(seed)
     face = side if isinstance(side, Side) else Side.from_str(side)
-    sheet = maker.generate_sheet(face, number)
+    sheet = maker.generate_sheet(face, number, check_version(version))
     check_sheet(sheet)
     return sheet
 

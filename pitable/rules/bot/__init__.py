@@ -69,9 +69,11 @@ DEFAULT_STRENGTH = "plan"
 #: What each planning strength means in each title (choices weighed, games played on for
 #: each, turns looked ahead; 0: to the end), set by benchmarks/bench_bot.py's figures. The
 #: Island and the Temple end when their sheet does, so a short look ahead rewards the
-#: treasures and sequences made soon. The Valley's stars come at the end of its 25 rounds,
-#: and a few games played on from each choice only blur its player's own ranking: its
-#: ``plan`` weighs nothing and plays its planning evaluation (:data:`PLANNING_PLAYERS`).
+#: treasures and sequences made soon; on the Island a game played on for a few turns is
+#: also worth the treasures it is nearing (``Player.outlook``). The Valley's stars come at
+#: the end of its 25 rounds, and a few games played on from each choice only blur its
+#: player's own ranking: its ``plan`` weighs nothing and plays its planning evaluation
+#: (:data:`PLANNING_PLAYERS`).
 PLANS: dict[type[Title], dict[str, Strength]] = {
     Valley: {"plan": Strength(1, 0), "deep": Strength(5, 8)},
     Island: {"plan": Strength(4, 3, 3), "deep": Strength(6, 8, 8)},

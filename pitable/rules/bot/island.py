@@ -375,6 +375,22 @@ class IslandPlayer(Player):
                     return v, t
         return None
 
+    #: What the nearest treasure of each value still to find is worth at a planner's
+    #: look-ahead's end, as a share of its stars times its progress squared (4: found).
+    outlook_share = 1.5
+
+    def outlook(self) -> float:
+        if not self.outlook_share:
+            return 0.0
+        worth = 0.0
+        spots = [t for t in self.spots if not self.treasure[t] and self.danger[t] != STANDING]
+        for v in range(1, HIGHEST + 1):
+            if v in self.found or not any(self.row_numbers[v]):
+                continue
+            best = max((self._progress(t, v) for t in spots), default=0.0)
+            worth += v * (best / 4) ** 2
+        return self.outlook_share * worth
+
     # --- the end ----------------------------------------------------------------------
 
     def components(self) -> tuple[tuple[str, int], ...]:

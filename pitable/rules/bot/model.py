@@ -193,6 +193,11 @@ class Player(abc.ABC):
     def components(self) -> tuple[tuple[str, int], ...]:
         """Each score component, counted from the player's own state."""
 
+    def outlook(self) -> float:
+        """Stars the sheet is on its way to beyond those it has: what a planner's game
+        played on for a few turns only is worth more than its stars. None by default."""
+        return 0.0
+
     @abc.abstractmethod
     def tokens(self) -> tuple[tuple[str, ...], ...]:
         """The finished sheet, one token a position."""

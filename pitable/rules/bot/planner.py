@@ -4,9 +4,10 @@ The title's own player ranks the ways to use a roll (``Player.pick`` and ``Playe
 the planner takes the best :attr:`Strength.width` of them, and for each plays the rest of
 the game :attr:`Strength.rollouts` times on a copy of the sheet with the title's own player
 choosing (Monte Carlo rollouts, the greedy player as the rollout policy), and keeps the
-choice whose games end with most stars. Every choice is tried on the same dice (common
-random numbers), drawn from a generator seeded by the round, so a game is the same for a
-dice seed. Pure Python, standard library only.
+choice whose games end with most stars (a game stopped a few turns ahead counts, beyond
+its stars, those its player's ``outlook`` says it is on its way to). Every choice is tried
+on the same dice (common random numbers), drawn from a generator seeded by the round, so a
+game is the same for a dice seed. Pure Python, standard library only.
 """
 
 from __future__ import annotations
@@ -99,4 +100,7 @@ class Planner:
             index = int(rng.random() * self.rolls)
             turns += 1
             player.turn(self.options_of(index, player.hazards), turns)
-        return sum(stars for _, stars in player.components())
+        stars = float(sum(stars for _, stars in player.components()))
+        if turns < self.limit and not player.over():
+            stars += player.outlook()
+        return stars

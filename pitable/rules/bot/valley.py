@@ -44,19 +44,26 @@ RANGE_PARTS = (0.0, 1.5, 4.0)
 STRUCTURE_READY = 4.0
 #: The most steps one search for a jungle or a town takes.
 SEARCH_BUDGET = 400
+#: What a snake with an empty space beside it is taken to bite at least, when weighing
+#: whether to cross it out: the numbers that may yet be written there.
+OPEN_BITE = 6.0
 #: Numbers Penny Papers is tried as beside any space: besides its neighbours' values.
 PENNY_TRIES = (6, 10, 12)
 
 
-def _range_pot(size: int) -> float:
+#: What a group of 0 to 3 equal free numbers is worth as a town to be.
+TOWN_PARTS = (0.0, 0.4, 1.5, 3.0)
+
+
+def _range_pot(size: int, parts: tuple[float, ...] = RANGE_PARTS) -> float:
     """What a group of ``size`` free numbers of 6 or more is worth as mountain ranges: 7
     stars each three, and a start on the next."""
-    return 7.0 * (size // 3) + RANGE_PARTS[size % 3]
+    return 7.0 * (size // 3) + parts[size % 3]
 
 
-def _town_pot(size: int) -> float:
+def _town_pot(size: int, parts: tuple[float, ...] = TOWN_PARTS) -> float:
     """What a group of ``size`` equal free numbers is worth as a town (one a value)."""
-    return 6.0 if size >= 4 else (0.0, 0.4, 1.5, 3.0)[size]
+    return 6.0 if size >= 4 else parts[size]
 
 
 #: What a pyramid's four spaces are worth with 0 to 3 of them holding a free 10 or more
@@ -91,6 +98,22 @@ class ValleyPlayer(Player):
     fill_rate = FILL_RATE
     #: What a number is worth to a jungle to be (:data:`JUNGLE_PULL`).
     jungle_pull = JUNGLE_PULL
+    #: What a pyramid's spaces are worth as its numbers are written (:data:`PYRAMID_PARTS`).
+    pyramid_parts = PYRAMID_PARTS
+    #: What a snake with empty spaces beside it is taken to bite at least (:data:`OPEN_BITE`).
+    open_bite = OPEN_BITE
+    #: What groups short of a range or a town are worth (:data:`RANGE_PARTS`,
+    #: :data:`TOWN_PARTS`).
+    range_parts = RANGE_PARTS
+    town_parts = TOWN_PARTS
+    #: What a number is worth beside the mine or statue that counts it, beside the hut.
+    structure_pull = 1.5
+    hut_pull = 0.5
+    #: A structure's spot worth drawing it now (:data:`STRUCTURE_READY`).
+    structure_ready = STRUCTURE_READY
+    #: What a discovery gives up for each number in it of 10 or more (pyramid numbers,
+    #: outside a pyramid) and of 6 or more (range numbers, in a jungle or a town).
+    spent_high = (1.0, 0.5)
 
     def __init__(self, title: Title, sheet: Sheet) -> None:
         super().__init__(title, sheet)
@@ -255,20 +278,22 @@ class ValleyPlayer(Player):
             elif w == STRUCTURE:
                 kind = STRUCTURES[self.letter[n]]
                 if (kind == "r" and v >= RANGE_LOW) or (kind == "t" and same):
-                    score += 1.5
+                    score += self.structure_pull
                 elif kind == "j":
-                    score += 0.5
+                    score += self.hut_pull
         ranged = 0.0
         if v >= RANGE_LOW:
             sizes = self.high_size
-            ranged = _range_pot(1 + sum(sizes[g] for g in high)) - sum(
-                _range_pot(sizes[g]) for g in high
+            ranges = self.range_parts
+            ranged = _range_pot(1 + sum(sizes[g] for g in high), ranges) - sum(
+                _range_pot(sizes[g], ranges) for g in high
             )
         town = 0.0
         if v not in self.towns:
             sizes = self.same_size
-            town = _town_pot(1 + sum(sizes[g] for g in same)) - sum(
-                _town_pot(sizes[g]) for g in same
+            towns = self.town_parts
+            town = _town_pot(1 + sum(sizes[g] for g in same), towns) - sum(
+                _town_pot(sizes[g], towns) for g in same
             )
         pyramid = 0.0
         if v >= PYRAMID_LOW:
@@ -282,7 +307,7 @@ class ValleyPlayer(Player):
                     elif what[n] != EMPTY:
                         break
                 else:
-                    pyramid = max(pyramid, PYRAMID_PARTS[held])
+                    pyramid = max(pyramid, self.pyramid_parts[held])
         jungle = self.jungle_pull * min(len(distinct), 4)
         return score + max(ranged, town, pyramid, jungle) - self.space_cost
 
@@ -312,7 +337,7 @@ class ValleyPlayer(Player):
                 continue
             bite = float(self._snake_bite(s))
             if any(self.what[n] == EMPTY for n in self.grid.around[s]):
-                bite = max(bite, 6.0)
+                bite = max(bite, self.open_bite)
             if bite > best[0]:
                 best = (bite, s)
         return best
@@ -395,7 +420,7 @@ class ValleyPlayer(Player):
         # A green face comes up about once in six rolls: draw now when the rounds left will
         # not bring another chance for each structure still to draw.
         chances = (self.rounds - round_) / 6
-        if best[0] >= STRUCTURE_READY or chances <= len(left):
+        if best[0] >= self.structure_ready or chances <= len(left):
             return best[1], best[2]
         return None
 
@@ -465,9 +490,9 @@ class ValleyPlayer(Player):
             for i in cells:
                 v = self.num[i]
                 if letter != "p" and v >= PYRAMID_LOW:
-                    stars -= 1.0
+                    stars -= self.spent_high[0]
                 elif letter in "jt" and v >= RANGE_LOW:
-                    stars -= 0.5
+                    stars -= self.spent_high[1]
             return stars
 
         best = max(candidates, key=worth)
@@ -621,12 +646,16 @@ class ValleyPlayer(Player):
 
 class PlanningValleyPlayer(ValleyPlayer):
     """The Valley's player under the planner: it keeps fewer spaces empty for better
-    numbers, and pulls them less towards jungles (a jungle's 5 stars for five spaces is the
-    least a space of the discoveries). Set from self-play on fresh maps, each change kept
-    when it scored more on 120 maps of seeds other than those it was found on: the greedy
-    player leaves about 19 of the valley's 60 spaces empty at the end of the 25 rounds;
-    this one scores about 4 stars a game more."""
+    numbers, pulls them less towards jungles (a jungle's 5 stars for five spaces is the
+    least a space of the discoveries) and towards towns short of three, and crosses out a
+    snake for what it bites now, not for what it might. Set from self-play on fresh maps,
+    each change kept when it scored more on maps of seeds other than those it was found on
+    (a search one setting at a time, 100 games a try, found nothing further): the greedy
+    player leaves about 19 of the valley's 60 spaces empty at the end of the 25 rounds and
+    scores 62.8 a game; this one leaves about 15 and scores 69.5 (benchmarks/bench_bot.py)."""
 
     space_worth = 0.4
     fill_rate = 1.0
-    jungle_pull = 0.15
+    jungle_pull = 0.05
+    open_bite = 0.0
+    town_parts = (0.0, 0.2, 1.0, 2.5)

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from pitable.rules.base import ENGLISH, N_, GreenEffect, Options, Title, Translator, penny_range
 from pitable.rules.sheets import (
+    MAP_FORMAT,
+    MAP_FORMATS,
     Cell,
     Kind,
     Mark,
@@ -39,8 +41,14 @@ if TYPE_CHECKING:
     from pitable.rules.sheet_key import KeyEntry
 
 SIZE = 9
-SPACES = range(28, 33)
-MOUNTAINS = range(8, 11)
+#: Each map format's island spaces and mountains. The island's size is what most sets its
+#: worth: the game lasts until its spaces are full (or five treasures are found), and each
+#: space more is about one star more to the bot (benchmarks/bench_bot.py). Map v2's 28 to
+#: 32 spaces left the planning bot a Tourist in most games (mean 58, the rulebook's
+#: Pathfinder is 60); map v3's 32 to 36 make it a Pathfinder, as it is in the Temple.
+SIZES = {2: (range(28, 33), range(8, 11)), 3: (range(32, 37), range(8, 11))}
+#: This version's sizes.
+SPACES, MOUNTAINS = SIZES[MAP_FORMAT]
 #: The least number of island spaces beside the sea, where the first number may go: about
 #: half of the island, so that where to land is a choice (a ring of mountains along the
 #: coast could leave a dozen or fewer).
@@ -130,19 +138,25 @@ class Island(Title):
 
     # --- the sheet ----------------------------------------------------------------
 
-    def generate_sheet(self, side: Side, seed: int) -> Sheet:
-        return first_accepted(f"{self.key} {side.value} {seed}", self._candidates(side, seed))
+    def generate_sheet(self, side: Side, seed: int, version: int = MAP_FORMAT) -> Sheet:
+        return first_accepted(f"{self.key} {side.value} {seed}",
+                              self._candidates(side, seed, version))
 
-    def _candidates(self, side: Side, seed: int) -> Iterator[Sheet | None]:
-        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
+    def _candidates(self, side: Side, seed: int, version: int) -> Iterator[Sheet | None]:
+        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape", version)
+        spaces, heights = SIZES[version]
         while True:
-            fillable = rng.between(SPACES.start, SPACES.stop - 1)
-            mountains = rng.between(MOUNTAINS.start, MOUNTAINS.stop - 1)
+            fillable = rng.between(spaces.start, spaces.stop - 1)
+            mountains = rng.between(heights.start, heights.stop - 1)
             land = _grow(rng, fillable + mountains)
             peaks = None if land is None else _mountains(rng, land, mountains)
-            yield None if land is None or peaks is None else self._sheet(side, seed, land, peaks)
+            if land is None or peaks is None:
+                yield None
+            else:
+                yield self._sheet(side, seed, version, land, peaks)
 
-    def _sheet(self, side: Side, seed: int, land: set[Cell], peaks: set[Cell]) -> Sheet:
+    def _sheet(self, side: Side, seed: int, version: int, land: set[Cell],
+               peaks: set[Cell]) -> Sheet:
         kinds = {(r, c): Kind.SEA for r in range(SIZE) for c in range(SIZE)}
         kinds.update(dict.fromkeys(land, Kind.SPACE))
         kinds.update(dict.fromkeys(peaks, Kind.MOUNTAIN))
@@ -153,6 +167,7 @@ class Island(Title):
             title=self,
             side=side,
             seed=seed,
+            version=version,
             grid=grid_of(SIZE, SIZE, kinds),
             starts=starts,
             clouds=frozenset(),
@@ -216,15 +231,26 @@ class Island(Title):
         return Score(self.key, ((N_("Treasures"), treasures), (N_("Dangers"), dangers)), hazards)
 
     def check_sheet(self, sheet: Sheet) -> str | None:
-        shape = self.shape_problem(sheet.shape, sheet.side)
+        shape = self.shape_problem(sheet.shape, sheet.side, sheet.version)
         if shape is not None:
             return shape
         if sheet.starts != coast_of(sheet):
             return "the first number must go on an island space beside the sea"
         return None
 
-    def shape_problem(self, shape: Shape, side: Side | None = None) -> str | None:
-        # Both sides' islands are drawn alike: the side changes nothing here.
+    def shape_problem(self, shape: Shape, side: Side | None = None,
+                      version: int | None = None) -> str | None:
+        # Both sides' islands are drawn alike: the side changes nothing here. A shape of no
+        # format named is judged by this version's sizes, then by each older format's.
+        if version is not None:
+            return self._shape_problem(shape, *SIZES[version])
+        first = self._shape_problem(shape, SPACES, MOUNTAINS)
+        if first is not None and any(self._shape_problem(shape, *SIZES[v]) is None
+                                     for v in MAP_FORMATS):
+            return None
+        return first
+
+    def _shape_problem(self, shape: Shape, spaces: range, heights: range) -> str | None:
         if (shape.grid_width, shape.grid_height) != (SIZE, SIZE):
             return (f"the island's grid is {SIZE} by {SIZE}, not"
                     f" {shape.grid_width} by {shape.grid_height}")
@@ -237,11 +263,11 @@ class Island(Title):
         if any(shape.kind(cell) is not Kind.SEA for cell in ring):
             return "the outer ring is not all sea"
         count = shape.fillable_count
-        if count not in SPACES:
-            return f"{count} island spaces, expected 28 to 32"
+        if count not in spaces:
+            return f"{count} island spaces, expected {spaces.start} to {spaces.stop - 1}"
         mountains = len(shape.cells(Kind.MOUNTAIN))
-        if mountains not in MOUNTAINS:
-            return f"{mountains} mountains, expected 8 to 10"
+        if mountains not in heights:
+            return f"{mountains} mountains, expected {heights.start} to {heights.stop - 1}"
         if not connected(set(shape.cells(Kind.SPACE, Kind.MOUNTAIN))):
             return "the island is not one piece"
         if not connected(set(shape.cells(Kind.SEA)), edge_neighbours):

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pitable.rules.base import ENGLISH, N_, GreenEffect, Options, Title, Translator, penny_range
 from pitable.rules.sheets import (
+    MAP_FORMAT,
+    MAP_FORMATS,
     MAX_COLUMNS,
     Cell,
     Kind,
@@ -35,19 +38,39 @@ if TYPE_CHECKING:
     from pitable.rules.scoring import FinishedSheet, Score
     from pitable.rules.sheet_key import KeyEntry
 
-#: A temple's spaces, its Doors, and the doorless spaces, which the game lasts until are full.
-#: The doorless count is what most sets a temple's worth (the bot measures about 0.9 star
-#: a space: benchmarks/bench_maps.py), so it is held to a narrow band and the Doors make up
-#: the rest; with 40 to 56 spaces and 6 to 9 Doors the best temples were worth 1.48 times
-#: the worst.
-SPACES = range(46, 53)
-DOORS = range(6, 10)
-DOORLESS = range(40, 44)
 MAX_ROWS = 8
-#: How many rows each step of the pyramid is high: the base (9 spaces wide), the steps of 7
-#: and 5 spaces, and the top step of 3 spaces, which a temple may go without (its top is
-#: then the step of 5).
-STEP_ROWS = {9: range(1, 5), 7: range(1, 4), 5: range(1, 4), 3: range(0, 4)}
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """A temple's sizes under one map format: its spaces, its Doors, the doorless spaces
+    (which the game lasts until are full), and how many rows each step of the pyramid is
+    high: the base (9 spaces wide), the steps of 7 and 5 spaces, and the top step of 3
+    spaces, which a temple may go without (its top is then the step of 5)."""
+
+    spaces: range
+    doors: range
+    doorless: range
+    step_rows: dict[int, range]
+
+
+#: Each map format's sizes. The doorless count is what most sets a temple's worth: the
+#: planning bot's mean is about 3.5 stars and 1.07 a doorless space
+#: (benchmarks/bench_bot.py), so it is held to a narrow band and the Doors make up the rest.
+#: Map v2's temples (40 to 43 doorless spaces) made the bot an Explorer in every game (mean
+#: 48; the rulebook's Explorer is 30); map v3's 16 or 17 make it a Pathfinder, as it is in
+#: the Valley and on the Island.
+SIZES = {
+    2: Sizes(range(46, 53), range(6, 10), range(40, 44),
+             {9: range(1, 5), 7: range(1, 4), 5: range(1, 4), 3: range(0, 4)}),
+    3: Sizes(range(21, 25), range(4, 9), range(16, 18),
+             {9: range(1, 2), 7: range(1, 2), 5: range(1, 2), 3: range(0, 2)}),
+}
+#: This version's sizes.
+SPACES, DOORS, DOORLESS, STEP_ROWS = (
+    SIZES[MAP_FORMAT].spaces, SIZES[MAP_FORMAT].doors, SIZES[MAP_FORMAT].doorless,
+    SIZES[MAP_FORMAT].step_rows,
+)
 #: Stars for each value with a group of at least GROUP adjacent identical numbers.
 GROUP, GROUP_STARS = 3, 3
 #: Stars a mummy vanquished earns, and one standing loses.
@@ -118,32 +141,37 @@ class Temple(Title):
 
     # --- the sheet ----------------------------------------------------------------
 
-    def generate_sheet(self, side: Side, seed: int) -> Sheet:
-        return first_accepted(f"{self.key} {side.value} {seed}", self._candidates(side, seed))
+    def generate_sheet(self, side: Side, seed: int, version: int = MAP_FORMAT) -> Sheet:
+        return first_accepted(f"{self.key} {side.value} {seed}",
+                              self._candidates(side, seed, version))
 
-    def _candidates(self, side: Side, seed: int) -> Iterator[Sheet | None]:
-        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
+    def _candidates(self, side: Side, seed: int, version: int) -> Iterator[Sheet | None]:
+        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape", version)
+        sizes = SIZES[version]
         while True:
             # Every outline is as likely as every other, so that all of them turn up.
-            widths = rng.pick(OUTLINES)
+            widths = rng.pick(OUTLINES_OF[version])
             spaces = {
                 (r, c)
                 for r, w in enumerate(widths)
                 for c in range((MAX_COLUMNS - w) // 2, (MAX_COLUMNS + w) // 2)
             }
-            counts = [d for d in DOORS if len(spaces) - d in DOORLESS]
+            counts = [d for d in sizes.doors if len(spaces) - d in sizes.doorless]
             doors = _doors(rng, spaces, rng.pick(counts))
-            yield None if doors is None else self._sheet(side, seed, widths, spaces, doors)
+            if doors is None:
+                yield None
+            else:
+                yield self._sheet(side, seed, widths, spaces, doors, version=version)
 
-    def _sheet(
-        self, side: Side, seed: int, widths: tuple[int, ...], spaces: set[Cell], doors: set[Cell]
-    ) -> Sheet:
+    def _sheet(self, side: Side, seed: int, widths: tuple[int, ...], spaces: set[Cell],
+               doors: set[Cell], *, version: int) -> Sheet:
         kinds = dict.fromkeys(spaces, Kind.SPACE)
         kinds.update(dict.fromkeys(doors, Kind.DOOR))
         return Sheet(
             title=self,
             side=side,
             seed=seed,
+            version=version,
             grid=grid_of(MAX_COLUMNS, len(widths), kinds),
             # The Temple has no adjacency rule for writing: any doorless space will do.
             starts=frozenset(spaces - doors),
@@ -204,10 +232,21 @@ class Temple(Title):
         )
 
     def check_sheet(self, sheet: Sheet) -> str | None:
-        return self.shape_problem(sheet.shape, sheet.side)
+        return self.shape_problem(sheet.shape, sheet.side, sheet.version)
 
-    def shape_problem(self, shape: Shape, side: Side | None = None) -> str | None:
-        # Everything about a temple is its shape, alike on both sides.
+    def shape_problem(self, shape: Shape, side: Side | None = None,
+                      version: int | None = None) -> str | None:
+        # Everything about a temple is its shape, alike on both sides. A shape of no format
+        # named is judged by this version's sizes, then by each older format's in turn.
+        if version is not None:
+            return self._shape_problem(shape, SIZES[version])
+        first = self._shape_problem(shape, SIZES[MAP_FORMAT])
+        if first is not None and any(self._shape_problem(shape, SIZES[v]) is None
+                                     for v in MAP_FORMATS):
+            return None
+        return first
+
+    def _shape_problem(self, shape: Shape, sizes: Sizes) -> str | None:
         if shape.grid_width != MAX_COLUMNS:
             return f"the temple's grid is {MAX_COLUMNS} wide, not {shape.grid_width}"
         previous = 0
@@ -224,15 +263,16 @@ class Temple(Title):
             return "the base does not span the grid"
         if any(k in (Kind.MOUNTAIN, Kind.SEA) for row in shape.grid for k in row):
             return "kinds that belong to another title"
-        problem = outline_problem(tuple(sum(k.fillable for k in row) for row in shape.grid))
+        problem = outline_problem(tuple(sum(k.fillable for k in row) for row in shape.grid),
+                                  sizes)
         if problem is not None:
             return problem
         doors = shape.cells(Kind.DOOR)
-        if len(doors) not in DOORS:
-            return f"{len(doors)} Door spaces, expected {_span(DOORS)}"
+        if len(doors) not in sizes.doors:
+            return f"{len(doors)} Door spaces, expected {_span(sizes.doors)}"
         doorless = shape.fillable_count - len(doors)
-        if doorless not in DOORLESS:
-            return f"{doorless} doorless spaces, expected {_span(DOORLESS)}"
+        if doorless not in sizes.doorless:
+            return f"{doorless} doorless spaces, expected {_span(sizes.doorless)}"
         if any(n in doors for door in doors for n in neighbours(door)):
             return "two Door spaces next to each other"
         return None
@@ -260,23 +300,24 @@ class Temple(Title):
         )
 
 
-def outline_problem(widths: tuple[int, ...]) -> str | None:
+def outline_problem(widths: tuple[int, ...], sizes: Sizes = SIZES[MAP_FORMAT]) -> str | None:
     """Why row ``widths`` (top first) are not a temple's outline: steps of 9, 7, 5 and
-    perhaps 3 spaces, each as many rows high as :data:`STEP_ROWS` says, at most
-    :data:`MAX_ROWS` rows and :data:`SPACES` spaces in all; None when they are one."""
+    perhaps 3 spaces, each as many rows high as ``sizes`` (this version's by default) says,
+    at most :data:`MAX_ROWS` rows and as many spaces in all as ``sizes`` allows; None when
+    they are one."""
     if len(widths) > MAX_ROWS:
         return f"{len(widths)} rows, more than {MAX_ROWS}"
     if list(widths) != sorted(widths):
         return "a row narrower than the row above it"
     steps = {w: len(list(rows)) for w, rows in itertools.groupby(widths)}
-    for width, allowed in STEP_ROWS.items():
+    for width, allowed in sizes.step_rows.items():
         high = steps.pop(width, 0)
         if high not in allowed:
             return f"a step {width} spaces wide is {high} rows high, expected {_span(allowed)}"
     if steps:
         return f"a step {min(steps)} spaces wide: steps are 9, 7, 5 or 3 wide"
-    if sum(widths) not in SPACES:
-        return f"{sum(widths)} temple spaces, expected {_span(SPACES)}"
+    if sum(widths) not in sizes.spaces:
+        return f"{sum(widths)} temple spaces, expected {_span(sizes.spaces)}"
     return None
 
 
@@ -284,15 +325,22 @@ def _span(numbers: range) -> str:
     return f"{numbers.start} to {numbers.stop - 1}"
 
 
-#: Every outline a temple may have, as row widths, top first: the generator picks one.
-OUTLINES = tuple(
-    widths
-    for widths in (
-        tuple(w for w, high in zip((3, 5, 7, 9), highs, strict=True) for _ in range(high))
-        for highs in itertools.product(*(STEP_ROWS[w] for w in (3, 5, 7, 9)))
+def _outlines(sizes: Sizes) -> tuple[tuple[int, ...], ...]:
+    return tuple(
+        widths
+        for widths in (
+            tuple(w for w, high in zip((3, 5, 7, 9), highs, strict=True) for _ in range(high))
+            for highs in itertools.product(*(sizes.step_rows[w] for w in (3, 5, 7, 9)))
+        )
+        if outline_problem(widths, sizes) is None
     )
-    if outline_problem(widths) is None
-)
+
+
+#: Every outline a temple may have under each map format, as row widths, top first: the
+#: generator picks one.
+OUTLINES_OF = {version: _outlines(sizes) for version, sizes in SIZES.items()}
+#: This version's outlines.
+OUTLINES = OUTLINES_OF[MAP_FORMAT]
 
 
 def _doors(rng: Pcg32, spaces: set[Cell], count: int) -> set[Cell] | None:

@@ -29,6 +29,7 @@ from pitable.rules.base import (
     penny_range,
 )
 from pitable.rules.sheets import (
+    MAP_FORMAT,
     Cell,
     Kind,
     Mark,
@@ -58,6 +59,8 @@ PASS_NARROWING = 3
 #: How many columns side by side the clouds span, each over its column's top space.
 CLOUDS = range(3, 6)
 SOLO_ROUNDS = 25
+#: The map format whose draws every format's valleys are (see :data:`MAP_FORMAT`).
+DRAWN_AS = 2
 
 #: Stars for filling every space of the grid.
 FULL_GRID = 7
@@ -140,23 +143,27 @@ class Valley(Title):
 
     # --- the sheet ----------------------------------------------------------------
 
-    def generate_sheet(self, side: Side, seed: int) -> Sheet:
-        return first_accepted(f"{self.key} {side.value} {seed}", self._candidates(side, seed))
+    def generate_sheet(self, side: Side, seed: int, version: int = MAP_FORMAT) -> Sheet:
+        return first_accepted(f"{self.key} {side.value} {seed}",
+                              self._candidates(side, seed, version))
 
-    def _candidates(self, side: Side, seed: int) -> Iterator[Sheet | None]:
-        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape")
+    def _candidates(self, side: Side, seed: int, version: int) -> Iterator[Sheet | None]:
+        # Every format draws map v2's maps: the generator has not changed since.
+        rng = Pcg32.for_sheet(self.key, side.value, seed, "shape", DRAWN_AS)
         for spaces in _open_valleys(rng) if side is Side.A else _passes(rng):
             if spaces is None:
                 yield None
             else:
-                yield self._sheet(side, seed, spaces, _clouds(rng, spaces, side))
+                yield self._sheet(side, seed, version, spaces, _clouds(rng, spaces, side))
 
-    def _sheet(self, side: Side, seed: int, spaces: set[Cell], clouds: frozenset[Cell]) -> Sheet:
+    def _sheet(self, side: Side, seed: int, version: int, spaces: set[Cell],
+               clouds: frozenset[Cell]) -> Sheet:
         kinds = dict.fromkeys(spaces, Kind.SPACE)
         return Sheet(
             title=self,
             side=side,
             seed=seed,
+            version=version,
             grid=grid_of(WIDTH, HEIGHT, kinds),
             starts=clouds,
             clouds=clouds,
@@ -244,7 +251,8 @@ class Valley(Title):
             return "side B: a cloud away from the top row"
         return None
 
-    def shape_problem(self, shape: Shape, side: Side | None = None) -> str | None:
+    def shape_problem(self, shape: Shape, side: Side | None = None,
+                      version: int | None = None) -> str | None:
         if (shape.grid_width, shape.grid_height) != (WIDTH, HEIGHT):
             return (f"the valley's grid is {WIDTH} by {HEIGHT}, not"
                     f" {shape.grid_width} by {shape.grid_height}")
