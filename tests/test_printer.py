@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import socket
 import threading
+import time
 
 import pytest
 from PIL import Image
@@ -420,5 +421,24 @@ def test_an_unexpected_failure_does_not_stop_the_queue() -> None:
         second = spooler.submit(Image.new("1", (384, 4), 0))
         assert spooler.wait(first.id, WAIT).reason == "failed"
         assert spooler.wait(second.id, WAIT).state is JobState.DONE
+    finally:
+        spooler.close(WAIT)
+
+
+def test_whoever_waits_for_a_job_finds_its_news_already_told() -> None:
+    """``wait`` returns only once ``on_change`` has heard the job's end: the box's queue then
+    holds the event, and a simulator that waits and then steps the box shows "Printed"."""
+    told: list[JobState] = []
+
+    def slow_listener(status: JobStatus) -> None:
+        if status.finished:
+            time.sleep(0.3)  # a listener on a busy (or emulated) machine
+        told.append(status.state)
+
+    spooler = PrintSpooler(printer_on(FakePrinter()), on_change=slow_listener)
+    try:
+        job = spooler.submit(render_sheet(generate("temple", 5)), "temple 5")
+        assert spooler.wait(job.id, WAIT).state is JobState.DONE
+        assert told[-1] is JobState.DONE, told
     finally:
         spooler.close(WAIT)

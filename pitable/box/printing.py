@@ -125,9 +125,10 @@ class PrintSpooler:
     """Prints jobs one after the other on a thread of its own.
 
     :meth:`submit` and :meth:`retry` never wait for the printer: they queue the job and
-    return its status at once. ``on_change`` is called from the spooler's thread with each
-    new status (queued, printing, done, failed); it must not block, and the box passes one
-    that puts an event on its queue. A failed job keeps its picture, so :meth:`retry`
+    return its status at once. ``on_change`` is called with each new status (queued,
+    printing, done, failed) under the spooler's lock, before anyone waiting is woken: whoever
+    :meth:`wait`\ s for a job finds its news already told. It must not block (the box passes
+    one that puts an event on its queue). A failed job keeps its picture, so :meth:`retry`
     prints it again.
     """
 
@@ -161,8 +162,9 @@ class PrintSpooler:
                 raise PrinterError("the print queue is closed")
             status = JobStatus(next(self._ids), name, JobState.QUEUED, copies=copies)
             self._jobs[status.id] = _Job(status, image)
-        # Told before the thread can take the job, so that "queued" never follows "printing".
-        self._notify(status)
+            # Told before the thread can take the job, so that "queued" never follows
+            # "printing".
+            self._notify(status)
         self._queue.put(status.id)
         return status
 
@@ -177,7 +179,7 @@ class PrintSpooler:
                 copies=job.status.copies,
             )
             job.status = status
-        self._notify(status)
+            self._notify(status)
         self._queue.put(job_id)
         return status
 
@@ -225,9 +227,8 @@ class PrintSpooler:
                 changes.get("report"),
                 old.copies,
             )
-            status = job.status
+            self._notify(job.status)
             self._changed.notify_all()
-        self._notify(status)
 
     def _notify(self, status: JobStatus) -> None:
         if self.on_change is None:
