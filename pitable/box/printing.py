@@ -127,7 +127,7 @@ class PrintSpooler:
     :meth:`submit` and :meth:`retry` never wait for the printer: they queue the job and
     return its status at once. ``on_change`` is called with each new status (queued,
     printing, done, failed) under the spooler's lock, before anyone waiting is woken: whoever
-    :meth:`wait`\ s for a job finds its news already told. It must not block (the box passes
+    waits for a job (:meth:`wait`) finds its news already told. It must not block (the box passes
     one that puts an event on its queue). A failed job keeps its picture, so :meth:`retry`
     prints it again.
     """
