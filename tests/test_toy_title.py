@@ -171,3 +171,14 @@ def test_the_simulated_box_counts_the_toy_titles_rounds_and_gives_its_level(
     assert sim.box.view().result == "Voyager"
     assert sim.box.game.state.title.options(Roll.from_str("1,2,*")).hazard
     sim.close()
+
+
+@pytest.mark.parametrize("command", ["bot", "level", "options", "score", "screen", "sheet"])
+def test_every_commands_help_names_the_registered_titles(
+    toy: Title, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The list of games in ``--help`` is the registry's, a fourth title included."""
+    code, out, _err = run_cli(capsys, command, "--help")
+    assert code == 0
+    said = " ".join(out.split())
+    assert "valley, island, temple or toy" in said, said

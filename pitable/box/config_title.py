@@ -12,7 +12,8 @@ from pathlib import Path
 
 from pitable.config import BoxConfig, LoadedConfig, load_default_or
 from pitable.errors import ConfigError, UnknownTitle
-from pitable.rules import Title, all_titles, default_title, find_title
+from pitable.rules import Title, default_title, find_title
+from pitable.rules.titles import title_choices
 
 
 def configured_title(box: BoxConfig) -> Title:
@@ -28,16 +29,6 @@ def configured_title(box: BoxConfig) -> Title:
         raise ConfigError(
             f"box.title: expected {title_choices()}, got {json.dumps(box.title)}"
         ) from None
-
-
-def title_choices() -> str:
-    """``valley, island or temple (or wiraqocha, skull-island, apikhabou)``: every key, and
-    one alias each to show that the games' own names work too."""
-    titles = all_titles()
-    keys = [t.key for t in titles]
-    text = ", ".join(keys[:-1]) + f" or {keys[-1]}" if len(keys) > 1 else keys[0]
-    aliases = ", ".join(t.aliases[0] for t in titles if t.aliases)
-    return f"{text} (or {aliases})" if aliases else text
 
 
 def load_checked(path: str | Path | None) -> LoadedConfig:

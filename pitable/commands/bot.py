@@ -14,6 +14,7 @@ import secrets
 from pitable.commands.args import add_lang_argument, chosen_language, whole_number
 from pitable.commands.sheet import seed_number
 from pitable.rules.sheets import MAX_SEED
+from pitable.rules.titles import title_choices
 
 #: The most games one run plays: a few minutes of the greedy player on a desktop computer
 #: (benchmarks/bench_bot.py: 50 to 150 games a second); the planner plays about one Island
@@ -44,7 +45,7 @@ def setup_bot(p: argparse.ArgumentParser) -> None:
         " deviation), lowest and highest score and the levels reached. --show adds the"
         " first game's finished sheet, which `pitable score` reads."
     )
-    p.add_argument("game", metavar="GAME", help="valley, island or temple")
+    p.add_argument("game", metavar="GAME", help=title_choices())
     p.add_argument(
         "--seed",
         type=seed_number,

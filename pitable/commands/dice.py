@@ -25,6 +25,7 @@ from pitable.errors import UsageError
 from pitable.i18n import translator
 from pitable.rules import DICE_SETS_HELP, DiceSet, Roll, all_titles, find_dice_set, find_title
 from pitable.rules.dice import roll_from_byte
+from pitable.rules.titles import title_choices
 
 if TYPE_CHECKING:
     from pitable.hw.entropy import FallbackSource
@@ -135,7 +136,7 @@ def setup_options(p: argparse.ArgumentParser) -> None:
         " and red, separated by commas: 2,3,5 or *,3,5 (* is that die's special face)."
         " Each ROLL is read on its own."
     )
-    p.add_argument("game", metavar="GAME", help="valley, island or temple")
+    p.add_argument("game", metavar="GAME", help=title_choices())
     p.add_argument("rolls", metavar="ROLL", nargs="+")
     p.add_argument(
         "--dangers",

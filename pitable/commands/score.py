@@ -13,6 +13,7 @@ import stat
 from pitable.commands.args import add_lang_argument, chosen_language, non_empty, whole_number
 from pitable.errors import BadSheet, UsageError
 from pitable.rules.dice import DICE_SETS_HELP
+from pitable.rules.titles import title_choices
 
 #: The largest sheet file read: a map of 9 by 9 tokens is well under 1 kB.
 MAX_BYTES = 64 * 1024
@@ -27,7 +28,7 @@ def setup_score(p: argparse.ArgumentParser) -> None:
         " map its comment names (`; valley A 7`, as `pitable sheet` writes it). Prints each"
         " component and the total, and with --solo the level."
     )
-    p.add_argument("game", metavar="GAME", help="valley, island or temple")
+    p.add_argument("game", metavar="GAME", help=title_choices())
     p.add_argument("--sheet", metavar="FILE", required=True, type=non_empty("a sheet file"),
                    help="the finished sheet")
     p.add_argument("--dice", default="1-5", metavar="SET",

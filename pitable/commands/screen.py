@@ -13,6 +13,7 @@ import re
 from pitable.commands.args import add_lang_argument, chosen_language, output_file, whole_number
 from pitable.commands.dice import add_dice_argument
 from pitable.errors import UsageError, quoted
+from pitable.rules.titles import title_choices
 
 #: The status panel sizes the config allows (its drivers' geometries), as WxH.
 SIZE = re.compile(r"([0-9]{1,4})x([0-9]{1,4})")
@@ -43,7 +44,7 @@ def setup_screen(p: argparse.ArgumentParser) -> None:
         " (--text) or as a picture (--png FILE, the pages side by side). ROLL is three"
         " faces, green, purple and red: 2,4,* (* is that die's special face)."
     )
-    p.add_argument("game", metavar="GAME", help="valley, island or temple")
+    p.add_argument("game", metavar="GAME", help=title_choices())
     p.add_argument("roll", metavar="ROLL")
     p.add_argument("--solo", action="store_true", help="a solo game (default: a table)")
     p.add_argument("--dangers", type=whole_number(0, 99), default=0, metavar="N",

@@ -20,6 +20,7 @@ from pitable.commands.args import (
 )
 from pitable.errors import UnknownGame, UsageError
 from pitable.rules import SPECIAL, all_titles, find_title
+from pitable.rules.titles import title_choices
 
 #: The most stars a score may be, either way: far beyond any sheet's.
 MAX_STARS = 10_000
@@ -66,7 +67,7 @@ def setup_level(p: argparse.ArgumentParser) -> None:
         "The adventurer level a solo SCORE earns in GAME, and the stars that"
         " the next level takes."
     )
-    p.add_argument("game", metavar="GAME", help="valley, island or temple")
+    p.add_argument("game", metavar="GAME", help=title_choices())
     p.add_argument("score", metavar="SCORE", type=stars, help=STARS_HELP)
     p.add_argument(
         "--snakes",

@@ -26,6 +26,7 @@ from pitable.commands.args import (
 )
 from pitable.errors import BadSeed, PrinterError, UsageError
 from pitable.rules.sheets import MAP_FORMAT, MAP_FORMATS, MAX_SEED, Sheet, generate, parse_seed
+from pitable.rules.titles import title_choices
 
 if TYPE_CHECKING:
     from pitable.config import PrinterConfig
@@ -77,7 +78,7 @@ def sheet_width(text: str) -> int:
 
 
 def add_sheet_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("game", metavar="GAME", help="valley, island or temple")
+    p.add_argument("game", metavar="GAME", help=title_choices())
     p.add_argument(
         "--seed",
         type=seed_number,

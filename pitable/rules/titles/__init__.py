@@ -125,6 +125,15 @@ def all_titles() -> list[Title]:
     return list(_TITLES)
 
 
+def title_choices() -> str:
+    """``valley, island or temple (or wiraqocha, skull-island, apikhabou)``: every key, and
+    one alias each to show that the games' own names work too (help texts and errors)."""
+    keys = title_keys()
+    text = ", ".join(keys[:-1]) + f" or {keys[-1]}" if len(keys) > 1 else keys[0]
+    aliases = ", ".join(t.aliases[0] for t in _TITLES if t.aliases)
+    return f"{text} (or {aliases})" if aliases else text
+
+
 # The series' own titles, in the order they were published: the first is the default.
 for _cls in (Valley, Island, Temple):
     register(_cls)
@@ -140,6 +149,7 @@ __all__ = [
     "find_title",
     "register",
     "registered",
+    "title_choices",
     "title_keys",
     "title_or_default",
     "unregister",
