@@ -215,3 +215,16 @@ def test_die_panel_without_a_face_shows_only_the_label() -> None:
     panel = die_panel(None, Die.RED, TITLES[2])
     assert panel.crop((32, 0, 96, 64)).getbbox() is None
     assert panel.getbbox() is not None
+
+
+def test_a_title_whose_hazard_has_no_picture_gets_a_warning_sign_not_anothers_hazard() -> None:
+    """The red face is drawn from the title's own ``hazard_symbol``: a fourth title's spider
+    (no picture of its own here) is a generic warning sign, never the Island's skull."""
+    from pitable.rules import registered
+    from tests.toy_title import ToyCupboard
+
+    with registered(ToyCupboard) as toy:
+        assert symbol_kind(Die.RED, toy) == "warning"
+        spider = draw_face(SPECIAL, Die.RED, toy).tobytes()
+        assert spider not in {draw_face(SPECIAL, Die.RED, t).tobytes() for t in TITLES}
+        assert lit(draw_face(SPECIAL, Die.RED, toy)) > 600

@@ -193,8 +193,19 @@ def _mummy(pen: _Pen) -> None:
         pen.disc(x + 0.8, 30.5, 1.8, fill=OFF)
 
 
+def _warning(pen: _Pen) -> None:
+    """Red, for a hazard with no picture of its own: a warning sign, a triangle with a "!"."""
+    pen.poly([(32, 5), (60, 56), (4, 56)])
+    pen.poly([(32, 17), (50, 50), (14, 50)], fill=OFF)
+    pen.line([(32, 26), (32, 38)], 5)
+    pen.disc(32, 44.5, 3)
+
+
 _GREEN = {GreenEffect.STRUCTURE: _hut, GreenEffect.BOAT: _boat, GreenEffect.DOOR: _lockpick}
-_HAZARD = {"snake": _snake, "danger": _skull, "mummy": _mummy}
+#: The red die's pictures, by the symbol a title names for its hazard (``hazard_symbol``);
+#: a symbol not here is drawn as :data:`WARNING`, never as another title's hazard.
+_HAZARD = {"snake": _snake, "skull": _skull, "mummy": _mummy}
+WARNING = "warning"
 
 
 def symbol_kind(die: Die, title: Title) -> str:
@@ -204,7 +215,7 @@ def symbol_kind(die: Die, title: Title) -> str:
                 GreenEffect.DOOR: "lockpick"}[title.green_effect]
     if die is Die.PURPLE:
         return "penny"
-    return {"snake": "snake", "danger": "skull", "mummy": "mummy"}[title.hazard_name]
+    return title.hazard_symbol if title.hazard_symbol in _HAZARD else WARNING
 
 
 def draw_symbol(image: Image.Image, die: Die, title: Title,
@@ -226,7 +237,7 @@ def draw_symbol(image: Image.Image, die: Die, title: Title,
     elif die is Die.PURPLE:
         _penny(pen)
     else:
-        _HAZARD.get(title.hazard_name, _skull)(pen)
+        _HAZARD.get(title.hazard_symbol, _warning)(pen)
     if box is not None:
         image.paste(ON, box[:2], target)
 
