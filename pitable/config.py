@@ -1377,11 +1377,13 @@ class Part:
     single GPIOs.
 
     ``check``, ``build`` and ``fake`` are ``"module:function"`` names, imported only when
-    they are used, so that the config stays standard library only:
-    ``check(table, probes)`` gives the doctor's :class:`~pitable.doctor.Result` (or None
-    when there is nothing to check); ``build(table, factory=...)`` opens the real part on
-    a gpiozero pin factory, and ``fake(table, factory=...)`` its fake (default: ``build``
-    on the simulated backends' mock pins).
+    they are used, so that the config (and every command) stays free of the hardware
+    libraries: ``check(config, probes)`` gives the doctor's
+    :class:`~pitable.doctor.Result`, a list of them, or None when there is nothing to
+    check; ``build(**settings, factory=...)`` opens the real part on a gpiozero pin factory
+    from its settings as plain arguments (:func:`part_settings`), and
+    ``fake(**settings, factory=...)`` its fake (default: ``build`` on the simulated
+    backends' mock pins). The box opens them after its built-in parts.
     """
 
     name: str
@@ -1444,6 +1446,30 @@ class Part:
 
 def _enabled(table: object) -> bool:
     return bool(getattr(table, "enabled", True))
+
+
+def part_enabled(config: Config, part: Part) -> bool:
+    """Whether ``part`` is fitted: its table's ``enabled`` setting, true without one."""
+    return _enabled(config.part_table(part.name))
+
+
+def part_settings(config: Config, part: Part) -> dict[str, Any]:
+    """The settings of ``part``'s table as plain keyword arguments for its driver (all but
+    ``enabled``, which says whether to open it at all)."""
+    table = config.part_table(part.name)
+    return {f.name: getattr(table, f.name) for f in table_fields(type(table))
+            if f.name != "enabled"}
+
+
+def load_hook(name: str) -> Callable[..., Any]:
+    """The function a part names as ``"module:function"``, imported now."""
+    import importlib
+
+    module, _, function = name.partition(":")
+    hook = getattr(importlib.import_module(module), function)
+    if not callable(hook):
+        raise TypeError(f"{name} is not a function")
+    return typing.cast(Callable[..., Any], hook)
 
 
 _PARTS: dict[str, Part] = {}
@@ -1664,11 +1690,12 @@ register_part(Part("button", "ROLL button", rows=_button_rows))
 register_part(Part("encoder", "encoder", rows=_encoder_rows))
 register_part(Part("leds", "round LEDs", rows=_leds_rows))
 register_part(Part("i2c", "I2C mux", bus=True, bus_pins=_i2c_bus_pins, wires=_i2c_wires,
-                   rows=_mux_rows))
+                   rows=_mux_rows, check="pitable.doctor:check_mux_part"))
 register_part(Part("displays", "displays", bus=True, claims=_display_claims,
-                   bus_pins=_spi_bus_pins, wires=_display_wires, rows=_display_rows))
+                   bus_pins=_spi_bus_pins, wires=_display_wires, rows=_display_rows,
+                   check="pitable.doctor:check_displays_part"))
 PRINTER = register_part(Part("printer", "printer", bus_pins=_uart_bus_pins, wires=_printer_wires,
-                             rows=_printer_rows))
+                             rows=_printer_rows, check="pitable.doctor:check_printer_part"))
 
 
 # --- writing ------------------------------------------------------------------------------
