@@ -25,7 +25,7 @@ import stat
 import tomllib
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import Field, dataclass, field, fields, replace
+from dataclasses import Field, InitVar, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -770,6 +770,13 @@ class Config:
         default_factory=WebConfig,
         metadata=_doc("The table's web page on the local network (off by default)."),
     )
+    #: The tables of the registered parts that are not built in, by name (a part left out
+    #: has its defaults). Not a field: the built-in tables are the fields, and a part may
+    #: be registered after :data:`DEFAULTS` is made; ``dataclasses.replace`` keeps them.
+    added_tables: InitVar[Mapping[str, Any] | None] = None
+
+    def __post_init__(self, added_tables: Mapping[str, Any] | None) -> None:
+        object.__setattr__(self, "added_tables", dict(added_tables or {}))
 
     def to_toml(self) -> str:
         """This configuration as a commented TOML file that loads back to an equal one."""
@@ -780,7 +787,7 @@ class Config:
         the file left it out)."""
         if name in SECTIONS:
             return getattr(self, name)
-        added: Mapping[str, Any] = self.__dict__.get("_added", {})
+        added: Mapping[str, Any] = self.__dict__["added_tables"]
         if name in added:
             return added[name]
         table = _PARTS[name].table
@@ -1098,12 +1105,10 @@ def _parse(data: Mapping[str, Any]) -> Config:
             for name in DISPLAY_NAMES
         }
     )
-    config = Config(**tables)
-    object.__setattr__(
-        config, "_added",
-        {name: cls(**parse_table(cls, data.get(name), name)) for name, cls in added.items()},
-    )
-    return config
+    tables["added_tables"] = {
+        name: cls(**parse_table(cls, data.get(name), name)) for name, cls in added.items()
+    }
+    return Config(**tables)
 
 
 def _parse_display(data: object, name: str, i2c: I2cConfig, spi: SpiConfig) -> DisplayConfig:
@@ -1503,9 +1508,7 @@ def added_sections() -> dict[str, type]:
 
 def with_part_table(config: Config, name: str, table: object) -> Config:
     """``config`` with the table of the registered part ``name`` replaced."""
-    new = replace(config)
-    object.__setattr__(new, "_added", {**config.__dict__.get("_added", {}), name: table})
-    return new
+    return replace(config, added_tables={**config.__dict__["added_tables"], name: table})
 
 
 def part_wires(config: Config) -> list[Wire]:

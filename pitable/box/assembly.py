@@ -4,6 +4,7 @@ Every part is opened under one :class:`contextlib.ExitStack`, the way gpiozero's
 devices build their children: a part that fails to build closes every part built before
 it, in reverse order, and closing the box closes them all, in reverse order. The parts are
 opened in this order: the entropy source, the panels, the LEDs, the inputs, the printer,
+the registered parts that name a driver,
 and last the session store, so that a box that cannot find its parts (``pitable run`` off
 the Pi) leaves nothing on disk. The TV, when the config enables it, follows the box's
 snapshots; a TV that cannot be opened is said, not fatal. The table's web page, when
