@@ -12,12 +12,11 @@ import pytest
 from pitable.box.assembly import build_box
 from pitable.commands.config import wiring_rows, wiring_table
 from pitable.config import DEFAULTS, Part, loads_config, pin_claims
-from pitable.doctor import Status, run_checks
+from pitable.doctor import Probes, Status, run_checks
 from pitable.errors import ConfigError
 from pitable.render.wiring_diagram import HEADER_PIN, Wire, wires, wiring_svg
 from tests.conftest import run_cli
 from tests.support.buzzer import FakeBuzzer, registered
-from tests.test_doctor import make_pi
 
 
 @pytest.fixture
@@ -93,15 +92,23 @@ def test_the_wiring_lists_and_draws_the_part(
 
 
 def test_the_doctor_checks_the_part(buzzer: Part, tmp_path: Path) -> None:
-    pi = make_pi(tmp_path)
-    results = {r.part: r for r in run_checks(DEFAULTS, pi.probes())}
+    from gpiozero import DigitalOutputDevice
+    from gpiozero.pins.mock import MockFactory
+
+    from pitable.hw.fake_i2c import FakeI2C
+    from pitable.hw.fake_printer import FakePrinter
+
+    # A machine that is no Pi: only the parts' own checks and the pins' matter here.
+    factory = MockFactory()
+    probes = Probes(sysfs=tmp_path, boot_dir=tmp_path, bus_factory=FakeI2C().bus,
+                    printer_transport=FakePrinter(), hwrng=tmp_path / "hwrng",
+                    pin_factory=factory, unit_dir=tmp_path)
+    results = {r.part: r for r in run_checks(DEFAULTS, probes)}
     assert results["buzzer"].line() == "PASS  buzzer: GPIO 18 drives it"
     assert results["GPIO pins"].detail.endswith(", 18 are free")
-    from gpiozero import DigitalOutputDevice
-
-    other = DigitalOutputDevice(18, pin_factory=pi.factory)  # something else holds GPIO 18
+    other = DigitalOutputDevice(18, pin_factory=factory)  # something else holds GPIO 18
     try:
-        results = {r.part: r for r in run_checks(DEFAULTS, pi.probes())}
+        results = {r.part: r for r in run_checks(DEFAULTS, probes)}
     finally:
         other.close()
     assert results["buzzer"].status is Status.FAIL
