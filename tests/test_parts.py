@@ -135,3 +135,12 @@ def test_an_unregistered_part_is_gone() -> None:
     assert all(key != "buzzer.pin" for key, _ in pin_claims(DEFAULTS))
     with pytest.raises(ConfigError, match=r"^buzzer: unknown section"):
         loads_config("[buzzer]\npin = 18\n")
+
+
+def test_every_registered_parts_hooks_import() -> None:
+    from pitable.config import load_hook, parts
+
+    names = [hook for part in parts() for hook in (part.check, part.build, part.fake) if hook]
+    assert names, "the built-in parts name their doctor's checks"
+    for name in names:
+        assert callable(load_hook(name)), name
