@@ -25,7 +25,7 @@ import stat
 import tomllib
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import Field, dataclass, field, fields, replace
+from dataclasses import Field, InitVar, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -39,6 +39,7 @@ from pitable.pins import (
     SPI_PINS,
     UART_PINS,
     USABLE_GPIOS,
+    signal_pins,
 )
 from pitable.xdg import DEFAULT_CONFIG_FILE
 
@@ -93,9 +94,11 @@ class Spec:
     ``choices_if``, given the whole table, says where they bind (elsewhere only the range
     does); ``gpio`` makes the value (or each item of a list) a header GPIO; ``check`` is a
     key's own test, called as ``check(key, value)``; ``hex`` writes and reports it as
-    ``0x3c``; ``fold_case`` reads it in lower case; ``in_file = False`` keeps it out of the
-    file (the loader fills it in); ``legacy_unset`` is the value that files written by
-    earlier versions hold for "not set", read as not set so that they keep working.
+    ``0x3c``; ``signal`` names a GPIO's wire on the part in the wiring (``{n}`` stands for
+    the place in a list, from 1; default: the key); ``fold_case`` reads it in lower case;
+    ``in_file = False`` keeps it out of the file (the loader fills it in); ``legacy_unset``
+    is the value that files written by earlier versions hold for "not set", read as not
+    set so that they keep working.
 
     Written by hand on dataclasses' field metadata rather than with a schema library:
     every command imports the config, and start-up on a Pi Zero costs more than the
@@ -111,6 +114,7 @@ class Spec:
     choices: Mapping[object, str] | None = None
     choices_if: Callable[[Any], bool] | None = None
     gpio: bool = False
+    signal: str = ""
     check: Callable[[str, Any], None] | None = None
     hex: bool = False
     fold_case: bool = False
@@ -354,7 +358,7 @@ class EntropyConfig:
 class ButtonConfig:
     """[button]: the ROLL button."""
 
-    pin: int = setting(17, "The GPIO of the ROLL button.", gpio=True)
+    pin: int = setting(17, "The GPIO of the ROLL button.", gpio=True, signal="switch")
     pull_up: bool = setting(True, "true: wired to ground, with the Pi's pull-up.")
     bounce_ms: int = setting(20, "Debounce time.", low=0, high=200, unit=" ms")
 
@@ -364,9 +368,10 @@ class EncoderConfig:
     """[encoder]: the rotary encoder with push, for the menus."""
 
     enabled: bool = setting(True, "false: no encoder fitted.")
-    a: int = setting(5, "The GPIO of the encoder's A output.", gpio=True)
-    b: int = setting(6, "The GPIO of the encoder's B output.", gpio=True)
-    push: int = setting(13, "The GPIO of the encoder's push switch.", gpio=True)
+    a: int = setting(5, "The GPIO of the encoder's A output.", gpio=True, signal="A")
+    b: int = setting(6, "The GPIO of the encoder's B output.", gpio=True, signal="B")
+    push: int = setting(13, "The GPIO of the encoder's push switch.", gpio=True,
+                       signal="push")
     pull_up: bool = setting(True, "true: wired to ground, with the Pi's pull-ups.")
 
 
@@ -376,7 +381,7 @@ class LedsConfig:
 
     pins: tuple[int, ...] = setting(
         (12, 16, 20, 21, 26), "GPIOs in order, 0 to 25 of them ([]: no LEDs).",
-        gpio=True, check=_check_led_count,
+        gpio=True, signal="LED {n}", check=_check_led_count,
     )
     active_high: bool = setting(True, "true: a high pin lights the LED.")
 
@@ -555,7 +560,7 @@ class PrinterConfig:
         None,
         "The GPIO wired to the printer's DTR busy line (4 on the reference wiring); left"
         " out, writes are paced by the two times above.",
-        gpio=True,
+        gpio=True, signal="DTR busy",
         # `config show` once wrote -1 for a busy line that is not wired.
         legacy_unset=-1,
     )
@@ -765,10 +770,43 @@ class Config:
         default_factory=WebConfig,
         metadata=_doc("The table's web page on the local network (off by default)."),
     )
+    #: The tables of the registered parts that are not built in, by name (a part left out
+    #: has its defaults). Not a field: the built-in tables are the fields, and a part may
+    #: be registered after :data:`DEFAULTS` is made; ``dataclasses.replace`` keeps them.
+    added_tables: InitVar[Mapping[str, Any] | None] = None
+
+    def __post_init__(self, added_tables: Mapping[str, Any] | None) -> None:
+        object.__setattr__(self, "added_tables", dict(added_tables or {}))
 
     def to_toml(self) -> str:
         """This configuration as a commented TOML file that loads back to an equal one."""
         return _to_toml(self)
+
+    def part_table(self, name: str) -> Any:
+        """The table ``[name]``: a built-in one, or a registered part's (its defaults when
+        the file left it out)."""
+        if name in SECTIONS:
+            return getattr(self, name)
+        added: Mapping[str, Any] = self.__dict__["added_tables"]
+        if name in added:
+            return added[name]
+        table = _PARTS[name].table
+        if table is None:
+            raise KeyError(name)
+        return table()
+
+    def __eq__(self, other: object) -> bool:
+        # The registered parts' tables are kept beside the fields (a part registered
+        # after DEFAULTS was made still has its table) and compared with them.
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Config)
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(self)) and all(
+            self.part_table(name) == other.part_table(name) for name in added_sections()
+        )
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, f.name) for f in fields(self)))
 
 
 #: The reference wiring: what the box uses when no file is found.
@@ -1036,16 +1074,18 @@ def parse_table(cls: type, data: object, prefix: str, **given: Any) -> dict[str,
 
 
 def _parse(data: Mapping[str, Any]) -> Config:
+    added = added_sections()
     for name, value in data.items():
-        if name in SECTIONS:
+        if name in SECTIONS or name in added:
             continue
         # A key written above the first [section] header: say which section it belongs in.
         homes = [
-            s for s, cls in SECTIONS.items() if name in {f.name for f in table_fields(cls)}
+            s for s, cls in {**SECTIONS, **added}.items()
+            if name in {f.name for f in table_fields(cls)}
         ]
         if homes and not isinstance(value, Mapping):
             raise ConfigError(f"{name}: unknown key, did you mean '{homes[0]}.{name}'?")
-        raise _unknown(name, name, SECTIONS, "section")
+        raise _unknown(name, name, [*SECTIONS, *added], "section")
 
     tables: dict[str, Any] = {}
     for name, cls in SECTIONS.items():
@@ -1065,6 +1105,9 @@ def _parse(data: Mapping[str, Any]) -> Config:
             for name in DISPLAY_NAMES
         }
     )
+    tables["added_tables"] = {
+        name: cls(**parse_table(cls, data.get(name), name)) for name, cls in added.items()
+    }
     return Config(**tables)
 
 
@@ -1180,9 +1223,9 @@ def validate(config: Config) -> None:
     call it yourself on a :class:`Config` built in code. The ``[box]`` title is kept as
     written: the rules, which know the titles, check it where the box starts.
     """
-    for name in SECTIONS:
+    for name in [*SECTIONS, *added_sections()]:
         if name != "displays":
-            _check_table(getattr(config, name), name)
+            _check_table(config.part_table(name), name)
     for display in config.displays.all():
         _check_display(display, config)
     _check_buses(config)
@@ -1274,54 +1317,21 @@ def _check_buses(config: Config) -> None:
 
 
 def bus_pins(config: Config) -> dict[int, str]:
-    """The GPIOs that the enabled I2C, SPI and UART buses take, each with why.
+    """The GPIOs that the enabled I2C, SPI and UART buses take, each with why, from the
+    registered parts.
 
     ``{3: "SCL of I2C bus 1, which the displays use", ...}``
     """
     owned: dict[int, str] = {}
-    enabled = config.displays.enabled()
-    i2c_users = [d for d in enabled if d.interface == "i2c"]
-    if i2c_users:
-        buses = {config.i2c.bus} if config.i2c.mux else {d.bus for d in i2c_users}
-        for bus in sorted(b for b in buses if b is not None):
-            users = "the displays"
-            if not config.i2c.mux:
-                names = [f"displays.{d.name}" for d in i2c_users if d.bus == bus]
-                users = names[0] if len(names) == 1 else "the displays"
-            verb = "use" if users == "the displays" else "uses"
-            for pin, signal in I2C_PINS.get(bus, {}).items():
-                owned[pin] = f"{signal} of I2C bus {bus}, which {users} {verb}"
-    spi_users = [d for d in enabled if d.interface == "spi"]
-    if spi_users:
-        port = config.spi.port
-        users = f"displays.{spi_users[0].name} uses" if len(spi_users) == 1 else "the displays use"
-        for pin, signal in SPI_PINS.get(port, {}).items():
-            owned[pin] = f"{signal} of SPI{port}, which {users}"
-    p = config.printer
-    if p.enabled and p.port in LOCAL_UARTS:
-        for pin, signal in UART_PINS.items():
-            owned[pin] = (
-                f"{signal} of the UART, which the printer uses (printer.port = {_show(p.port)})"
-            )
+    for part in parts():
+        if part.bus_pins is not None:
+            owned.update(part.bus_pins(config))
     return owned
 
 
 def pin_claims(config: Config) -> list[tuple[str, int]]:
     """Every GPIO an enabled part drives or reads, as (dotted key, GPIO), in file order."""
-    claims = [("button.pin", config.button.pin)]
-    if config.encoder.enabled:
-        claims += [(f"encoder.{n}", getattr(config.encoder, n)) for n in ("a", "b", "push")]
-    claims += [(f"leds.pins[{i}]", pin) for i, pin in enumerate(config.leds.pins)]
-    for d in config.displays.enabled():
-        if d.interface == "spi":
-            claims += [
-                (f"displays.{d.name}.{n}", pin)
-                for n in ("dc", "reset")
-                if (pin := getattr(d, n)) is not None
-            ]
-    if config.printer.enabled and config.printer.dtr_busy_pin is not None:
-        claims.append(("printer.dtr_busy_pin", config.printer.dtr_busy_pin))
-    return claims
+    return [claim for part in parts() for claim in part.pin_claims(config)]
 
 
 def _check_pins(config: Config) -> None:
@@ -1333,6 +1343,362 @@ def _check_pins(config: Config) -> None:
         if pin in used:
             raise _fail(key, f"GPIO {pin} is already used by {used[pin]}")
         used[pin] = key
+
+
+# --- the parts: each declared once -------------------------------------------------------
+
+#: The ink of a wire whose part names no colour of its own.
+INK = "#263238"
+#: The colour of each display in the wiring.
+DISPLAY_COLOURS = {"green": "#2e9e44", "purple": "#7b3fa8", "red": "#c62828",
+                   "status": "#455a64"}
+
+#: One line of the wiring table: (part, connection, details).
+Row = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One wire: a header GPIO to a signal of a part."""
+
+    gpio: int
+    part: str
+    signal: str
+    colour: str = INK
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of the box, declared once; its pins, wires and line of the wiring table, and
+    the doctor's look at it, follow from this declaration.
+
+    ``name`` is its table in the file, ``label`` what the wiring calls it. A part not built
+    into :class:`Config` brings its ``table`` (a dataclass of :func:`setting` fields) and
+    that table's ``doc``. By default its GPIOs are the settings declared with ``gpio=True``
+    (each wire named by the setting's ``signal``), taken while its ``enabled`` setting, if
+    it has one, is true; its line of the table lists them. ``claims``, ``bus_pins``,
+    ``wires`` and ``rows`` replace those defaults for a part that needs more (the displays,
+    the printer's UART). A ``bus`` part comes first in the wiring, before the parts on
+    single GPIOs.
+
+    ``check``, ``build`` and ``fake`` are ``"module:function"`` names, imported only when
+    they are used, so that the config (and every command) stays free of the hardware
+    libraries: ``check(config, probes)`` gives the doctor's
+    :class:`~pitable.doctor.Result`, a list of them, or None when there is nothing to
+    check; ``build(**settings, factory=...)`` opens the real part on a gpiozero pin factory
+    from its settings as plain arguments (:func:`part_settings`), and
+    ``fake(**settings, factory=...)`` its fake (default: ``build`` on the simulated
+    backends' mock pins). The box opens them after its built-in parts.
+    """
+
+    name: str
+    label: str
+    table: type | None = None
+    doc: str = ""
+    claims: Callable[[Config], list[tuple[str, int]]] | None = None
+    bus_pins: Callable[[Config], dict[int, str]] | None = None
+    wires: Callable[[Config], list[Wire]] | None = None
+    rows: Callable[[Config], list[Row]] | None = None
+    bus: bool = False
+    check: str = ""
+    build: str = ""
+    fake: str = ""
+
+    def pin_claims(self, config: Config) -> list[tuple[str, int]]:
+        """(dotted key, GPIO) for every GPIO the part takes in ``config``."""
+        if self.claims is not None:
+            return self.claims(config)
+        return [(key, gpio) for key, gpio, _ in self.gpios(config)]
+
+    def part_wires(self, config: Config) -> list[Wire]:
+        """The part's wires in ``config``."""
+        if self.wires is not None:
+            return self.wires(config)
+        return [Wire(gpio, self.label, signal) for _, gpio, signal in self.gpios(config)]
+
+    def wiring_rows(self, config: Config) -> list[Row]:
+        """The part's lines of the wiring table (``pitable wiring``)."""
+        if self.rows is not None:
+            return self.rows(config)
+        gpios = self.gpios(config)
+        if not _enabled(config.part_table(self.name)):
+            return [(self.label, "-", "off")]
+        if len(gpios) == 1:
+            return [(self.label, f"GPIO {gpios[0][1]}", "")]
+        return [(self.label, ", ".join(f"{signal} GPIO {gpio}" for _, gpio, signal in gpios),
+                 "")]
+
+    def gpios(self, config: Config) -> list[tuple[str, int, str]]:
+        """(dotted key, GPIO, signal) for each GPIO setting of the part's table."""
+        table = config.part_table(self.name)
+        if not _enabled(table):
+            return []
+        out = []
+        for f in table_fields(type(table)):
+            spec = spec_of(f)
+            value = getattr(table, f.name)
+            if not spec.gpio or value is None:
+                continue
+            key = f"{self.name}.{f.name}"
+            signal = spec.signal or f.name
+            if isinstance(value, tuple):
+                out += [(f"{key}[{i}]", pin, signal.format(n=i + 1))
+                        for i, pin in enumerate(value)]
+            else:
+                out.append((key, value, signal))
+        return out
+
+
+def _enabled(table: object) -> bool:
+    return bool(getattr(table, "enabled", True))
+
+
+def part_enabled(config: Config, part: Part) -> bool:
+    """Whether ``part`` is fitted: its table's ``enabled`` setting, true without one."""
+    return _enabled(config.part_table(part.name))
+
+
+def part_settings(config: Config, part: Part) -> dict[str, Any]:
+    """The settings of ``part``'s table as plain keyword arguments for its driver (all but
+    ``enabled``, which says whether to open it at all)."""
+    table = config.part_table(part.name)
+    return {f.name: getattr(table, f.name) for f in table_fields(type(table))
+            if f.name != "enabled"}
+
+
+def load_hook(name: str) -> Callable[..., Any]:
+    """The function a part names as ``"module:function"``, imported now."""
+    import importlib
+
+    module, _, function = name.partition(":")
+    hook = getattr(importlib.import_module(module), function)
+    if not callable(hook):
+        raise TypeError(f"{name} is not a function")
+    return typing.cast(Callable[..., Any], hook)
+
+
+_PARTS: dict[str, Part] = {}
+
+
+def register_part(part: Part) -> Part:
+    """Add ``part`` to the box, after the parts registered before it; undone by
+    :func:`unregister_part`."""
+    if part.name in _PARTS:
+        raise ValueError(f"a part named {part.name!r} is already registered")
+    if (part.table is None) != (part.name in SECTIONS):
+        raise ValueError(f"{part.name!r}: a part brings its table unless it is a built-in one")
+    _PARTS[part.name] = part
+    return part
+
+
+def unregister_part(name: str) -> None:
+    """Take the part registered as ``name`` out of the box."""
+    del _PARTS[name]
+
+
+def parts() -> tuple[Part, ...]:
+    """The registered parts, in the order of the file."""
+    return tuple(_PARTS.values())
+
+
+def added_sections() -> dict[str, type]:
+    """The tables of the registered parts that are not built into :class:`Config`."""
+    return {p.name: p.table for p in _PARTS.values() if p.table is not None}
+
+
+def with_part_table(config: Config, name: str, table: object) -> Config:
+    """``config`` with the table of the registered part ``name`` replaced."""
+    return replace(config, added_tables={**config.__dict__["added_tables"], name: table})
+
+
+def part_wires(config: Config) -> list[Wire]:
+    """Every GPIO wire of the enabled parts, in the order of the box: the buses, then the
+    parts on single GPIOs."""
+    ordered = [p for p in parts() if p.bus] + [p for p in parts() if not p.bus]
+    return [wire for part in ordered for wire in part.part_wires(config)]
+
+
+def part_rows(config: Config) -> list[Row]:
+    """The wiring table's lines of every part, enabled or not, in the order of the box."""
+    ordered = [p for p in parts() if p.bus] + [p for p in parts() if not p.bus]
+    return [row for part in ordered for row in part.wiring_rows(config)]
+
+
+def uses_i2c_buses(config: Config) -> list[int]:
+    """The I2C buses the enabled displays are on (the mux's parent bus when it is on)."""
+    users = [d for d in config.displays.enabled() if d.interface == "i2c"]
+    if not users:
+        return []
+    if config.i2c.mux:
+        return [config.i2c.bus]
+    return sorted({d.bus for d in users if d.bus is not None})
+
+
+def _i2c_bus_pins(config: Config) -> dict[int, str]:
+    owned: dict[int, str] = {}
+    i2c_users = [d for d in config.displays.enabled() if d.interface == "i2c"]
+    for bus in uses_i2c_buses(config):
+        users = "the displays"
+        if not config.i2c.mux:
+            names = [f"displays.{d.name}" for d in i2c_users if d.bus == bus]
+            users = names[0] if len(names) == 1 else "the displays"
+        verb = "use" if users == "the displays" else "uses"
+        for pin, signal in I2C_PINS.get(bus, {}).items():
+            owned[pin] = f"{signal} of I2C bus {bus}, which {users} {verb}"
+    return owned
+
+
+def _i2c_wires(config: Config) -> list[Wire]:
+    part = "I2C mux" if config.i2c.mux else None
+    return [Wire(gpio, part or f"I2C bus {bus}", signal)
+            for bus in uses_i2c_buses(config) for gpio, signal in I2C_PINS.get(bus, {}).items()]
+
+
+def _i2c_bus_name(bus: int) -> str:
+    if bus == 1:
+        sda, scl = signal_pins(I2C_PINS[1], "SDA", "SCL")
+        return f"I2C1 (GPIO {sda} SDA, GPIO {scl} SCL)"
+    return f"/dev/i2c-{bus}"
+
+
+def _mux_rows(config: Config) -> list[Row]:
+    i2c = config.i2c
+    if not i2c.mux:
+        return []
+    uses_i2c = any(d.interface == "i2c" for d in config.displays.enabled())
+    chip = "TCA9548A" if i2c.mux_channels == 8 else "PCA9546"
+    return [(
+        f"I2C mux ({chip})",
+        f"{_i2c_bus_name(i2c.bus)}, 0x{i2c.mux_address:02x}",
+        f"{i2c.mux_channels} channels, {i2c.speed_hz // 1000} kHz"
+        + ("" if uses_i2c else "; no display uses it"),
+    )]
+
+
+def _display_claims(config: Config) -> list[tuple[str, int]]:
+    return [
+        (f"displays.{d.name}.{n}", pin)
+        for d in config.displays.enabled() if d.interface == "spi"
+        for n in ("dc", "reset") if (pin := getattr(d, n)) is not None
+    ]
+
+
+def _spi_bus_pins(config: Config) -> dict[int, str]:
+    spi_users = [d for d in config.displays.enabled() if d.interface == "spi"]
+    if not spi_users:
+        return {}
+    port = config.spi.port
+    users = f"displays.{spi_users[0].name} uses" if len(spi_users) == 1 else "the displays use"
+    return {pin: f"{signal} of SPI{port}, which {users}"
+            for pin, signal in SPI_PINS.get(port, {}).items()}
+
+
+def _display_wires(config: Config) -> list[Wire]:
+    out: list[Wire] = []
+    for d in config.displays.enabled():
+        if d.interface != "spi":
+            continue
+        colour = DISPLAY_COLOURS[d.name]
+        part = d.part_name
+        cs = 8 if d.spi_device == 0 else 7
+        if config.spi.port == 1:
+            cs = 18 if d.spi_device == 0 else 17
+        for gpio, signal in SPI_PINS[config.spi.port].items():
+            # A display only listens: no MISO; and only its own chip select.
+            if signal == "MISO" or (signal.startswith("CE") and gpio != cs):
+                continue
+            out.append(Wire(gpio, part, "CS" if signal.startswith("CE") else signal, colour))
+        if d.dc is not None:
+            out.append(Wire(d.dc, part, "DC", colour))
+        if d.reset is not None:
+            out.append(Wire(d.reset, part, "RES", colour))
+    return out
+
+
+def _display_rows(config: Config) -> list[Row]:
+    rows: list[Row] = []
+    for d in config.displays.all():
+        if not d.enabled:
+            rows.append((d.part_name, "-", "off"))
+            continue
+        details = f"{d.driver.upper()} {d.width}x{d.height}"
+        if d.rotate:
+            details += f", rotated {d.rotate * 90}°"
+        if d.contrast != 255:
+            details += f", contrast {d.contrast}"
+        rows.append((d.part_name, d.location, details))
+    return rows
+
+
+def _pull(pull_up: bool) -> str:
+    return "pull-up" if pull_up else "pull-down"
+
+
+def _button_rows(config: Config) -> list[Row]:
+    b = config.button
+    return [("ROLL button", f"GPIO {b.pin}", f"{_pull(b.pull_up)}, {b.bounce_ms} ms debounce")]
+
+
+def _encoder_rows(config: Config) -> list[Row]:
+    e = config.encoder
+    if not e.enabled:
+        return [("encoder", "-", "off")]
+    return [("encoder", f"A GPIO {e.a}, B GPIO {e.b}, push GPIO {e.push}", _pull(e.pull_up))]
+
+
+def _leds_rows(config: Config) -> list[Row]:
+    leds = config.leds
+    if not leds.pins:
+        return [("round LEDs", "-", "none fitted")]
+    level = "active high" if leds.active_high else "active low"
+    pins = "GPIO " + ", ".join(str(p) for p in leds.pins)
+    return [("round LEDs", pins, f"{len(leds.pins)} LEDs, {level}")]
+
+
+def _uart_bus_pins(config: Config) -> dict[int, str]:
+    p = config.printer
+    if not (p.enabled and p.port in LOCAL_UARTS):
+        return {}
+    return {pin: f"{signal} of the UART, which the printer uses (printer.port = {_show(p.port)})"
+            for pin, signal in UART_PINS.items()}
+
+
+def _printer_wires(config: Config) -> list[Wire]:
+    p = config.printer
+    out = []
+    if p.enabled and p.port in LOCAL_UARTS:
+        out += [Wire(14, "printer", "RX (from GPIO 14 TX)"),
+                Wire(15, "printer", "TX (divider to GPIO 15)")]
+    return out + [Wire(gpio, "printer", signal) for _, gpio, signal in PRINTER.gpios(config)]
+
+
+def _printer_rows(config: Config) -> list[Row]:
+    p = config.printer
+    if not p.enabled:
+        return [("thermal printer", "-", "off")]
+    where = p.port
+    if p.port in LOCAL_UARTS:
+        tx, rx = signal_pins(UART_PINS, "TXD", "RXD")
+        where += f" (GPIO {tx} TX, GPIO {rx} RX)"
+    busy = "not wired" if p.dtr_busy_pin is None else f"GPIO {p.dtr_busy_pin}"
+    return [(
+        "thermal printer",
+        where,
+        f"{p.baudrate} baud, {p.paper_width_mm} mm paper, {p.image_command}; DTR busy: {busy}",
+    )]
+
+
+# The built-in parts, in the order of the file.
+register_part(Part("button", "ROLL button", rows=_button_rows))
+register_part(Part("encoder", "encoder", rows=_encoder_rows))
+register_part(Part("leds", "round LEDs", rows=_leds_rows))
+register_part(Part("i2c", "I2C mux", bus=True, bus_pins=_i2c_bus_pins, wires=_i2c_wires,
+                   rows=_mux_rows, check="pitable.doctor:check_mux_part"))
+register_part(Part("displays", "displays", bus=True, claims=_display_claims,
+                   bus_pins=_spi_bus_pins, wires=_display_wires, rows=_display_rows,
+                   check="pitable.doctor:check_displays_part"))
+PRINTER = register_part(Part("printer", "printer", bus_pins=_uart_bus_pins, wires=_printer_wires,
+                             rows=_printer_rows, check="pitable.doctor:check_printer_part"))
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -1391,11 +1757,18 @@ def _comment(text: str) -> list[str]:
 
 
 
+def _tables(config: Config) -> list[tuple[str, str, Any]]:
+    """(name, doc, table) for every table of the file: the built-in ones, then those of
+    the registered parts."""
+    out = [(f.name, spec_of(f).doc, getattr(config, f.name)) for f in fields(config)]
+    return out + [(p.name, p.doc, config.part_table(p.name)) for p in parts()
+                  if p.table is not None]
+
+
 def _to_toml(config: Config) -> str:
     lines = [_HEADER.rstrip("\n")]
-    for f in fields(config):
-        table = getattr(config, f.name)
-        lines += ["", *_comment(spec_of(f).doc)]
+    for name, doc, table in _tables(config):
+        lines += ["", *_comment(doc)]
         if isinstance(table, Displays):
             # The four displays share their keys: explained once, then each display's table
             # with the keys its interface uses.
@@ -1409,7 +1782,7 @@ def _to_toml(config: Config) -> str:
                     if (value := getattr(d, g.name)) is not None and _written(d, g.name)
                 ]
             continue
-        lines.append(f"[{f.name}]")
+        lines.append(f"[{name}]")
         for g in table_fields(type(table)):
             spec = spec_of(g)
             lines += _comment(field_comment(spec))
@@ -1433,9 +1806,8 @@ def to_markdown(config: Config = DEFAULTS) -> str:
         return "not set" if value is None else f"`{_toml_value(value, spec)}`"
 
     lines: list[str] = []
-    for f in fields(config):
-        table = getattr(config, f.name)
-        lines += [f"### [{f.name}]", "", cell(spec_of(f).doc), ""]
+    for name, doc, table in _tables(config):
+        lines += [f"### [{name}]", "", cell(doc), ""]
         if isinstance(table, Displays):
             names = [d.name for d in table.all()]
             lines += [

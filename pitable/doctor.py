@@ -26,6 +26,8 @@ from pitable.config import (
     DisplayConfig,
     PageLimits,
     PrinterConfig,
+    load_hook,
+    parts,
     pin_claims,
     printer_config,
 )
@@ -604,20 +606,39 @@ class Probes:
     account: Callable[[str, str | None, Sequence[str]], Account] = system_account
 
 
+def check_mux_part(config: Config, probes: Probes) -> Result | None:
+    """The I2C part's check (see :func:`check_mux`)."""
+    return check_mux(config, probes.sysfs)
+
+
+def check_displays_part(config: Config, probes: Probes) -> list[Result]:
+    """The displays' checks, one each (see :func:`check_display`)."""
+    return [check_display(d, config, probes.sysfs, probes.bus_factory or _smbus)
+            for d in config.displays.all()]
+
+
+def check_printer_part(config: Config, probes: Probes) -> Result:
+    """The printer's check (see :func:`check_printer`)."""
+    return check_printer(config, port=probes.printer_port, transport=probes.printer_transport)
+
+
 def run_checks(config: Config, probes: Probes | None = None) -> Iterator[Result]:
-    """Every check, in the order of the box: boot, buses, displays, printer, RNG, pins,
-    and the table's page when it is on."""
+    """Every check, in the order of the box: boot, then each registered part's own (buses,
+    displays, printer, ...), RNG, pins, and the table's page when it is on."""
     probes = probes or Probes()
     yield check_boot_config(config, probes.boot_dir)
     console = check_serial_console(config, probes.boot_dir)
     if console is not None:
         yield console
-    mux = check_mux(config, probes.sysfs)
-    if mux is not None:
-        yield mux
-    for d in config.displays.all():
-        yield check_display(d, config, probes.sysfs, probes.bus_factory or _smbus)
-    yield check_printer(config, port=probes.printer_port, transport=probes.printer_transport)
+    # Each part's own check, in the order of the box: the buses, then the rest.
+    ordered = [p for p in parts() if p.bus] + [p for p in parts() if not p.bus]
+    for part in ordered:
+        if part.check:
+            found = load_hook(part.check)(config, probes)
+            if isinstance(found, Result):
+                yield found
+            elif found is not None:
+                yield from found
     yield check_hwrng(config, probes.hwrng, probes.hwrng_sample, unit_dir=probes.unit_dir,
                       account=probes.account)
     yield check_pins(config, probes.pin_factory)

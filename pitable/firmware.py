@@ -18,7 +18,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pitable.config import Config, load_default_or
+from pitable.config import Config, load_default_or, uses_i2c_buses
 from pitable.errors import PitableError
 from pitable.pins import I2C_PINS, LOCAL_UARTS, SPI_PINS, UART_PINS, signal_pins
 
@@ -45,16 +45,6 @@ _MUX_BUS_PARAMS = {0: "i2c0", 3: "i2c3", 4: "i2c4", 5: "i2c5", 6: "i2c6"}
 _EXTRA_I2C = (3, 4, 5, 6)
 #: The section that applies to the BCM2711 boards alone (Pi 4, Pi 400, CM4).
 _PI4 = "[pi4]"
-
-
-def uses_i2c_buses(config: Config) -> list[int]:
-    """The I2C buses the enabled displays are on (the mux's parent bus when it is on)."""
-    users = [d for d in config.displays.enabled() if d.interface == "i2c"]
-    if not users:
-        return []
-    if config.i2c.mux:
-        return [config.i2c.bus]
-    return sorted({d.bus for d in users if d.bus is not None})
 
 
 def uses_spi(config: Config) -> bool:

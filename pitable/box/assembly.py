@@ -4,6 +4,7 @@ Every part is opened under one :class:`contextlib.ExitStack`, the way gpiozero's
 devices build their children: a part that fails to build closes every part built before
 it, in reverse order, and closing the box closes them all, in reverse order. The parts are
 opened in this order: the entropy source, the panels, the LEDs, the inputs, the printer,
+the registered parts that name a driver,
 and last the session store, so that a box that cannot find its parts (``pitable run`` off
 the Pi) leaves nothing on disk. The TV, when the config enables it, follows the box's
 snapshots; a TV that cannot be opened is said, not fatal. The table's web page, when
@@ -17,7 +18,7 @@ import contextlib
 import logging
 import queue
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image
@@ -27,7 +28,7 @@ from pitable.box.controller import Box
 from pitable.box.games import Asked, Store
 from pitable.box.parts import DisplaySlot
 from pitable.box.tv import TvWorker, start_tv
-from pitable.config import Config, DisplayConfig
+from pitable.config import Config, DisplayConfig, load_hook, part_enabled, part_settings, parts
 from pitable.errors import WebError
 from pitable.hw.events import Event
 from pitable.hw.gpio import Controls, RoundLeds
@@ -54,6 +55,8 @@ class BuiltBox:
     tv: TvWorker | None = None
     #: The table's web page, while the config's [web] table enables it.
     web: WebServer | None = None
+    #: The registered parts that the box opens itself (those with a ``build``), by name.
+    parts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def fakes(self) -> Fakes | None:
@@ -145,6 +148,7 @@ def build_box(
         if printer is not None:
             stack.callback(printer.close)
             printer.post = events.put
+        added = _open_parts(config, backends, factory, stack)
         opened = stack.enter_context(contextlib.closing(store())) if store is not None else None
         box = Box(dice, status, entropy, clock, config.box, leds=leds, store=opened,
                   printer=printer, events=events, bounce_s=config.button.bounce_ms / 1000,
@@ -166,7 +170,21 @@ def build_box(
                 log.error("the table's web page is off: %s", exc)
                 box.web_notice = N_("web page off (see the log)")  # said in the box's language
                 box.draw_status()
-        return BuiltBox(box, controls, leds, backends, stack.pop_all(), tv, web)
+        return BuiltBox(box, controls, leds, backends, stack.pop_all(), tv, web, added)
+
+
+def _open_parts(config: Config, backends: Backends, factory: Any,
+                stack: contextlib.ExitStack) -> dict[str, Any]:
+    """Open each fitted registered part that names a driver: its fake on the simulated
+    backends when it has one, else its driver on the box's pin factory."""
+    opened: dict[str, Any] = {}
+    for part in parts():
+        hook = part.fake if backends.fakes is not None and part.fake else part.build
+        if hook and part_enabled(config, part):
+            device = load_hook(hook)(**part_settings(config, part), factory=factory)
+            _close_with(stack, device)
+            opened[part.name] = device
+    return opened
 
 
 def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServer:

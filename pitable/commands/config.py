@@ -11,8 +11,7 @@ import argparse
 from pitable import config as config_module
 from pitable.box.config_title import configured_title, load_checked
 from pitable.commands.args import non_empty
-from pitable.config import DEFAULT_CONFIG_PATH, DEFAULTS, Config, DisplayConfig
-from pitable.pins import I2C_PINS, LOCAL_UARTS, UART_PINS, signal_pins
+from pitable.config import DEFAULT_CONFIG_PATH, DEFAULTS, Config
 
 
 def setup_config(p: argparse.ArgumentParser) -> None:
@@ -77,60 +76,10 @@ def run_reference(args: argparse.Namespace) -> int:
 
 
 def wiring_rows(config: Config) -> list[tuple[str, str, str]]:
-    """(part, connection, details) for every part, enabled or not, in the order of the box."""
-    rows: list[tuple[str, str, str]] = []
-    i2c = config.i2c
-    uses_i2c = any(d.interface == "i2c" for d in config.displays.enabled())
-    if i2c.mux:
-        chip = "TCA9548A" if i2c.mux_channels == 8 else "PCA9546"
-        rows.append(
-            (
-                f"I2C mux ({chip})",
-                f"{_i2c_bus_name(i2c.bus)}, 0x{i2c.mux_address:02x}",
-                f"{i2c.mux_channels} channels, {i2c.speed_hz // 1000} kHz"
-                + ("" if uses_i2c else "; no display uses it"),
-            )
-        )
-    for d in config.displays.all():
-        rows.append(_display_row(d))
-
-    b = config.button
-    pull = "pull-up" if b.pull_up else "pull-down"
-    rows.append(("ROLL button", f"GPIO {b.pin}", f"{pull}, {b.bounce_ms} ms debounce"))
-
-    e = config.encoder
-    if e.enabled:
-        pull = "pull-up" if e.pull_up else "pull-down"
-        rows.append(("encoder", f"A GPIO {e.a}, B GPIO {e.b}, push GPIO {e.push}", pull))
-    else:
-        rows.append(("encoder", "-", "off"))
-
-    leds = config.leds
-    if leds.pins:
-        level = "active high" if leds.active_high else "active low"
-        pins = "GPIO " + ", ".join(str(p) for p in leds.pins)
-        rows.append(("round LEDs", pins, f"{len(leds.pins)} LEDs, {level}"))
-    else:
-        rows.append(("round LEDs", "-", "none fitted"))
-
-    p = config.printer
-    if p.enabled:
-        where = p.port
-        if p.port in LOCAL_UARTS:
-            tx, rx = signal_pins(UART_PINS, "TXD", "RXD")
-            where += f" (GPIO {tx} TX, GPIO {rx} RX)"
-        busy = "not wired" if p.dtr_busy_pin is None else f"GPIO {p.dtr_busy_pin}"
-        rows.append(
-            (
-                "thermal printer",
-                where,
-                f"{p.baudrate} baud, {p.paper_width_mm} mm paper, {p.image_command};"
-                f" DTR busy: {busy}",
-            )
-        )
-    else:
-        rows.append(("thermal printer", "-", "off"))
-
+    """(part, connection, details) for every part, enabled or not, in the order of the box:
+    each registered part's own lines (:func:`pitable.config.part_rows`), then the random
+    generator, the pin factory and the game."""
+    rows = config_module.part_rows(config)
     ent = config.entropy
     fallback = "no fallback" if ent.require_hwrng else "falls back to the OS generator"
     rows.append(
@@ -152,25 +101,6 @@ def wiring_rows(config: Config) -> list[tuple[str, str, str]]:
         )
     )
     return rows
-
-
-def _i2c_bus_name(bus: int) -> str:
-    if bus == 1:
-        sda, scl = signal_pins(I2C_PINS[1], "SDA", "SCL")
-        return f"I2C1 (GPIO {sda} SDA, GPIO {scl} SCL)"
-    return f"/dev/i2c-{bus}"
-
-
-def _display_row(d: DisplayConfig) -> tuple[str, str, str]:
-    part = "status screen" if d.name == "status" else f"{d.name} die"
-    if not d.enabled:
-        return (part, "-", "off")
-    details = f"{d.driver.upper()} {d.width}x{d.height}"
-    if d.rotate:
-        details += f", rotated {d.rotate * 90}°"
-    if d.contrast != 255:
-        details += f", contrast {d.contrast}"
-    return (part, d.location, details)
 
 
 def wiring_table(config: Config) -> str:

@@ -7,72 +7,24 @@ that drawing the wiring needs no library: it runs on the Pi before anything is i
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from pitable.config import Config
-from pitable.firmware import uses_i2c_buses
-from pitable.pins import I2C_PINS, LOCAL_UARTS, PHYSICAL_PIN, SPI_PINS
+from pitable.config import DISPLAY_COLOURS, INK, Config, Wire
+from pitable.config import part_wires as _part_wires
+from pitable.pins import PHYSICAL_PIN
 
 #: BCM GPIO -> physical pin on the 40-pin header.
 HEADER_PIN = PHYSICAL_PIN
-_COLOURS = {"green": "#2e9e44", "purple": "#7b3fa8", "red": "#c62828", "status": "#455a64"}
-_INK = "#263238"
+_COLOURS = DISPLAY_COLOURS
+_INK = INK
 
-
-# --- what connects to what ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Wire:
-    """One wire: a header GPIO to a signal of a part (``to_pi``: the part drives it)."""
-
-    gpio: int
-    part: str
-    signal: str
-    colour: str = _INK
+__all__ = ["HEADER_PIN", "Wire", "wires", "wiring_svg"]
 
 
 def wires(config: Config) -> list[Wire]:
-    """Every GPIO wire of the enabled parts, in the order of the box."""
-    out: list[Wire] = []
-    i2c_displays = [d for d in config.displays.enabled() if d.interface == "i2c"]
-    if i2c_displays:
-        for bus in uses_i2c_buses(config):
-            part = "I2C mux" if config.i2c.mux else f"I2C bus {bus}"
-            for gpio, signal in I2C_PINS.get(bus, {}).items():
-                out.append(Wire(gpio, part, signal))
-    for d in config.displays.enabled():
-        if d.interface == "spi":
-            colour = _COLOURS[d.name]
-            part = d.part_name
-            cs = 8 if d.spi_device == 0 else 7
-            if config.spi.port == 1:
-                cs = 18 if d.spi_device == 0 else 17
-            for gpio, signal in SPI_PINS[config.spi.port].items():
-                # A display only listens: no MISO; and only its own chip select.
-                if signal == "MISO" or (signal.startswith("CE") and gpio != cs):
-                    continue
-                out.append(Wire(gpio, part, "CS" if signal.startswith("CE") else signal,
-                                colour))
-            if d.dc is not None:
-                out.append(Wire(d.dc, part, "DC", colour))
-            if d.reset is not None:
-                out.append(Wire(d.reset, part, "RES", colour))
-    out.append(Wire(config.button.pin, "ROLL button", "switch"))
-    e = config.encoder
-    if e.enabled:
-        out += [Wire(e.a, "encoder", "A"), Wire(e.b, "encoder", "B"),
-                Wire(e.push, "encoder", "push")]
-    for i, pin in enumerate(config.leds.pins):
-        out.append(Wire(pin, "round LEDs", f"LED {i + 1}"))
-    p = config.printer
-    if p.enabled and p.port in LOCAL_UARTS:
-        out += [Wire(14, "printer", "RX (from GPIO 14 TX)"),
-                Wire(15, "printer", "TX (divider to GPIO 15)")]
-    if p.enabled and p.dtr_busy_pin is not None:
-        out.append(Wire(p.dtr_busy_pin, "printer", "DTR busy"))
-    return out
+    """Every GPIO wire of the enabled parts, in the order of the box (each registered
+    part declares its own: :func:`pitable.config.part_wires`)."""
+    return _part_wires(config)
 
 
 # --- the picture ---------------------------------------------------------------------
