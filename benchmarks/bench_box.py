@@ -70,13 +70,13 @@ from PIL import Image
 
 from pitable.box import controller
 from pitable.box.controller import FRAME_MS, Phase
+from pitable.box.events import NewGameCommand
 from pitable.box.sim import Simulator
 from pitable.box.store import SessionStore
 from pitable.config import DEFAULTS
 from pitable.hw import oled
 from pitable.hw.clock import MonotonicClock
 from pitable.hw.entropy import SeededSource
-from pitable.hw.events import NewGameCommand
 from pitable.hw.fake_i2c import FakeBus, Message
 from pitable.hw.oled import (
     I2C_OVERHEAD,

@@ -29,16 +29,7 @@ from typing import Protocol
 
 from PIL import Image
 
-from pitable.box.games import Asked, Game, Games, Store
-from pitable.box.menus import MenuLevel, Menus
-from pitable.box.parts import DisplaySlot
-from pitable.box.snapshot import Publisher
-from pitable.box.table_map import TableMap, fresh_seed
-from pitable.config import BoxConfig
-from pitable.errors import EntropyError
-from pitable.hw.clock import Clock
-from pitable.hw.entropy import EntropySource
-from pitable.hw.events import (
+from pitable.box.events import (
     Edge,
     Event,
     Line,
@@ -48,6 +39,15 @@ from pitable.hw.events import (
     Stop,
     Turned,
 )
+from pitable.box.games import Asked, Game, Games, Store
+from pitable.box.menus import MenuLevel, Menus
+from pitable.box.parts import DisplaySlot
+from pitable.box.snapshot import Publisher
+from pitable.box.table_map import TableMap, fresh_seed
+from pitable.config import BoxConfig
+from pitable.errors import EntropyError
+from pitable.hw.clock import Clock
+from pitable.hw.entropy import EntropySource
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.i18n import LANGUAGES, box_language, check_language, translator
 from pitable.render.faces import die_panel, tumble_panel
@@ -379,7 +379,7 @@ class Box:
 
     # --- games ------------------------------------------------------------------
 
-    def start_game(self, title: Title, mode: str, table_map: TableMap | None = None) -> None:
+    def start_game(self, title: Title, mode: Mode, table_map: TableMap | None = None) -> None:
         self.games.new_game(title, mode, table_map)
         self.phase = Phase.IDLE
         self.message = None
@@ -388,7 +388,7 @@ class Box:
         self._show_current()
         give_back_free_heap()
 
-    def _new_game_asked(self, key: str, mode: str) -> None:
+    def _new_game_asked(self, key: str, mode: Mode) -> None:
         """A new game asked away from the box: it closes the menu and gives up a waiting
         press, as choosing one in the menu does; a roll in its tumble is already saved."""
         if self.press_waiting:

@@ -221,8 +221,9 @@ class Menus:
         game = self.box.game
         selected = 0
         for title in all_titles():
-            for mode, label in (("table", _("{title}: table")), ("solo", _("{title}: solo"))):
-                if title is game.title and mode == str(game.state.mode):
+            for mode, label in ((Mode.TABLE, _("{title}: table")),
+                                (Mode.SOLO, _("{title}: solo"))):
+                if title is game.title and mode is game.state.mode:
                     selected = len(items)
                 items.append((label.format(title=_(title.short_name)),
                               self._starter(title, mode)))
@@ -230,7 +231,7 @@ class Menus:
         self.levels.append(MenuLevel(_("New game"), items, selected))
         self.box.draw_status()
 
-    def _starter(self, title: Title, mode: str) -> Callable[[], None]:
+    def _starter(self, title: Title, mode: Mode) -> Callable[[], None]:
         def start() -> None:
             last = self.box.games.last_sheet
             if last is None or last.title is not title:
@@ -249,7 +250,7 @@ class Menus:
 
         return start
 
-    def _start(self, title: Title, mode: str, table_map: TableMap | None) -> None:
+    def _start(self, title: Title, mode: Mode, table_map: TableMap | None) -> None:
         self.levels = []
         self.box.start_game(title, mode, table_map)
 
