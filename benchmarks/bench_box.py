@@ -90,6 +90,7 @@ from pitable.hw.oled import (
 )
 from pitable.render.faces import rolled, tilted_tumble_panel
 from pitable.rules import Die, Face, Title
+from pitable.rules.session import Mode
 
 PANELS = ("green", "purple", "red", "status")
 #: The kernel's i2c-mux selects a channel with one write: start, address, the channel mask,
@@ -399,7 +400,7 @@ class Bench:
         if box.game.state.rounds >= GAME_ROUNDS:
             # The game is over: the table asks for a new one (on a fresh map), as its page
             # asks it.
-            box.post(NewGameCommand(box.game.title.key, "table"))
+            box.post(NewGameCommand(box.game.title.key, Mode.TABLE))
         self.clock.advance(2.0)  # the table reads the last roll, then presses again
         self.step()
         self.settle_bound()
