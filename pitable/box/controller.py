@@ -40,7 +40,7 @@ from pitable.box.events import (
     Turned,
 )
 from pitable.box.games import Asked, Game, Games, Store
-from pitable.box.menus import MenuLevel, Menus
+from pitable.box.menus import MenuLevel, MenuPrinter, Menus
 from pitable.box.parts import DisplaySlot
 from pitable.box.phase import Phase
 from pitable.box.snapshot import Publisher
@@ -64,7 +64,6 @@ from pitable.hw.entropy import EntropySource
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.i18n import LANGUAGES, box_language, check_language, translator
 from pitable.render.faces import die_panel, tumble_panel
-from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status, page_count
 from pitable.rules import Die, Face, Roll, Title, draw_roll, find_title
 from pitable.rules.base import N_, Translator
@@ -131,18 +130,11 @@ def give_back_free_heap() -> None:
         trim(0)
 
 
-class Printer(Protocol):
-    """What the box needs of :class:`~pitable.box.printing.BoxPrinter`."""
+class Printer(MenuPrinter, Protocol):
+    """What the box needs of :class:`~pitable.box.printing.BoxPrinter`: what its menu
+    prints, and what the status screen says of it."""
 
     post: Callable[[Event], None] | None
-
-    def print_sheet(self, table_map: TableMap, copies: int = 1, *,
-                    join: JoinCode | None = None, solo: bool = False,
-                    tr: Translator = ..., lang: str = ...) -> str: ...
-
-    def retry(self, tr: Translator = ...) -> str: ...
-
-    def can_retry(self) -> bool: ...
 
     def message(self, tr: Translator = ...) -> str | None: ...
 

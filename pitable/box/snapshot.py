@@ -38,6 +38,7 @@ class TableSnapshot:
     #: in the box's language.
     title: str
     title_name: str
+    #: How the game is played; the JSON says it as the plain word, "table" or "solo".
     mode: Mode
     #: The map everyone plays ("A·1234": side and seed), as the status screen's header names it.
     map: str | None
