@@ -45,18 +45,7 @@ from pitable.box.parts import DisplaySlot
 from pitable.box.phase import Phase
 from pitable.box.snapshot import Publisher
 from pitable.box.table_map import TableMap, fresh_seed
-from pitable.box.timers import (
-    Blink,
-    Debounce,
-    Hold,
-    MenuCloses,
-    NextPage,
-    PanelRetry,
-    StoreRetry,
-    Timer,
-    Tumble,
-    WaitingPress,
-)
+from pitable.box.timers import Timer, timers_of
 from pitable.config import BoxConfig
 from pitable.errors import EntropyError
 from pitable.hw.clock import Clock
@@ -211,17 +200,7 @@ class Box:
         #: Why the table's page is not served, when it was asked for and could not be.
         self.web_notice: str | None = None
         #: Every timer of the box, in the order they fire when due at the same step.
-        self.timers: list[Timer] = [
-            *(Debounce(self, line) for line in Line),
-            Hold(self),
-            Tumble(self),
-            WaitingPress(self),
-            Blink(self),
-            NextPage(self),
-            MenuCloses(self),
-            PanelRetry(self),
-            StoreRetry(self),
-        ]
+        self.timers: list[Timer] = timers_of(self)
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""

@@ -2,7 +2,7 @@
 
 A timer says when it is due (None: not set) and what it does then. The box's loop waits
 for the soonest of :attr:`~pitable.box.controller.Box.timers` and fires each that is due, in
-the list's order; a new timer is one such class, added to that list.
+the list's order; a new timer is one such class, added to :func:`timers_of`.
 """
 
 from __future__ import annotations
@@ -165,3 +165,20 @@ class StoreRetry:
     def fire(self, now: float) -> None:
         if self.box.games.retry():
             self.box.draw_status()  # fewer rolls wait, or none
+
+
+def timers_of(box: Box) -> list[Timer]:
+    """The box's own timers, in the order they fire when due at the same step: each sees
+    what those before it did (a tumble that ended sets the time a waiting press may roll,
+    checked next)."""
+    return [
+        *(Debounce(box, line) for line in Line),
+        Hold(box),
+        Tumble(box),
+        WaitingPress(box),
+        Blink(box),
+        NextPage(box),
+        MenuCloses(box),
+        PanelRetry(box),
+        StoreRetry(box),
+    ]
