@@ -70,13 +70,13 @@ from PIL import Image
 
 from pitable.box import controller
 from pitable.box.controller import FRAME_MS, Phase
+from pitable.box.events import NewGameCommand
 from pitable.box.sim import Simulator
 from pitable.box.store import SessionStore
 from pitable.config import DEFAULTS
 from pitable.hw import oled
 from pitable.hw.clock import MonotonicClock
 from pitable.hw.entropy import SeededSource
-from pitable.hw.events import NewGameCommand
 from pitable.hw.fake_i2c import FakeBus, Message
 from pitable.hw.oled import (
     I2C_OVERHEAD,
@@ -90,6 +90,7 @@ from pitable.hw.oled import (
 )
 from pitable.render.faces import rolled, tilted_tumble_panel
 from pitable.rules import Die, Face, Title
+from pitable.rules.session import Mode
 
 PANELS = ("green", "purple", "red", "status")
 #: The kernel's i2c-mux selects a channel with one write: start, address, the channel mask,
@@ -399,7 +400,7 @@ class Bench:
         if box.game.state.rounds >= GAME_ROUNDS:
             # The game is over: the table asks for a new one (on a fresh map), as its page
             # asks it.
-            box.post(NewGameCommand(box.game.title.key, "table"))
+            box.post(NewGameCommand(box.game.title.key, Mode.TABLE))
         self.clock.advance(2.0)  # the table reads the last roll, then presses again
         self.step()
         self.settle_bound()

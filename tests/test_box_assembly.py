@@ -12,11 +12,11 @@ import pytest
 
 from pitable.box.assembly import build_box
 from pitable.box.backends import Backends, default_backends
+from pitable.box.events import Event
 from pitable.box.store import SessionStore
 from pitable.config import DEFAULTS, Config, EntropyConfig, PrinterConfig
 from pitable.errors import ConfigError, PrinterOffline
 from pitable.hw.clock import FakeClock
-from pitable.hw.events import Event
 from pitable.hw.gpio import pin_factory
 from pitable.hw.oled import I2CPanelSpec
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pitable.box import timers
 from pitable.box.sim import Simulator
 from pitable.config import DEFAULTS
 from pitable.hw.entropy import SeededSource
@@ -64,5 +65,30 @@ def test_timers_due_at_one_step_fire_in_the_lists_order() -> None:
         box.timers.extend([Named("first"), Named("second")])
         box.step()
         assert order == ["first", "second"]
+    finally:
+        sim.close()
+
+
+def test_the_box_s_own_timers_are_the_timers_module_s_in_their_firing_order() -> None:
+    sim = Simulator(DEFAULTS, entropy=SeededSource(7), map_seeds=lambda: 1234)
+    try:
+        kinds = [type(timer) for timer in sim.box.timers]
+        assert kinds == [timers.Debounce, timers.Debounce, timers.Hold, timers.Tumble,
+                         timers.WaitingPress, timers.Blink, timers.NextPage,
+                         timers.MenuCloses, timers.PanelRetry, timers.StoreRetry]
+    finally:
+        sim.close()
+
+
+def test_a_blink_timer_alone_turns_the_hazard_s_screen_off_and_on() -> None:
+    sim = Simulator(DEFAULTS, entropy=SeededSource(7), map_seeds=lambda: 1234)
+    try:
+        box = sim.box
+        blink = timers.Blink(box)
+        assert blink.deadline() is None
+        box.next_blink = now = box.clock.now()
+        blink.fire(now)
+        assert box.blink_on is False
+        assert blink.deadline() == now + box.settings.blink_ms / 2000
     finally:
         sim.close()

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops
 
+from pitable.box.events import RollCommand
 from pitable.box.sim import Simulator
 from pitable.config import PageLimits
-from pitable.hw.events import RollCommand
 from pitable.web.server import WebServer
 from tests.conftest import GOLDEN, golden_image, kept_failure
 from tests.support.box import make

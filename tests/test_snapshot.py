@@ -10,6 +10,7 @@ import pytest
 
 from pitable.box.snapshot import TableSnapshot
 from pitable.rules import Roll, find_title
+from pitable.rules.session import Mode
 from tests.support.box import make
 
 
@@ -119,4 +120,14 @@ def test_the_words_are_the_status_screens_in_its_language(lang: str) -> None:
     if lang != "en":
         english = find_title("island").reading(sim.box.game.last_options, solo=False)
         assert words[0] != english.headline
+    sim.close()
+
+
+def test_the_snapshot_s_mode_is_the_mode_and_its_json_the_plain_word() -> None:
+    sim = make("1,2,3", mode="solo", tumble_ms=0)
+    seen = watch(sim)
+    sim.press()
+    assert seen[-1].mode is Mode.SOLO
+    assert json.loads(json.dumps(seen[-1].to_json()))["mode"] == "solo"
+    assert type(seen[-1].to_json()["mode"]) is str
     sim.close()

@@ -21,10 +21,11 @@ import pytest
 from pitable.box.sim import Simulator
 from pitable.errors import TooManyListeners, WebError
 from pitable.hw.clock import FakeClock
-from pitable.hw.events import NewGameCommand, RollCommand
 from pitable.i18n import translator
 from pitable.rules import all_titles, find_title
+from pitable.rules.session import Mode
 from pitable.web.app import MAX_BODY
+from pitable.web.commands import NewGameCommand, RollCommand
 from pitable.web.guard import LOCKOUT_S, TRIES, PinGuard, Verdict, random_pin
 from pitable.web.hub import QUEUE_SIZE, Hub
 from pitable.web.server import WebServer, bind
@@ -209,6 +210,13 @@ def test_a_new_game_is_posted_by_the_title_s_key(page: Page) -> None:
     status, answer = page.act("/api/new-game", body={"title": "skull-island", "mode": "solo"})
     assert status == 202 and answer["title"] == "island"
     assert page.posted == [NewGameCommand("island", "solo")]
+
+
+def test_the_page_s_mode_reaches_the_box_as_the_mode_itself(page: Page) -> None:
+    status, answer = page.act("/api/new-game", body={"title": "valley", "mode": "solo"})
+    assert status == 202 and answer["mode"] == "solo"
+    [command] = page.posted
+    assert isinstance(command, NewGameCommand) and command.mode is Mode.SOLO
 
 
 @pytest.mark.parametrize(("body", "said"), [

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from pitable.box.events import RollCommand
 from pitable.hw.clock import FakeClock
-from pitable.hw.events import RollCommand
 from pitable.web.guard import (
     BUCKET_SIZE,
     LOCKOUT_MAX_S,

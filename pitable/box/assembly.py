@@ -25,12 +25,12 @@ from PIL import Image
 
 from pitable.box.backends import Backends, Fakes, default_backends, display_bus
 from pitable.box.controller import Box
+from pitable.box.events import Event
 from pitable.box.games import Asked, Store
 from pitable.box.parts import DisplaySlot
 from pitable.box.tv import TvWorker, start_tv
 from pitable.config import Config, DisplayConfig, load_hook, part_enabled, part_settings, parts
 from pitable.errors import WebError
-from pitable.hw.events import Event
 from pitable.hw.gpio import Controls, RoundLeds
 from pitable.hw.oled import I2CPanelSpec, open_panel
 from pitable.rules import Die

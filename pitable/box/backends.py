@@ -22,14 +22,24 @@ import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from PIL import Image
+
+from pitable.box.parts import Display
 from pitable.config import Config, DisplayConfig, EntropyConfig, PrinterConfig, TvConfig
 from pitable.errors import ConfigError
 from pitable.hw.clock import Clock, FakeClock, MonotonicClock
 from pitable.hw.fake_i2c import FakeI2C, FakeOled
 from pitable.hw.framebuffer import open_framebuffer, simulated_tv
-from pitable.hw.oled import I2CPanelSpec, mux_channel_bus, open_i2c_interface, open_panel
+from pitable.hw.oled import (
+    I2CLink,
+    I2CPanelSpec,
+    Panel,
+    mux_channel_bus,
+    open_i2c_interface,
+    open_panel,
+)
 
 if TYPE_CHECKING:
     from pitable.box.controller import Printer
@@ -44,20 +54,50 @@ SIM_MUX_BUS_BASE = 10
 SIM_SPI_BUS_BASE = 20
 
 
+class PinFactory(Protocol):
+    """gpiozero's pin factory, handed to the inputs and the LEDs: its pins by BCM number."""
+
+    def pin(self, spec: int, /) -> object: ...
+
+
+class FakePin(Protocol):
+    """A pin of gpiozero's MockFactory, driven as a finger on a switch would."""
+
+    def drive_low(self) -> None: ...
+
+    def drive_high(self) -> None: ...
+
+
+class FakePins(Protocol):
+    """gpiozero's MockFactory: the pins it made, each kept with its log of states."""
+
+    @property
+    def pins(self) -> Mapping[object, object]: ...
+
+    def pin(self, spec: int, /) -> FakePin: ...
+
+
+class KeptPicture(Protocol):
+    """luma.core's ``dummy`` device: the last picture it was shown."""
+
+    @property
+    def image(self) -> Image.Image: ...
+
+
 @dataclass
 class Fakes:
     """What stands in for the hardware in the simulator, to drive it and read it back."""
 
-    factory: Any
+    factory: FakePins
     i2c: FakeI2C
     #: Each display's fake controller (or luma's dummy device for an SSD1322), by name.
-    panels: dict[str, Any] = field(default_factory=dict)
+    panels: dict[str, FakeOled | KeptPicture] = field(default_factory=dict)
     #: Each display's bus and address, by name, to unplug it.
     where: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: The TV: luma's dummy device, which keeps the last picture (None until opened).
-    tv: Any = None
+    tv: KeptPicture | None = None
 
-    def image(self, name: str) -> Any:
+    def image(self, name: str) -> Image.Image:
         panel = self.panels[name]
         return panel.image() if isinstance(panel, FakeOled) else panel.image
 
@@ -70,7 +110,7 @@ class Fakes:
         self.i2c.bus(bus).replug(address)
         self.panels[name] = self.i2c.bus(bus).devices[address]
 
-    def pin(self, number: int) -> Any:
+    def pin(self, number: int) -> FakePin:
         return self.factory.pin(number)
 
 
@@ -81,13 +121,13 @@ class Backends:
     #: "real", "sim", or a test's own name, for messages.
     name: str
     #: The gpiozero pin factory the inputs and the LEDs are built on.
-    pins: Callable[[], Any]
+    pins: Callable[[], PinFactory]
     #: luma's serial interface to the panel at a bus number and address.
-    i2c: Callable[[I2CPanelSpec], Any]
+    i2c: Callable[[I2CPanelSpec], I2CLink]
     #: The bus number of a mux channel: (parent bus, mux address, channel) -> bus.
     mux_bus: Callable[[int, int, int], int]
     #: A panel on SPI, opened from its display table.
-    spi: Callable[[DisplayConfig], Any]
+    spi: Callable[[DisplayConfig], Display]
     #: The box's printer (None when the config disables it).
     printer: Callable[[PrinterConfig], Printer | None]
     #: Where the dice get their randomness.
@@ -96,7 +136,7 @@ class Backends:
     #: The fakes behind the simulated set, to drive and read them; None for real parts.
     fakes: Fakes | None = None
     #: The TV over HDMI, opened only when the config's ``[tv]`` enables it.
-    tv: Callable[[TvConfig], Any] = open_framebuffer
+    tv: Callable[[TvConfig], Panel] = open_framebuffer
 
     @classmethod
     def real(cls, config: Config, *, clock: Clock | None = None) -> Backends:
@@ -104,7 +144,7 @@ class Backends:
         from pitable.box.printing import box_printer
         from pitable.hw.gpio import pin_factory
 
-        def spi_panel(d: DisplayConfig) -> Any:
+        def spi_panel(d: DisplayConfig) -> Display:
             from luma.core.interface.serial import spi
 
             serial = spi(port=d.spi_port, device=d.spi_device or 0, gpio_DC=d.dc,
@@ -154,10 +194,10 @@ class Backends:
                 fakes.panels[d.name] = bus.attach(d.address, FakeOled(kind, d.width, d.height))
                 fakes.where[d.name] = (bus_number, d.address)
 
-        def i2c(spec: I2CPanelSpec) -> Any:
+        def i2c(spec: I2CPanelSpec) -> I2CLink:
             return open_i2c_interface(spec, fakes.i2c.bus)
 
-        def spi_panel(d: DisplayConfig) -> Any:
+        def spi_panel(d: DisplayConfig) -> Display:
             if d.driver == "ssd1322":
                 # luma's own stand-in keeps the last image it was given.
                 from luma.core.device import dummy
@@ -173,9 +213,11 @@ class Backends:
         def printer(c: PrinterConfig) -> Printer | None:
             return box_printer(c, simulated=True)
 
-        def tv(c: TvConfig) -> Any:
-            fakes.tv = simulated_tv(c)
-            return fakes.tv
+        def tv(c: TvConfig) -> Panel:
+            # luma's dummy device: shown pictures as a TV, and keeps the last one.
+            device = simulated_tv(c)
+            fakes.tv = device
+            return device
 
         return cls(
             name="sim",
@@ -192,6 +234,8 @@ class Backends:
 
     def replace(self, **changes: Any) -> Backends:
         """This set with some openers changed, e.g. ``entropy=lambda _: SeededSource(7)``."""
+        # Any, not object: mypy checks each value given to dataclasses.replace against the
+        # type of its field.
         return dataclasses.replace(self, **changes)
 
 

@@ -12,13 +12,13 @@ log. Time comes from an injected clock, so the simulator and the tests drive the
 waiting.
 
 The game bookkeeping (resume, start, end, the store) is in :mod:`pitable.box.games`, the
-menu in :mod:`pitable.box.menus`; this module is the loop, the timers and the screens.
+menu in :mod:`pitable.box.menus`, the timers in :mod:`pitable.box.timers`; this module is
+the loop and the screens.
 """
 
 from __future__ import annotations
 
 import ctypes
-import enum
 import logging
 import queue
 import threading
@@ -29,16 +29,7 @@ from typing import Protocol
 
 from PIL import Image
 
-from pitable.box.games import Asked, Game, Games, Store
-from pitable.box.menus import MenuLevel, Menus
-from pitable.box.parts import DisplaySlot
-from pitable.box.snapshot import Publisher
-from pitable.box.table_map import TableMap, fresh_seed
-from pitable.config import BoxConfig
-from pitable.errors import EntropyError
-from pitable.hw.clock import Clock
-from pitable.hw.entropy import EntropySource
-from pitable.hw.events import (
+from pitable.box.events import (
     Edge,
     Event,
     Line,
@@ -48,10 +39,20 @@ from pitable.hw.events import (
     Stop,
     Turned,
 )
+from pitable.box.games import Asked, Game, Games, Store
+from pitable.box.menus import MenuLevel, MenuPrinter, Menus
+from pitable.box.parts import DisplaySlot
+from pitable.box.phase import Phase
+from pitable.box.snapshot import Publisher
+from pitable.box.table_map import TableMap, fresh_seed
+from pitable.box.timers import Timer, timers_of
+from pitable.config import BoxConfig
+from pitable.errors import EntropyError
+from pitable.hw.clock import Clock
+from pitable.hw.entropy import EntropySource
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
 from pitable.i18n import LANGUAGES, box_language, check_language, translator
 from pitable.render.faces import die_panel, tumble_panel
-from pitable.render.join import JoinCode
 from pitable.render.status import StatusView, draw_status, page_count
 from pitable.rules import Die, Face, Roll, Title, draw_roll, find_title
 from pitable.rules.base import N_, Translator
@@ -118,31 +119,17 @@ def give_back_free_heap() -> None:
         trim(0)
 
 
-class Printer(Protocol):
-    """What the box needs of :class:`~pitable.box.printing.BoxPrinter`."""
+class Printer(MenuPrinter, Protocol):
+    """What the box needs of :class:`~pitable.box.printing.BoxPrinter`: what its menu
+    prints, and what the status screen says of it."""
 
     post: Callable[[Event], None] | None
-
-    def print_sheet(self, table_map: TableMap, copies: int = 1, *,
-                    join: JoinCode | None = None, solo: bool = False,
-                    tr: Translator = ..., lang: str = ...) -> str: ...
-
-    def retry(self, tr: Translator = ...) -> str: ...
-
-    def can_retry(self) -> bool: ...
 
     def message(self, tr: Translator = ...) -> str | None: ...
 
     def notice(self, tr: Translator = ...) -> str | None: ...
 
     def close(self) -> None: ...
-
-
-class Phase(enum.Enum):
-    IDLE = "idle"
-    ROLLING = "rolling"
-    SHOWING = "showing"
-    MENU = "menu"
 
 
 @dataclass
@@ -213,17 +200,7 @@ class Box:
         #: Why the table's page is not served, when it was asked for and could not be.
         self.web_notice: str | None = None
         #: Every timer of the box, in the order they fire when due at the same step.
-        self.timers: list[Timer] = [
-            *(Debounce(self, line) for line in Line),
-            Hold(self),
-            Tumble(self),
-            WaitingPress(self),
-            Blink(self),
-            NextPage(self),
-            MenuCloses(self),
-            PanelRetry(self),
-            StoreRetry(self),
-        ]
+        self.timers: list[Timer] = timers_of(self)
 
     def start(self) -> None:
         """Resume the stored game (or start one) and draw it on the screens and LEDs."""
@@ -301,7 +278,7 @@ class Box:
         match event:
             case Edge(line=line, pressed=pressed, at=at):
                 for change in self.lines[line].edge(pressed, at):
-                    self._changed(line, change)
+                    self.level_changed(line, change)
             case Turned(steps=steps):
                 if self.phase is Phase.MENU:
                     self.menus.move(steps)
@@ -317,12 +294,12 @@ class Box:
             case Stop():
                 pass  # it only wakes the loop, which then sees that it is stopped
 
-    def _changed(self, line: Line, change: Change) -> None:
+    def level_changed(self, line: Line, change: Change) -> None:
         """The debounced level of ``line`` changed: the button went down or up, or the
         push went down (its release means nothing)."""
         if line is Line.PUSH:
             if change.pressed:
-                self._on_hold()
+                self.on_hold()
         elif change.pressed:
             self.down_at = change.at
             self.hold_fired = False
@@ -337,7 +314,7 @@ class Box:
         self.down_at = None
         self.hold_fired = False
         if held and not fired:
-            self._on_hold()
+            self.on_hold()
         elif not held:
             self._on_press()
 
@@ -352,16 +329,16 @@ class Box:
             # Not lost: it rolls once this roll has been shown long enough to be read.
             self.press_waiting = True
         else:
-            self._roll()
+            self.roll()
 
-    def _take_waiting_press(self) -> None:
+    def take_waiting_press(self) -> None:
         """The waiting press rolls now or is given up: log how many were dropped behind it."""
         self.press_waiting = False
         dropped, self.dropped_presses = self.dropped_presses, 0
         if dropped:
             log.info("%d press%s dropped while rolling", dropped, "" if dropped == 1 else "es")
 
-    def _on_hold(self) -> None:
+    def on_hold(self) -> None:
         """A hold of ROLL, or the encoder's push: choose in the menu, else open it."""
         if self.phase is Phase.MENU:
             self.menus.choose()
@@ -379,7 +356,7 @@ class Box:
 
     # --- games ------------------------------------------------------------------
 
-    def start_game(self, title: Title, mode: str, table_map: TableMap | None = None) -> None:
+    def start_game(self, title: Title, mode: Mode, table_map: TableMap | None = None) -> None:
         self.games.new_game(title, mode, table_map)
         self.phase = Phase.IDLE
         self.message = None
@@ -388,12 +365,12 @@ class Box:
         self._show_current()
         give_back_free_heap()
 
-    def _new_game_asked(self, key: str, mode: str) -> None:
+    def _new_game_asked(self, key: str, mode: Mode) -> None:
         """A new game asked away from the box: it closes the menu and gives up a waiting
         press, as choosing one in the menu does; a roll in its tumble is already saved."""
         if self.press_waiting:
             self.dropped_presses += 1
-            self._take_waiting_press()
+            self.take_waiting_press()
         self.menus.clear()
         self.start_game(find_title(key), mode)
 
@@ -406,7 +383,9 @@ class Box:
 
     # --- rolling ------------------------------------------------------------------
 
-    def _roll(self) -> None:
+    def roll(self) -> None:
+        """Roll in the current game (a new one like it once it has ended): the tumble's
+        first frame, the roll saved, then its faces, or a line saying why it was refused."""
         shown = self.game
         self.tumble_from = shown.state.last_roll if shown.last_options is not None else None
         game = self.games.next_game()
@@ -435,15 +414,16 @@ class Box:
             # The first frame goes out before the commit, so a slow disk does not delay the
             # first pixel; the final faces wait for the commit (they come from the timers,
             # after this returns), so no roll is shown that is not on disk.
-            self._tumble_frame()
+            self.tumble_frame()
             self.publisher.publish(self.view(), rolling=True)
         self.games.record(turn, self.entropy.name)
         log.info("round %d: %s (from %s)", turn.round, game.title.summary(turn.options),
                  self.entropy.name)
         if self.phase is not Phase.ROLLING:
-            self._show_final()
+            self.show_final()
 
-    def _tumble_frame(self) -> None:
+    def tumble_frame(self) -> None:
+        """The tumble's next frame on the dice panels, and when the one after is due."""
         title = self.game.title
         before = self.tumble_from
         for die, slot in self.dice.items():
@@ -457,7 +437,8 @@ class Box:
         end = self.tumble_until
         self.next_frame = next_frame if next_frame < end - 0.001 else end
 
-    def _show_final(self) -> None:
+    def show_final(self) -> None:
+        """The tumble is over: the roll's faces, what it allows, and the time it stays."""
         self.phase = Phase.SHOWING
         state = self.game.state
         if state.over:
@@ -575,7 +556,7 @@ class Box:
     def notices(self) -> tuple[str, ...]:
         """The parts that are not working, in the box's language."""
         tr = self.tr
-        found = [n for slot in self._slots() if (n := slot.notice(tr))]
+        found = [n for slot in self.slots() if (n := slot.notice(tr))]
         # Only the fallback source degrades (to the OS generator); the others have no flag.
         if getattr(self.entropy, "degraded", False):
             found.append(tr.gettext(HWRNG_FAILED))
@@ -602,7 +583,8 @@ class Box:
         self.status.show(screen if screen is not None else _status_picture(view, self.status.size))
         self.publisher.publish(view, rolling=self.phase is Phase.ROLLING)
 
-    def _slots(self) -> list[DisplaySlot]:
+    def slots(self) -> list[DisplaySlot]:
+        """Every panel of the box: the dice, then the status screen."""
         return [*self.dice.values(), self.status]
 
     # --- the menu ---------------------------------------------------------------------
@@ -612,7 +594,7 @@ class Box:
             # The hold (or push) came after the waiting press and means something else: the
             # press must not roll when the menu closes, nor into a game chosen in it.
             self.dropped_presses += 1
-            self._take_waiting_press()
+            self.take_waiting_press()
         self._stop_blink()
         self.phase = Phase.MENU
         self.menus.open()
@@ -622,158 +604,3 @@ class Box:
         self.menus.clear()
         self.phase = Phase.SHOWING if self.game.last_options is not None else Phase.IDLE
         self._show_current()
-
-
-# --- the timers ---------------------------------------------------------------------------
-# Each is one thing the box does at a time of its own: when it is due (None: not set) and what
-# it does then. A new timer is one such class, added to :attr:`Box.timers`.
-
-
-class Timer(Protocol):
-    """One of the box's timers."""
-
-    def deadline(self) -> float | None:
-        """When the timer is due, or None while it is not set."""
-        ...
-
-    def fire(self, now: float) -> None:
-        """Do what is due at ``now`` (on or after :meth:`deadline`)."""
-        ...
-
-
-@dataclass(frozen=True)
-class Debounce:
-    """A line (the button, the push) counts its new level once its quiet time has run out."""
-
-    box: Box
-    line: Line
-
-    def deadline(self) -> float | None:
-        return self.box.lines[self.line].deadline()
-
-    def fire(self, now: float) -> None:
-        if (change := self.box.lines[self.line].settle(now)) is not None:
-            self.box._changed(self.line, change)
-
-
-@dataclass(frozen=True)
-class Hold:
-    """ROLL held down for ``hold_s``: the hold counts while the button is still down."""
-
-    box: Box
-
-    def deadline(self) -> float | None:
-        box = self.box
-        if box.down_at is None or box.hold_fired:
-            return None
-        return box.down_at + box.settings.hold_s
-
-    def fire(self, now: float) -> None:
-        self.box.hold_fired = True
-        self.box._on_hold()
-
-
-@dataclass(frozen=True)
-class Tumble:
-    """The tumble's next frame, or at its end the final faces."""
-
-    box: Box
-
-    def deadline(self) -> float | None:
-        box = self.box
-        return min(box.next_frame, box.tumble_until) if box.phase is Phase.ROLLING else None
-
-    def fire(self, now: float) -> None:
-        if now >= self.box.tumble_until:
-            self.box._show_final()
-        else:
-            self.box._tumble_frame()
-
-
-@dataclass(frozen=True)
-class WaitingPress:
-    """The press made during a tumble rolls once the result has been shown long enough."""
-
-    box: Box
-
-    def deadline(self) -> float | None:
-        box = self.box
-        return box.pending_at if box.press_waiting and box.phase is Phase.SHOWING else None
-
-    def fire(self, now: float) -> None:
-        self.box._take_waiting_press()
-        self.box._roll()
-
-
-@dataclass(frozen=True)
-class Blink:
-    """A hazard's status screen blinks, half of ``blink_ms`` on, half off."""
-
-    box: Box
-
-    def deadline(self) -> float | None:
-        return self.box.next_blink
-
-    def fire(self, now: float) -> None:
-        box = self.box
-        box.blink_on = not box.blink_on
-        box.next_blink = now + box.settings.blink_ms / 2000
-        box.draw_status()
-
-
-@dataclass(frozen=True)
-class NextPage:
-    """The status screen turns to its next page."""
-
-    box: Box
-
-    def deadline(self) -> float | None:
-        return self.box.next_page
-
-    def fire(self, now: float) -> None:
-        self.box.turn_page(+1)
-
-
-@dataclass(frozen=True)
-class MenuCloses:
-    """The open menu's own time: the code to join closes, or is looked at again."""
-
-    box: Box
-
-    def deadline(self) -> float | None:
-        box = self.box
-        return box.menus.deadline() if box.phase is Phase.MENU else None
-
-    def fire(self, now: float) -> None:
-        self.box.menus.expire(now)
-
-
-@dataclass(frozen=True)
-class PanelRetry:
-    """A panel that stopped answering is opened again, each at its own retry time."""
-
-    box: Box
-
-    def deadline(self) -> float | None:
-        due = [at for slot in self.box._slots() if (at := slot.retry_at) is not None]
-        return min(due) if due else None
-
-    def fire(self, now: float) -> None:
-        for slot in self.box._slots():
-            if slot.retry():  # each slot knows whether its own retry is due
-                self.box.message = None
-                self.box.draw_status()
-
-
-@dataclass(frozen=True)
-class StoreRetry:
-    """The writes that waited for the store are tried again."""
-
-    box: Box
-
-    def deadline(self) -> float | None:
-        return self.box.games.retry_at
-
-    def fire(self, now: float) -> None:
-        if self.box.games.retry():
-            self.box.draw_status()  # fewer rolls wait, or none

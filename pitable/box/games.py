@@ -117,7 +117,7 @@ class Store(Protocol):
     def last_roll(self, game_id: int) -> StoredRoll | None: ...
 
     def new_game(
-        self, title: Title | str, mode: Mode | str, table_map: TableMap | None = None
+        self, title: Title | str, mode: Mode, table_map: TableMap | None = None
     ) -> StoredGame: ...
 
     def set_map(self, game_id: int, table_map: TableMap) -> object: ...
@@ -261,18 +261,18 @@ class Games:
                 # unless the command line asks for others.
                 chosen = games[-1]
                 return self.new_game(asked.title or find_title(chosen.title),
-                                     str(asked.mode or chosen.mode))
+                                     asked.mode or chosen.mode)
         return self.new_game(asked.title or configured_title(self.settings),
-                             str(asked.mode or self.settings.mode))
+                             asked.mode or Mode.from_str(self.settings.mode))
 
     def fresh_map(self, title: Title) -> TableMap:
         """A new map of ``title``: side A, a seed no one chose."""
         return TableMap(title, Side.A, self.seeds())
 
-    def new_game(self, title: Title, mode: str, table_map: TableMap | None = None) -> Game:
+    def new_game(self, title: Title, mode: Mode, table_map: TableMap | None = None) -> Game:
         """Start a game of ``title`` in ``mode`` on ``table_map`` (None: a fresh map),
         saved when the store takes it."""
-        state = GameState(title, Mode.from_str(mode))
+        state = GameState(title, mode)
         if table_map is None or table_map.title is not state.title:
             table_map = self.fresh_map(state.title)
         game = Game(state, table_map)

@@ -13,13 +13,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PIL import Image
 
-from pitable.box.games import PLAYERS_RANGE, score_components
+from pitable.box.games import PLAYERS_RANGE, Game, score_components
 from pitable.box.join import join_code, serves_page
 from pitable.box.table_map import TableMap
+from pitable.hw.clock import Clock
 from pitable.i18n import LANGUAGES
 from pitable.render.join import JoinCode, join_screen
 from pitable.render.status import MenuView
@@ -27,13 +28,100 @@ from pitable.rules import Title, all_titles
 from pitable.rules.base import Translator
 from pitable.rules.session import Mode
 
-if TYPE_CHECKING:
-    from pitable.box.controller import Box
-
 log = logging.getLogger("pitable.box")
 
 #: The least and the most stars the score entry allows.
 SCORE_RANGE = (-200, 400)
+
+
+class MenuGames(Protocol):
+    """What the menu needs of the box's games (:class:`~pitable.box.games.Games`): the
+    choices that outlive a game."""
+
+    @property
+    def players(self) -> int:
+        """How many sheets "Sheets for N players" prints."""
+        ...
+
+    @players.setter
+    def players(self, count: int) -> None: ...
+
+    @property
+    def last_sheet(self) -> TableMap | None:
+        """The map of the last sheet printed, if any."""
+        ...
+
+    def printed(self, table_map: TableMap) -> None:
+        """A sheet of ``table_map`` went to the printer."""
+        ...
+
+
+class MenuPrinter(Protocol):
+    """What the menu needs of the box's printer (:class:`~pitable.box.printing.BoxPrinter`)."""
+
+    def print_sheet(self, table_map: TableMap, copies: int = 1, *,
+                    join: JoinCode | None = None, solo: bool = False,
+                    tr: Translator = ..., lang: str = ...) -> str: ...
+
+    def retry(self, tr: Translator = ...) -> str: ...
+
+    def can_retry(self) -> bool: ...
+
+
+class Screen(Protocol):
+    """A screen the menu draws a picture for: its size in pixels."""
+
+    @property
+    def size(self) -> tuple[int, int]: ...
+
+
+class MenuBox(Protocol):
+    """What the menu needs of the box (:class:`~pitable.box.controller.Box`): the game,
+    the words, the printer, and the few steps a menu item takes."""
+
+    #: The status screen's line, set by a print or a retry.
+    message: str | None
+
+    @property
+    def game(self) -> Game: ...
+
+    @property
+    def games(self) -> MenuGames: ...
+
+    @property
+    def printer(self) -> MenuPrinter | None: ...
+
+    @property
+    def language(self) -> str: ...
+
+    @property
+    def tr(self) -> Translator: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def status(self) -> Screen: ...
+
+    @property
+    def web_url(self) -> str | None:
+        """The table's page as the web server bound it; None while none is served."""
+        ...
+
+    @property
+    def web_pin(self) -> str | None: ...
+
+    def draw_status(self) -> None: ...
+
+    def close_menu(self) -> None: ...
+
+    def set_language(self, lang: str) -> None: ...
+
+    def start_game(self, title: Title, mode: Mode, table_map: TableMap | None = None) -> None:
+        ...
+
+    def end_game(self, score: int | None = None,
+                 parts: tuple[tuple[str, int], ...] | None = None) -> None: ...
 
 
 @dataclass
@@ -96,7 +184,7 @@ class JoinShown:
 class Menus:
     """The open menu's levels (the top one shown) and the number being entered, if any."""
 
-    box: Box
+    box: MenuBox
     levels: list[MenuLevel] = field(default_factory=list)
     entry: Entry | None = None
     join: JoinShown | None = None
@@ -221,8 +309,9 @@ class Menus:
         game = self.box.game
         selected = 0
         for title in all_titles():
-            for mode, label in (("table", _("{title}: table")), ("solo", _("{title}: solo"))):
-                if title is game.title and mode == str(game.state.mode):
+            for mode, label in ((Mode.TABLE, _("{title}: table")),
+                                (Mode.SOLO, _("{title}: solo"))):
+                if title is game.title and mode is game.state.mode:
                     selected = len(items)
                 items.append((label.format(title=_(title.short_name)),
                               self._starter(title, mode)))
@@ -230,7 +319,7 @@ class Menus:
         self.levels.append(MenuLevel(_("New game"), items, selected))
         self.box.draw_status()
 
-    def _starter(self, title: Title, mode: str) -> Callable[[], None]:
+    def _starter(self, title: Title, mode: Mode) -> Callable[[], None]:
         def start() -> None:
             last = self.box.games.last_sheet
             if last is None or last.title is not title:
@@ -249,7 +338,7 @@ class Menus:
 
         return start
 
-    def _start(self, title: Title, mode: str, table_map: TableMap | None) -> None:
+    def _start(self, title: Title, mode: Mode, table_map: TableMap | None) -> None:
         self.levels = []
         self.box.start_game(title, mode, table_map)
 

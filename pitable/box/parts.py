@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 from PIL import Image
 
@@ -35,13 +35,20 @@ NOT_ANSWERING = {
 OTHER_NOT_ANSWERING = N_("{part} display not answering")
 
 
+class Display(Protocol):
+    """A panel as a slot drives it: luma's devices, the box's own OLED driver, the fakes.
+    A panel with a ``cleanup()`` has it called when the slot closes."""
+
+    def display(self, image: Image.Image) -> None: ...
+
+
 class DisplaySlot:
     """One panel of the box, opened by ``opener`` and reopened by it after a failure."""
 
     def __init__(
         self,
         name: str,
-        opener: Callable[[], Any],
+        opener: Callable[[], Display],
         size: tuple[int, int],
         clock: Clock,
         *,
@@ -52,7 +59,7 @@ class DisplaySlot:
         self.size = size
         self.clock = clock
         self.backoff = backoff
-        self.panel: Any = None
+        self.panel: Display | None = None
         self.wanted: Image.Image | None = None
         self.failure: str | None = None
         self.failures = 0

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pitable.box.events import Event, PrinterChanged
 from pitable.config import PrinterConfig
 from pitable.errors import (
     JobNotTaken,
@@ -29,7 +30,6 @@ from pitable.errors import (
     PrinterOffline,
     PrinterTimeout,
 )
-from pitable.hw.events import Event, PrinterChanged
 from pitable.i18n import SOURCE_LANGUAGE
 from pitable.rules.base import ENGLISH, N_, Translator
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from pitable.i18n import translator
 from pitable.render.status import StatusView, reading_of
+from pitable.rules.session import Mode
 
 log = logging.getLogger("pitable.box")
 
@@ -37,8 +38,8 @@ class TableSnapshot:
     #: in the box's language.
     title: str
     title_name: str
-    #: "solo" or "table".
-    mode: str
+    #: How the game is played; the JSON says it as the plain word, "table" or "solo".
+    mode: Mode
     #: The map everyone plays ("A·1234": side and seed), as the status screen's header names it.
     map: str | None
     #: True while the dice tumble: the roll is not shown yet.
@@ -74,7 +75,7 @@ class TableSnapshot:
             "seq": self.seq,
             "title": self.title,
             "title_name": self.title_name,
-            "mode": self.mode,
+            "mode": str(self.mode),
             "map": self.map,
             "rolling": self.rolling,
             "roll": self.roll,
@@ -153,7 +154,7 @@ class Publisher:
             seq=(self.latest.seq + 1) if self.latest is not None else 1,
             title=title.key,
             title_name=title.display_name(translator(view.lang)),
-            mode="solo" if view.solo else "table",
+            mode=Mode.SOLO if view.solo else Mode.TABLE,
             map=view.map_tag,
             rolling=rolling,
             options=options,

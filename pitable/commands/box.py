@@ -293,10 +293,12 @@ def run_sim(args: argparse.Namespace) -> int:
         if args.png:
             sim.faceplate().save(args.png)
         _save_tv(sim, args.tv_png)
+        from pitable.rules.session import Mode
+
         state = sim.box.game.state
         title = state.title
         tr = sim.box.tr
-        mode = tr.gettext("solo") if state.mode == "solo" else tr.gettext("table")
+        mode = tr.gettext("solo") if state.mode is Mode.SOLO else tr.gettext("table")
         print(tr.ngettext("{title}, {mode}: {count} roll, {hazards}",
                           "{title}, {mode}: {count} rolls, {hazards}", state.rounds).format(
             title=title.display_name(tr), mode=mode, count=state.rounds,

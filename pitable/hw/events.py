@@ -1,8 +1,8 @@
-"""What the parts tell the controller: small frozen events, put on its queue.
+"""What the inputs tell the controller: small frozen events, put on its queue.
 
-The inputs' callbacks (gpiozero's threads), the print queue's thread, the web page's server
-thread and a signal handler may only post one of these; the controller's loop alone decides
-what they mean.
+The inputs' callbacks (gpiozero's threads) may only post one of these; the controller's
+loop alone decides what they mean. The box's other events (a print job's change, the web
+page's commands, a stop) are the box's own, in :mod:`pitable.box.events`.
 """
 
 from __future__ import annotations
@@ -35,29 +35,5 @@ class Turned:
     steps: int
 
 
-@dataclass(frozen=True)
-class PrinterChanged:
-    """A print job changed state: the status screen may have something to say."""
-
-
-@dataclass(frozen=True)
-class RollCommand:
-    """ROLL pressed away from the box (the table's web page, with its PIN): rolls as a press
-    of the button does, except in the box's menu, where a press would move the cursor."""
-
-
-@dataclass(frozen=True)
-class NewGameCommand:
-    """Start a game of ``title`` (a title's key) in ``mode`` ("table" or "solo"), asked
-    away from the box (the table's web page, with its PIN)."""
-
-    title: str
-    mode: str
-
-
-@dataclass(frozen=True)
-class Stop:
-    """The box is stopping: wakes the loop so that it sees it."""
-
-
-Event = Edge | Turned | PrinterChanged | RollCommand | NewGameCommand | Stop
+#: What the inputs post.
+InputEvent = Edge | Turned

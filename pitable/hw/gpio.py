@@ -18,7 +18,7 @@ from typing import Any
 
 from pitable.errors import GpioError
 from pitable.hw.clock import Clock, MonotonicClock
-from pitable.hw.events import Edge, Event, Line, Turned
+from pitable.hw.events import Edge, InputEvent, Line, Turned
 
 #: Where the firmware names the board ("Raspberry Pi 5 Model B Rev 1.0"), as install.sh reads it.
 BOARD_MODEL = Path("/proc/device-tree/model")
@@ -169,7 +169,7 @@ class Controls:
 
     def __init__(
         self,
-        emit: Callable[[Event], None],
+        emit: Callable[[InputEvent], None],
         *,
         button: int = 17,
         pull_up: bool = True,

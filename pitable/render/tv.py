@@ -20,6 +20,7 @@ from pitable.render.join import JoinCode, join_tile
 from pitable.render.text import draw_fitted, fit_text, line_height, wrap_text
 from pitable.rules import SPECIAL, Die, Face, Title, find_title
 from pitable.rules.base import Translator
+from pitable.rules.session import Mode
 
 BACKGROUND = (30, 28, 27)
 INK = (240, 236, 228)
@@ -38,7 +39,7 @@ class TableView(Protocol):
     @property
     def title_name(self) -> str: ...
     @property
-    def mode(self) -> str: ...
+    def mode(self) -> Mode: ...
     @property
     def map(self) -> str | None: ...
     @property
@@ -109,7 +110,7 @@ def die_square(face: Face | None, die: Die, title: Title | None, side: int,
 
 def _status_line(view: TableView, tr: Translator) -> str:
     _ = tr.gettext
-    mode = _("solo") if view.mode == "solo" else _("table")
+    mode = _("solo") if view.mode == Mode.SOLO else _("table")
     parts = [mode] if view.map is None else [_("map {map}").format(map=view.map), mode]
     if view.round is not None:
         if view.round_limit:

@@ -32,11 +32,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pitable.config import MODES, PageLimits
+from pitable.config import PageLimits
 from pitable.errors import RulesError, TooManyListeners, UsageError
-from pitable.hw.events import Event, NewGameCommand, RollCommand
 from pitable.i18n import LANGUAGES, SOURCE_LANGUAGE, check_language, translator
 from pitable.rules import all_titles, find_title
+from pitable.rules.session import Mode
+from pitable.web.commands import Command, NewGameCommand, RollCommand
 from pitable.web.guard import PinGuard, Verdict, client_key
 from pitable.web.hub import Hub
 from pitable.web.words import page_words
@@ -258,7 +259,7 @@ def error(status: int, text: str) -> JSONResponse:
 def build_app(
     hub: Hub,
     guard: PinGuard,
-    post: Callable[[Event], None],
+    post: Callable[[Command], None],
     *,
     keepalive_s: float = KEEPALIVE_S,
     limits: PageLimits | None = None,
@@ -283,7 +284,7 @@ def build_app(
         if hub.latest is None:
             return error(503, "the box has not started yet")
         named = page_words(box_lang())["titles"]
-        return JSONResponse({**hub.latest, "titles": named, "modes": list(MODES)},
+        return JSONResponse({**hub.latest, "titles": named, "modes": [m.value for m in Mode]},
                             headers={"cache-control": "no-store"})
 
     async def words(request: Request) -> Response:
@@ -345,7 +346,7 @@ def build_app(
         return JSONResponse({"queued": "roll"}, status_code=202)
 
     async def new_game(request: Request) -> Response:
-        example = json.dumps({"title": titles[0]["key"], "mode": "table"})
+        example = json.dumps({"title": titles[0]["key"], "mode": Mode.TABLE.value})
         expected = f"expected a JSON object such as {example}"
         try:
             body: Any = json.loads(await request.body() or b"{}")
@@ -354,17 +355,19 @@ def build_app(
             return error(400, expected)
         if not isinstance(body, dict):
             return error(400, expected)
-        name, mode = body.get("title"), body.get("mode", "table")
+        name, mode = body.get("title"), body.get("mode", Mode.TABLE.value)
         if not isinstance(name, str):
             return error(400, f"title: expected one of {', '.join(t['key'] for t in titles)}")
         try:
             title = find_title(name)
         except RulesError as exc:
             return error(400, f"title: {exc}")
-        if mode not in MODES:
-            return error(400, f"mode: expected {' or '.join(MODES)}")
-        post(NewGameCommand(title.key, mode))
-        return JSONResponse({"queued": "new-game", "title": title.key, "mode": mode},
+        try:
+            game_mode = Mode(mode)
+        except ValueError:
+            return error(400, f"mode: expected {' or '.join(Mode)}")
+        post(NewGameCommand(title.key, game_mode))
+        return JSONResponse({"queued": "new-game", "title": title.key, "mode": game_mode.value},
                             status_code=202)
 
     routes = [

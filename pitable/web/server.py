@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 from pitable.config import BACKLOG, PageLimits
 from pitable.errors import WebError
 from pitable.hw.clock import Clock, MonotonicClock
-from pitable.hw.events import Event
 from pitable.hw.network import bound_url, page_url
 from pitable.web.app import EVENTS_PATH, KEEPALIVE_S, build_app
 from pitable.web.budget import Bounded, ConnectionBudget, budgeted_protocol
+from pitable.web.commands import Command
 from pitable.web.guard import PinGuard
 from pitable.web.hub import Hub, Snapshot
 
@@ -58,7 +58,7 @@ class WebServer:
         host: str,
         port: int,
         pin: str,
-        post: Callable[[Event], None],
+        post: Callable[[Command], None],
         *,
         clock: Clock | None = None,
         keepalive_s: float = KEEPALIVE_S,

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pitable.box.events import Event
 from pitable.hw.clock import FakeClock
-from pitable.hw.events import Event
 from pitable.web.server import WebServer
 
 #: The PIN of every page :func:`serve` starts.
