@@ -15,7 +15,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from pitable.box.assembly import build_box
-from pitable.box.backends import Backends
+from pitable.box.backends import Backends, open_tv
 from pitable.box.join import join_code
 from pitable.box.snapshot import TableSnapshot
 from pitable.box.tv import TvWorker
@@ -188,14 +188,14 @@ def test_without_a_framebuffer_the_box_rolls_and_says_there_is_no_tv(
     missing = next(f"/dev/fb{n}" for n in range(31, 0, -1)
                    if not Path(f"/sys/class/graphics/fb{n}").exists())
     config = tv_on(device=missing)
-    backends = Backends.simulated(config).replace(tv=open_framebuffer)
+    backends = Backends.simulated(config).replace(tv=open_tv)
     with caplog.at_level(logging.WARNING, logger="pitable"), \
             build_box(config, backends=backends) as built:
         assert built.tv is None
         assert built.box.view().message == f"No TV on {missing}"
     assert f"TV: no framebuffer at {missing}" in caplog.text
     with pytest.raises(DisplayError, match="is a screen plugged into the HDMI port"):
-        open_framebuffer(config.tv)
+        open_framebuffer(config.tv.device, bgr=config.tv.bgr)
 
 
 def test_the_tv_is_off_unless_the_config_turns_it_on() -> None:

@@ -114,6 +114,11 @@ class Fakes:
         return self.factory.pin(number)
 
 
+def open_tv(c: TvConfig) -> Panel:
+    """The TV of the config's ``[tv]`` table: luma's framebuffer device on the Pi."""
+    return open_framebuffer(c.device, bgr=c.bgr)
+
+
 @dataclass(frozen=True)
 class Backends:
     """The openers of every kind of part, and the clock; see the module's docstring."""
@@ -136,7 +141,7 @@ class Backends:
     #: The fakes behind the simulated set, to drive and read them; None for real parts.
     fakes: Fakes | None = None
     #: The TV over HDMI, opened only when the config's ``[tv]`` enables it.
-    tv: Callable[[TvConfig], Panel] = open_framebuffer
+    tv: Callable[[TvConfig], Panel] = open_tv
 
     @classmethod
     def real(cls, config: Config, *, clock: Clock | None = None) -> Backends:
@@ -215,7 +220,7 @@ class Backends:
 
         def tv(c: TvConfig) -> Panel:
             # luma's dummy device: shown pictures as a TV, and keeps the last one.
-            device = simulated_tv(c)
+            device = simulated_tv(width=c.width, height=c.height)
             fakes.tv = device
             return device
 
