@@ -34,6 +34,7 @@ import contextlib
 import io
 import sys
 
+from pitable.box.backends import printer_settings
 from pitable.config import DEFAULTS, PrinterConfig, printer_config
 from pitable.hw.fake_printer import FakePrinter
 from pitable.hw.printer import WINDOW_BYTES, ThermalPrinter, feed
@@ -60,7 +61,7 @@ def pitable_print(
     image: object, settings: PrinterConfig, copies: int = 1
 ) -> tuple[int, float, int, bool]:
     fake = FakePrinter(baudrate=settings.baudrate, dots=settings.dots, buffer_bytes=WINDOW_BYTES)
-    printer = ThermalPrinter(settings, transport=fake, clock=fake.clock)
+    printer = ThermalPrinter(printer_settings(settings), transport=fake, clock=fake.clock)
     report = printer.print_image(image, copies=copies)  # type: ignore[arg-type]
     return report.bytes_sent, fake.finished_at, fake.peak_buffer, fake.overran
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from pitable.errors import ConfigError
+from pitable.hw.chips import PAPER_DOTS
 from pitable.i18n import LANGUAGES, language_of
 from pitable.pins import (
     HEADER_GPIOS,
@@ -73,8 +74,6 @@ URL_BAUDRATE_MAX = 1_000_000_000
 MODES = ("table", "solo")
 IMAGE_COMMANDS = ("gsv0", "dc2")
 UART_OVERLAYS = ("disable-bt", "miniuart-bt")
-#: Paper width in mm -> printable dots (203 dpi heads).
-PAPER_DOTS = {58: 384, 80: 576}
 _USABLE = f"GPIO {USABLE_GPIOS[0]} to {USABLE_GPIOS[-1]}"
 _GPIO_RULE = f"a header {_USABLE} (BCM numbering)"
 _DEFAULT_MUX_CHANNELS = {"green": 0, "purple": 1, "red": 2, "status": 3}
@@ -521,8 +520,9 @@ class Displays:
 class PrinterConfig:
     """[printer]: the serial thermal printer, every setting its driver uses.
 
-    The one type of the printer's settings: :mod:`pitable.hw.printer` prints with it, and
-    :func:`printer_config` puts a command line's options on top of the file's.
+    The box hands them to the driver as :class:`~pitable.hw.printer.PrinterSettings`
+    (:func:`~pitable.box.backends.printer_settings`); :func:`printer_config` puts a command
+    line's options on top of the file's.
     """
 
     enabled: bool = setting(True, "false: no printer fitted.")

@@ -277,13 +277,19 @@ def check_printer(
     ``transport`` stands in for the serial port (a fake printer); ``port`` overrides the
     config's (any pyserial URL, such as ``loop://``).
     """
-    from pitable.hw.printer import ThermalPrinter
+    from pitable.hw.printer import PrinterSettings, ThermalPrinter
 
     part = "printer"
     if not config.printer.enabled:
         return Result(part, Status.SKIP, "disabled in the config")
     settings = printer_settings(config, port)
-    printer = ThermalPrinter(settings, transport=transport)
+    # A status request needs only where the printer is and which commands it speaks (the
+    # doctor sits below the box, whose printer_settings gives a driver all of them).
+    printer = ThermalPrinter(
+        PrinterSettings(port=settings.port, baudrate=settings.baudrate,
+                        image_command=settings.image_command, timeout_s=settings.timeout_s),
+        transport=transport,
+    )
     try:
         status = printer.status()
     except PitableError as exc:

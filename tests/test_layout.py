@@ -12,16 +12,19 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pitable"
 
-#: What each part of the package may import from the rest of it (docs/architecture.md).
+#: What each part of the package may import from the rest of it (docs/architecture.md): a
+#: part (``hw``), or one module of a part (``hw.chips``).
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "pins": set(),
     "xdg": set(),
     "i18n": {"errors", "xdg"},
     "rules": {"errors"},
-    "config": {"errors", "pins", "i18n", "xdg"},
+    # The config checks its tables against the chips' facts, which import nothing.
+    "config": {"errors", "pins", "i18n", "xdg", "hw.chips"},
     "firmware": {"errors", "pins", "config"},
-    "hw": {"errors", "pins", "config"},
+    # Drivers take plain arguments: the box turns the config into them.
+    "hw": {"errors", "pins"},
     "render": {"errors", "pins", "config", "firmware", "rules", "i18n"},
     "doctor": {"errors", "pins", "config", "firmware", "hw"},
     "web": {"errors", "pins", "config", "rules", "hw", "i18n"},
@@ -62,6 +65,13 @@ def part_of(module: str) -> str:
     return module.split(".", maxsplit=1)[0]
 
 
+def may_import(allowed: set[str], name: str) -> bool:
+    """Whether a module allowed ``allowed`` may import ``pitable.<name>``."""
+    return part_of(name) in allowed or any(
+        name == module or name.startswith(f"{module}.") for module in allowed
+    )
+
+
 @pytest.mark.parametrize("module", modules())
 def test_a_module_imports_only_the_layers_below_it(module: str) -> None:
     path = modules()[module]
@@ -70,9 +80,28 @@ def test_a_module_imports_only_the_layers_below_it(module: str) -> None:
     wrong = [
         f"{path.name}:{line} imports {name}"
         for name, line in imported(ast.parse(path.read_text()))
-        if name.startswith("pitable.") and part_of(name.removeprefix("pitable.")) not in allowed
+        if name.startswith("pitable.") and not may_import(allowed, name.removeprefix("pitable."))
     ]
     assert wrong == []
+
+
+def test_the_drivers_do_not_import_the_config() -> None:
+    """Drivers take plain arguments, as luma's and python-escpos's do; the box converts its
+    config's tables into them."""
+    wrong = [
+        f"{path.name}:{line} imports {name}"
+        for module, path in modules().items() if part_of(module) == "hw"
+        for name, line in imported(ast.parse(path.read_text()))
+        if name == "pitable.config" or name.startswith("pitable.config.")
+    ]
+    assert wrong == []
+
+
+def test_the_chips_facts_import_only_the_standard_library() -> None:
+    """The config, which every command imports, reads them: they must cost nothing."""
+    path = modules()["hw.chips"]
+    names = [name for name, _ in imported(ast.parse(path.read_text()))]
+    assert [n for n in names if n.split(".")[0] not in sys.stdlib_module_names] == []
 
 
 @pytest.mark.parametrize("module", modules())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import socket
 import threading
@@ -10,6 +11,7 @@ import time
 import pytest
 from PIL import Image
 
+from pitable.box.backends import printer_settings
 from pitable.box.printing import JobState, JobStatus, PrintSpooler
 from pitable.config import DEFAULTS, PrinterConfig, loads_config, printer_config
 from pitable.errors import ConfigError, PaperOut, PrinterError, PrinterOffline, PrinterTimeout
@@ -19,6 +21,7 @@ from pitable.hw.printer import (
     STATUS_ONLINE,
     STATUS_PAPER,
     WINDOW_BYTES,
+    PrinterSettings,
     SerialTransport,
     ThermalPrinter,
     encode_image,
@@ -34,7 +37,7 @@ WAIT = 30  # seconds: only a bound on a hang; no test waits that long when it pa
 
 def printer_on(fake: FakePrinter, **settings: object) -> ThermalPrinter:
     config = printer_config(DEFAULTS.printer, **settings)
-    return ThermalPrinter(config, transport=fake, clock=fake.clock)
+    return ThermalPrinter(printer_settings(config), transport=fake, clock=fake.clock)
 
 
 @pytest.mark.parametrize("command", ["gsv0", "dc2"])
@@ -110,7 +113,7 @@ def test_a_picture_on_80_mm_paper() -> None:
 
 def test_a_picture_wider_than_the_paper_is_refused() -> None:
     with pytest.raises(PrinterError, match="576 dots wide"):
-        encode_image(Image.new("1", (576, 10), 1), PrinterConfig())
+        encode_image(Image.new("1", (576, 10), 1), PrinterSettings())
 
 
 @pytest.mark.parametrize("baudrate", [9600, 19200, 115200])
@@ -129,7 +132,7 @@ def test_without_pacing_the_buffer_overruns() -> None:
     # The check can fail: the same job written in one go floods the fake's buffer.
     image = render_sheet(generate("valley", 11))
     fake = FakePrinter(buffer_bytes=WINDOW_BYTES)
-    fake.write(b"".join(c.data for c in encode_image(image, PrinterConfig())))
+    fake.write(b"".join(c.data for c in encode_image(image, PrinterSettings())))
     assert fake.overran
 
 
@@ -160,7 +163,7 @@ def test_the_dtr_busy_line_gates_the_writes() -> None:
         polls.append(fake.clock.now())
         return fake.writes > 0 and len(polls) % 6 != 0
 
-    printer = ThermalPrinter(PrinterConfig(), transport=fake, clock=fake.clock, busy=busy)
+    printer = ThermalPrinter(PrinterSettings(), transport=fake, clock=fake.clock, busy=busy)
     image = render_sheet(generate("temple", 1))
     printer.print_image(image)
     assert same_picture(fake.printout().crop((0, 0, 384, image.height)), image)
@@ -170,7 +173,7 @@ def test_the_dtr_busy_line_gates_the_writes() -> None:
 def test_a_busy_line_stuck_high_times_out() -> None:
     fake = FakePrinter()
     printer = ThermalPrinter(
-        PrinterConfig(timeout_s=2.0), transport=fake, clock=fake.clock, busy=lambda: True
+        PrinterSettings(timeout_s=2.0), transport=fake, clock=fake.clock, busy=lambda: True
     )
     with pytest.raises(PrinterTimeout, match="busy line"):
         printer.print_image(render_sheet(generate("temple", 1)))
@@ -207,9 +210,9 @@ def test_a_printer_that_does_not_answer_still_prints() -> None:
 
 def test_an_echoing_port_is_not_taken_for_a_status() -> None:
     # pyserial's loop:// sends every byte back; the echo of a query is not a reply.
-    transport = SerialTransport(PrinterConfig(port="loop://"))
+    transport = SerialTransport("loop://")
     try:
-        status = ThermalPrinter(PrinterConfig(port="loop://"), transport=transport).status()
+        status = ThermalPrinter(PrinterSettings(port="loop://"), transport=transport).status()
     finally:
         transport.close()
     assert status == type(status)(online=None, paper=None)
@@ -217,7 +220,7 @@ def test_an_echoing_port_is_not_taken_for_a_status() -> None:
 
 def test_a_port_that_cannot_be_opened_is_offline() -> None:
     with pytest.raises(PrinterOffline, match="/dev/no-such-printer"):
-        SerialTransport(PrinterConfig(port="/dev/no-such-printer"))
+        SerialTransport("/dev/no-such-printer")
 
 
 @pytest.mark.parametrize(
@@ -277,8 +280,8 @@ def test_the_file_and_the_options_are_bounded_alike(key: str, toml: str, value: 
 def test_a_loopback_port_takes_a_whole_print() -> None:
     # pyserial's loop:// echoes every byte into a queue of 4 KB that nothing else reads;
     # a sheet is several times that.
-    settings = PrinterConfig(port="loop://")
-    transport = SerialTransport(settings)
+    settings = PrinterSettings(port="loop://")
+    transport = SerialTransport(settings.port)
     try:
         printer = ThermalPrinter(settings, transport=transport, clock=FakeClock())
         report = printer.print_image(render_sheet(generate("temple", 7)))
@@ -294,7 +297,7 @@ def test_a_network_printer_nobody_listens_for_is_offline() -> None:
         port = server.getsockname()[1]
     # The port is free again: nobody listens on it.
     with pytest.raises(PrinterOffline) as caught:
-        SerialTransport(PrinterConfig(port=f"socket://127.0.0.1:{port}"))
+        SerialTransport(f"socket://127.0.0.1:{port}")
     message = str(caught.value)
     assert message.startswith(f"cannot open printer port socket://127.0.0.1:{port}: ")
     assert "Connection refused" in message
@@ -309,8 +312,23 @@ def test_settings_on_top_of_the_config_keep_the_rest() -> None:
 
 
 def test_settings_give_the_paper_width_in_dots() -> None:
-    assert PrinterConfig().dots == 384
-    assert PrinterConfig(paper_width_mm=80).dots == 576
+    assert PrinterConfig().dots == PrinterSettings().dots == 384
+    assert PrinterConfig(paper_width_mm=80).dots == PrinterSettings(paper_width_mm=80).dots == 576
+
+
+def test_the_driver_is_given_every_printer_setting_of_the_config() -> None:
+    """Every setting the driver takes comes from the [printer] table, none left at the
+    driver's own default; and the defaults of both agree."""
+    config = PrinterConfig(
+        port="socket://127.0.0.1:9100", baudrate=57600, paper_width_mm=80,
+        image_command="dc2", line_time_ms=12.5, feed_time_ms=1.5, dtr_busy_pin=4,
+        timeout_s=3.0, heat_dots=7, heat_time=99, heat_interval=21, tear_feed_mm=20.0,
+    )
+    settings = printer_settings(config)
+    for field in dataclasses.fields(PrinterSettings):
+        given = getattr(settings, field.name)
+        assert given == getattr(config, field.name) != field.default, field.name
+    assert printer_settings(PrinterConfig()) == PrinterSettings()
 
 
 def test_the_status_query_is_dle_eot_1_and_4() -> None:

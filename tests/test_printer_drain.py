@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from pitable.box.backends import printer_settings
 from pitable.box.printing import BoxPrinter
-from pitable.config import DEFAULTS, PrinterConfig
+from pitable.config import DEFAULTS
 from pitable.errors import JobNotTaken
 from pitable.hw.clock import FakeClock
 from pitable.hw.fake_printer import FakePrinter
-from pitable.hw.printer import SerialTransport, ThermalPrinter
+from pitable.hw.printer import PrinterSettings, ThermalPrinter, open_transport
 from pitable.i18n import translator
 from tests.conftest import run_cli as run
 from tests.support.box import make
@@ -57,15 +58,15 @@ def listener(reads: bool) -> Iterator[tuple[int, bytearray]]:
         thread.join(10)
 
 
-def settings(port: int) -> PrinterConfig:
+def settings(port: int) -> PrinterSettings:
     # No pacing: the job goes out as fast as the socket takes it; a short write deadline.
-    return PrinterConfig(port=f"socket://127.0.0.1:{port}", baudrate=1_000_000_000,
-                         line_time_ms=0, feed_time_ms=0, timeout_s=0.5)
+    return PrinterSettings(port=f"socket://127.0.0.1:{port}", baudrate=1_000_000_000,
+                           line_time_ms=0, feed_time_ms=0, timeout_s=0.5)
 
 
 def dense_picture(rows: int = 800) -> Image.Image:
     """A picture of ``rows`` inked rows: 48 bytes a row on 58 mm paper, about 38 kB."""
-    return Image.new("1", (PrinterConfig().dots, rows), 0)
+    return Image.new("1", (PrinterSettings().dots, rows), 0)
 
 
 def test_a_printer_that_reads_nothing_fails_the_print() -> None:
@@ -93,7 +94,7 @@ def test_a_printer_that_reads_everything_has_printed_it() -> None:
 def test_a_drained_socket_waits_for_a_slow_reader() -> None:
     """drain() returns only once the queue is empty: the reader's bytes all arrive."""
     with listener(reads=True) as (port, received):
-        transport = SerialTransport(settings(port))
+        transport = open_transport(settings(port))
         try:
             transport.write(b"x" * 200_000)
             transport.drain(10.0)
@@ -121,7 +122,7 @@ def test_print_says_so_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_the_fake_printer_that_reads_nothing_fails_its_drain() -> None:
     clock = FakeClock()
     fake = FakePrinter(clock=clock, reads=False)
-    printer = ThermalPrinter(PrinterConfig(timeout_s=2.0), transport=fake, clock=clock)
+    printer = ThermalPrinter(PrinterSettings(timeout_s=2.0), transport=fake, clock=clock)
     with pytest.raises(JobNotTaken):
         printer.print_image(dense_picture(50))
     assert fake.unsent > 0 and not fake.rows  # nothing came out
@@ -132,7 +133,8 @@ def test_the_box_shows_the_printer_that_reads_nothing(lang: str) -> None:
     settings_ = DEFAULTS.printer
     clock = FakeClock()
     fake = FakePrinter(dots=settings_.dots, clock=clock, reads=False)
-    printer = BoxPrinter(ThermalPrinter(settings_, transport=fake, clock=clock), settings_)
+    driver = ThermalPrinter(printer_settings(settings_), transport=fake, clock=clock)
+    printer = BoxPrinter(driver, settings_)
     config = dataclasses.replace(DEFAULTS, box=dataclasses.replace(DEFAULTS.box, language=lang))
     sim = make("1,1,1", "2,2,2", printer=printer, config=config)
     try:

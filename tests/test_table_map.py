@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
+from pitable.box.backends import printer_settings
 from pitable.box.printing import BoxPrinter
 from pitable.box.sim import Simulator
 from pitable.box.store import MIGRATIONS, SessionStore
@@ -50,7 +51,8 @@ def printer_and_paper() -> tuple[BoxPrinter, FakePrinter, CountingPrinter]:
     settings = DEFAULTS.printer
     clock = FakeClock()
     paper = FakePrinter(dots=settings.dots, clock=clock)
-    counting = CountingPrinter(ThermalPrinter(settings, transport=paper, clock=clock))
+    driver = ThermalPrinter(printer_settings(settings), transport=paper, clock=clock)
+    counting = CountingPrinter(driver)
     return BoxPrinter(counting, settings), paper, counting
 
 

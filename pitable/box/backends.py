@@ -40,6 +40,7 @@ from pitable.hw.oled import (
     open_i2c_interface,
     open_panel,
 )
+from pitable.hw.printer import PrinterSettings
 
 if TYPE_CHECKING:
     from pitable.box.controller import Printer
@@ -112,6 +113,18 @@ class Fakes:
 
     def pin(self, number: int) -> FakePin:
         return self.factory.pin(number)
+
+
+def printer_settings(c: PrinterConfig) -> PrinterSettings:
+    """The driver's settings from the config's ``[printer]`` table: every driver of the
+    printer (the box's, ``pitable sheet --print``'s) gets them from here."""
+    return PrinterSettings(
+        port=c.port, baudrate=c.baudrate, paper_width_mm=c.paper_width_mm,
+        image_command=c.image_command, line_time_ms=c.line_time_ms,
+        feed_time_ms=c.feed_time_ms, dtr_busy_pin=c.dtr_busy_pin, timeout_s=c.timeout_s,
+        heat_dots=c.heat_dots, heat_time=c.heat_time, heat_interval=c.heat_interval,
+        tear_feed_mm=c.tear_feed_mm,
+    )
 
 
 def open_tv(c: TvConfig) -> Panel:

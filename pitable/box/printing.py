@@ -383,9 +383,10 @@ def box_printer(config: PrinterConfig, *, simulated: bool = False) -> BoxPrinter
     """
     if not config.enabled:
         return None
+    from pitable.box.backends import printer_settings
     from pitable.hw.printer import ThermalPrinter
 
-    settings = config
+    settings = printer_settings(config)
     if simulated:
         from pitable.hw.clock import FakeClock
         from pitable.hw.fake_printer import FakePrinter
@@ -398,4 +399,4 @@ def box_printer(config: PrinterConfig, *, simulated: bool = False) -> BoxPrinter
         printer = ThermalPrinter(settings, transport=transport, clock=clock)
     else:
         printer = ThermalPrinter(settings)
-    return BoxPrinter(printer, settings)
+    return BoxPrinter(printer, config)

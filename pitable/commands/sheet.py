@@ -342,6 +342,7 @@ def run_print(args: argparse.Namespace) -> int:
     # The printer's settings are checked first: a wrong one is told before any drawing.
     settings = printer_settings(args)
     sheet = make_sheet(args)
+    from pitable.box.backends import printer_settings as driver_settings
     from pitable.box.printing import JobState, PrintSpooler
     from pitable.hw.printer import ThermalPrinter
     from pitable.render.sheet import render_sheet
@@ -349,7 +350,7 @@ def run_print(args: argparse.Namespace) -> int:
     image = render_sheet(sheet, settings.dots, solo=args.solo,
                          target=target_of(sheet) if args.solo else None,
                          lang=chosen_language(args))
-    printer = ThermalPrinter(settings)
+    printer = ThermalPrinter(driver_settings(settings))
     spooler = PrintSpooler(printer)
     try:
         # One job: the picture is encoded once and the copies sent back to back.

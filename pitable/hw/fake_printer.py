@@ -28,8 +28,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pitable.config import PAPER_DOTS
 from pitable.errors import JobNotTaken, PrinterOffline, PrinterTimeout
+from pitable.hw.chips import PAPER_DOTS
 from pitable.hw.clock import FakeClock
 from pitable.hw.printer import BITS_PER_BYTE, INVERT
 

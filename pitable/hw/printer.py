@@ -12,8 +12,8 @@ printer at once. Where the
 printer's DTR busy line is wired to a GPIO, it gates the writes instead of the model.
 
 This module only encodes and sends; the queue that runs prints in the background lives
-with the box (:mod:`pitable.box.printing`). Its settings are the config's ``[printer]``
-table, :class:`~pitable.config.PrinterConfig`.
+with the box (:mod:`pitable.box.printing`). It takes its settings as plain values, one
+:class:`PrinterSettings`; the box makes them from the config's ``[printer]`` table.
 
 Hardware libraries (pyserial, gpiozero) are imported where they are used, so that this
 module imports anywhere.
@@ -29,7 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from pitable.config import PrinterConfig
 from pitable.errors import (
     JobNotTaken,
     MissingDependency,
@@ -38,6 +37,7 @@ from pitable.errors import (
     PrinterOffline,
     PrinterTimeout,
 )
+from pitable.hw.chips import PAPER_DOTS
 from pitable.hw.clock import Clock, MonotonicClock
 
 if TYPE_CHECKING:
@@ -81,6 +81,38 @@ LOOP_SLICE = 256
 DRAIN_POLL_S = 0.05
 
 
+@dataclass(frozen=True)
+class PrinterSettings:
+    """How to reach the printer and what its mechanism does; the defaults are those of the
+    cheap 58 mm serial units."""
+
+    #: A serial device or a pyserial URL (``socket://host:9100``, ``loop://``).
+    port: str = "/dev/serial0"
+    baudrate: int = 19200
+    #: The paper roll's width: 58 or 80 (:data:`~pitable.hw.chips.PAPER_DOTS`).
+    paper_width_mm: int = 58
+    #: ``"gsv0"`` (ESC/POS ``GS v 0`` raster) or ``"dc2"`` (``DC2 *`` bitmaps).
+    image_command: str = "gsv0"
+    #: What the mechanism takes per printed dot row, and per dot row fed.
+    line_time_ms: float = 30.0
+    feed_time_ms: float = 2.0
+    #: The GPIO of the printer's DTR busy line; None: writes are paced by the two times.
+    dtr_busy_pin: int | None = None
+    #: A write, or the busy line, that hangs this long fails the print.
+    timeout_s: float = 5.0
+    #: ``ESC 7`` for the dc2 family: heating dots, time and interval.
+    heat_dots: int = 11
+    heat_time: int = 120
+    heat_interval: int = 40
+    #: Paper fed after a picture, so that it clears the tear bar.
+    tear_feed_mm: float = 12.0
+
+    @property
+    def dots(self) -> int:
+        """The printable width in dots."""
+        return PAPER_DOTS[self.paper_width_mm]
+
+
 # --- time and bytes ------------------------------------------------------------------
 
 
@@ -104,26 +136,26 @@ class Transport(Protocol):
 class SerialTransport:
     """A pyserial port or URL; pyserial's errors become the printer's own."""
 
-    def __init__(self, settings: PrinterConfig) -> None:
+    def __init__(self, port: str, *, baudrate: int = 19200, write_timeout: float = 5.0) -> None:
         try:
             import serial
         except ImportError:
             raise MissingDependency(
                 "printing needs pyserial: pip install 'pitable[pi]'"
             ) from None
-        self.port = settings.port
+        self.port = port
         self._serial_module = serial
-        self._echoes = settings.port.lower().startswith("loop://")
+        self._echoes = port.lower().startswith("loop://")
         try:
             self._serial = serial.serial_for_url(
-                settings.port,
-                baudrate=settings.baudrate,
+                port,
+                baudrate=baudrate,
                 timeout=STATUS_WAIT_S,
-                write_timeout=settings.timeout_s,
+                write_timeout=write_timeout,
             )
         except (serial.SerialException, ValueError, OSError) as exc:
             raise PrinterOffline(
-                f"cannot open printer port {settings.port}: {_open_failure(exc, settings.port)}"
+                f"cannot open printer port {port}: {_open_failure(exc, port)}"
             ) from None
 
     def write(self, data: bytes) -> None:
@@ -229,8 +261,9 @@ def _open_failure(exc: Exception, port: str) -> str:
     return reason
 
 
-def open_transport(settings: PrinterConfig) -> SerialTransport:
-    return SerialTransport(settings)
+def open_transport(settings: PrinterSettings) -> SerialTransport:
+    return SerialTransport(settings.port, baudrate=settings.baudrate,
+                           write_timeout=settings.timeout_s)
 
 
 def gpio_busy_line(pin: int) -> Callable[[], bool]:
@@ -256,7 +289,7 @@ class Chunk:
     printed_rows: int = 0
     fed_rows: int = 0
 
-    def mechanism_s(self, settings: PrinterConfig) -> float:
+    def mechanism_s(self, settings: PrinterSettings) -> float:
         return (
             self.printed_rows * settings.line_time_ms + self.fed_rows * settings.feed_time_ms
         ) / 1000
@@ -290,7 +323,7 @@ def feed(rows: int) -> list[Chunk]:
     return out
 
 
-def encode_image(image: Image.Image, settings: PrinterConfig) -> list[Chunk]:
+def encode_image(image: Image.Image, settings: PrinterSettings) -> list[Chunk]:
     """The whole print job for ``image``: set-up, bands of picture and feeds, tear-off feed.
 
     Runs of blank rows become paper feed; each band of printed rows is cut at its last
@@ -369,13 +402,13 @@ class ThermalPrinter:
 
     def __init__(
         self,
-        settings: PrinterConfig | None = None,
+        settings: PrinterSettings | None = None,
         *,
         transport: Transport | None = None,
         clock: Clock | None = None,
         busy: Callable[[], bool] | None = None,
     ) -> None:
-        self.settings = settings or PrinterConfig()
+        self.settings = settings or PrinterSettings()
         self._transport = transport
         self.clock = clock or MonotonicClock()
         self._busy = busy

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from pitable.box.backends import printer_settings
 from pitable.box.printing import BoxPrinter
 from pitable.box.sim import Simulator
 from pitable.config import DEFAULTS, Config
@@ -57,7 +58,8 @@ def fake_printer(**kw: object) -> tuple[BoxPrinter, FakePrinter]:
     settings = DEFAULTS.printer
     clock = FakeClock()
     transport = FakePrinter(dots=settings.dots, clock=clock, **kw)  # type: ignore[arg-type]
-    printer = BoxPrinter(ThermalPrinter(settings, transport=transport, clock=clock), settings)
+    driver = ThermalPrinter(printer_settings(settings), transport=transport, clock=clock)
+    printer = BoxPrinter(driver, settings)
     return printer, transport
 
 
