@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from pitable.errors import ConfigError
-from pitable.hw.chips import PAPER_DOTS
+from pitable.hw.chips import CHIPS, PAPER_DOTS
 from pitable.i18n import LANGUAGES, language_of
 from pitable.pins import (
     HEADER_GPIOS,
@@ -54,16 +54,13 @@ MAX_CONFIG_BYTES = 1_000_000
 
 BusKind = Literal["i2c-mux", "i2c", "spi"]
 
-#: Driver -> (width, height). luma.oled supports other geometries for some of these chips,
-#: but the faces and the status screen are drawn for exactly these.
+#: Driver -> (width, height), and which drivers may be a die or the status screen: the
+#: chips' own facts (:data:`~pitable.hw.chips.CHIPS`).
 DRIVER_SIZES: dict[str, tuple[int, int]] = {
-    "ssd1306": (128, 64),
-    "sh1106": (128, 64),
-    "ssd1309": (128, 64),
-    "ssd1322": (256, 64),
+    name: (chip.width, chip.height) for name, chip in CHIPS.items()
 }
-DICE_DRIVERS = ("ssd1306", "sh1106")
-STATUS_DRIVERS = ("ssd1306", "sh1106", "ssd1309", "ssd1322")
+DICE_DRIVERS = tuple(name for name, chip in CHIPS.items() if chip.die)
+STATUS_DRIVERS = tuple(CHIPS)
 DICE_NAMES = ("green", "purple", "red")
 DISPLAY_NAMES = (*DICE_NAMES, "status")
 
@@ -416,6 +413,23 @@ class SpiConfig:
     port: int = setting(0, "SPI0 is GPIO 7 to 11; SPI1 is GPIO 17 to 21.", choices=tuple(SPI_PINS))
 
 
+def _drivers_doc() -> str:
+    """What the driver key takes, said from the chips' facts."""
+    die_size = DRIVER_SIZES[DICE_DRIVERS[0]]
+
+    def shown(name: str) -> str:
+        chip = CHIPS[name]
+        notes = [f"{chip.width}x{chip.height}"] if DRIVER_SIZES[name] != die_size else []
+        if len(chip.interfaces) == 1:
+            notes.append(f"on {chip.interfaces[0].upper()} only")
+        return f'"{name}"' + (f" ({', '.join(notes)})" if notes else "")
+
+    dice = " or ".join(shown(n) for n in DICE_DRIVERS)
+    others = [shown(n) for n in STATUS_DRIVERS if n not in DICE_DRIVERS]
+    also = ", ".join(others[:-1]) + " and " + others[-1] if len(others) > 1 else others[0]
+    return f"The chip: {dice} for a die; the status screen also takes {also}."
+
+
 @dataclass(frozen=True)
 class DisplayConfig:
     """[displays.NAME]: one OLED.
@@ -429,8 +443,7 @@ class DisplayConfig:
     name: str = setting("", in_file=False)
     driver: str = setting(
         "ssd1306",
-        'The chip: "ssd1306" or "sh1106" for a die; the status screen also takes "ssd1309"'
-        ' and "ssd1322" (256x64, on SPI only).',
+        _drivers_doc(),
         choices=STATUS_DRIVERS, fold_case=True,
     )
     interface: str = setting(
@@ -1243,11 +1256,12 @@ def _check_display(d: DisplayConfig, config: Config) -> None:
         # The faces are drawn for the dice's 128x64 I2C panels only.
         _choice(f"{key}.driver", d.driver, DICE_DRIVERS)
     _check_table(d, key)
-    if d.driver == "ssd1322" and d.interface != "spi":
+    chip = CHIPS[d.driver]
+    if d.interface not in chip.interfaces:
         raise _fail(
             f"{key}.interface",
-            f'the ssd1322 needs interface = "spi" (luma.oled drives it over SPI only),'
-            f" got {_show(d.interface)}",
+            f"the {d.driver} needs interface = {' or '.join(map(_show, chip.interfaces))}"
+            f" ({chip.interfaces_why}), got {_show(d.interface)}",
         )
     width, height = DRIVER_SIZES[d.driver]
     if d.width != width:

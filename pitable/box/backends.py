@@ -29,6 +29,7 @@ from PIL import Image
 from pitable.box.parts import Display
 from pitable.config import Config, DisplayConfig, EntropyConfig, PrinterConfig, TvConfig
 from pitable.errors import ConfigError
+from pitable.hw.chips import CHIPS
 from pitable.hw.clock import Clock, FakeClock, MonotonicClock
 from pitable.hw.fake_i2c import FakeI2C, FakeOled
 from pitable.hw.framebuffer import open_framebuffer, simulated_tv
@@ -91,7 +92,8 @@ class Fakes:
 
     factory: FakePins
     i2c: FakeI2C
-    #: Each display's fake controller (or luma's dummy device for an SSD1322), by name.
+    #: Each display's fake controller (or luma's dummy device for a chip that no fake
+    #: decodes, the SSD1322), by name.
     panels: dict[str, FakeOled | KeptPicture] = field(default_factory=dict)
     #: Each display's bus and address, by name, to unplug it.
     where: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -202,22 +204,22 @@ class Backends:
             return SIM_MUX_BUS_BASE + channel
 
         for d in config.displays.all():
-            if not d.enabled or d.driver == "ssd1322":
+            speaks = CHIPS[d.driver].speaks
+            if not d.enabled or speaks is None:
                 continue
             bus_number = (SIM_SPI_BUS_BASE + (d.spi_device or 0) if d.interface == "spi"
                           else display_bus(d, config, mux_bus))
             bus = fakes.i2c.bus(bus_number)
             if d.address not in bus.devices:
-                kind = "sh1106" if d.driver == "sh1106" else "ssd1306"
-                fakes.panels[d.name] = bus.attach(d.address, FakeOled(kind, d.width, d.height))
+                fakes.panels[d.name] = bus.attach(d.address, FakeOled(speaks, d.width, d.height))
                 fakes.where[d.name] = (bus_number, d.address)
 
         def i2c(spec: I2CPanelSpec) -> I2CLink:
             return open_i2c_interface(spec, fakes.i2c.bus)
 
         def spi_panel(d: DisplayConfig) -> Display:
-            if d.driver == "ssd1322":
-                # luma's own stand-in keeps the last image it was given.
+            if CHIPS[d.driver].speaks is None:
+                # No fake decodes this chip: luma's own stand-in keeps the last image.
                 from luma.core.device import dummy
 
                 device = dummy(width=d.width, height=d.height, rotate=d.rotate, mode="1")

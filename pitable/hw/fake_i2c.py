@@ -25,6 +25,8 @@ from typing import NamedTuple, overload
 
 from PIL import Image, ImageChops
 
+from pitable.hw.chips import CHIPS
+
 #: Commands followed by parameter bytes, per controller.
 _SSD1306_PARAMS = {
     0x20: 1, 0x21: 2, 0x22: 2, 0x26: 6, 0x27: 6, 0x29: 5, 0x2A: 5, 0x81: 1, 0x8D: 1,
@@ -56,9 +58,10 @@ class FakeOled:
     _pending: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.ram_columns = 132 if self.kind == "sh1106" else 128
         # luma addresses a 128-column panel from RAM column 2 on the SH1106.
-        self.column_offset = 2 if self.kind == "sh1106" else 0
+        chip = CHIPS[self.kind]
+        self.ram_columns = chip.ram_columns
+        self.column_offset = chip.column_offset
         self.ram = [bytearray(self.ram_columns) for _ in range(self.height // 8)]
         self._col_window = (0, self.ram_columns - 1)
         self._page_window = (0, self.height // 8 - 1)

@@ -43,6 +43,7 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from PIL import Image, ImageChops
 
 from pitable.errors import DisplayError, HardwareError
+from pitable.hw.chips import CHIPS
 
 
 class Panel(Protocol):
@@ -91,8 +92,8 @@ NORMAL_DISPLAY, INVERSE_DISPLAY = 0xA6, 0xA7
 #: (width, height) (the 64-column glass sits in the middle); 0 for the others.
 SSD1306_COLUMN_START = {(64, 48): 32, (64, 32): 32}
 #: The SH1106's RAM is 132 columns wide: a 128-column panel shows columns 2 to 129.
-SH1106_COLUMN_START = 2
-SH1106_RAM_COLUMNS = 132
+SH1106_COLUMN_START = CHIPS["sh1106"].column_offset
+SH1106_RAM_COLUMNS = CHIPS["sh1106"].ram_columns
 
 
 def ssd1306_column_start(width: int, height: int) -> int:
@@ -661,7 +662,7 @@ def open_panel(
     """
     cls = driver_class(driver)
     kwargs: dict[str, Any] = {"width": width, "height": height, "rotate": rotate}
-    if driver == "ssd1322":
+    if CHIPS[driver].luma_diff:
         from luma.core.framebuffer import diff_to_previous
 
         # luma splits the frame into an n x n grid of segments and sends the changed ones;
