@@ -23,6 +23,7 @@ from pitable.box.controller import FRAME_MS
 from pitable.box.sim import Simulator
 from pitable.box.store import SessionStore
 from pitable.config import DEFAULTS, Config
+from pitable.hw.chips import CHIPS
 from pitable.hw.fake_i2c import FakeI2C, FakeOled
 from pitable.hw.oled import (
     I2CPanelSpec,
@@ -219,7 +220,7 @@ def test_without_a_tumble_the_faces_wait_for_the_commit(tmp_path: Path) -> None:
 
 def one_panel(driver: str = "ssd1306") -> tuple[Any, FakeOled, FakeI2C]:
     i2c = FakeI2C()
-    kind = "sh1106" if driver == "sh1106" else "ssd1306"
+    kind = CHIPS[driver].speaks  # the controller the fake decodes
     fake = i2c.bus(4).attach(0x3C, FakeOled(kind))
     device = open_panel(driver, open_i2c_interface(I2CPanelSpec(4, 0x3C), i2c.bus))
     return device, fake, i2c

@@ -29,6 +29,7 @@ from pitable.doctor import (
     system_account,
 )
 from pitable.firmware import boot_config
+from pitable.hw.chips import CHIPS
 from pitable.hw.entropy import SeededSource
 from pitable.hw.fake_i2c import FakeI2C, FakeOled
 from pitable.hw.fake_printer import FakePrinter
@@ -75,7 +76,7 @@ def make_pi(root: Path, config: Config = DEFAULTS) -> FakePi:
         os.symlink(f"../i2c-{CHANNEL_BUS + channel}", mux / f"channel-{channel}")
     for d in config.displays.enabled():
         if d.mux_channel is not None:
-            kind = "sh1106" if d.driver == "sh1106" else "ssd1306"
+            kind = CHIPS[d.driver].speaks  # the controller the fake decodes
             i2c.bus(CHANNEL_BUS + d.mux_channel).attach(d.address, FakeOled(kind))
     boot = root / "boot"
     boot.mkdir()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
+from pitable.hw.chips import CHIPS
 from pitable.hw.fake_i2c import FakeI2C, FakeOled
 from pitable.hw.oled import (
     DisplayError,
@@ -23,7 +24,7 @@ from tests.support.pictures import same
 
 def panel(driver: str, rotate: int = 0) -> tuple[object, FakeOled, FakeI2C]:
     i2c = FakeI2C()
-    kind = "sh1106" if driver == "sh1106" else "ssd1306"
+    kind = CHIPS[driver].speaks  # the controller the fake decodes
     fake = i2c.bus(4).attach(0x3C, FakeOled(kind))
     device = open_panel(driver, open_i2c_interface(I2CPanelSpec(4, 0x3C), i2c.bus),
                         rotate=rotate)
