@@ -17,12 +17,15 @@ from PIL import Image
 from pitable.errors import UnknownTitle
 from pitable.render.faces import die_panel
 from pitable.rules import Die, Roll, Title, all_titles, find_title, register, registered, unregister
+from pitable.rules.bot import play_games, player_for
+from pitable.rules.bot.model import Act, Action, TurnRecord
 from pitable.rules.session import GameState, Mode, level
 from pitable.rules.sheets import MAP_FORMAT, Kind, generate
+from pitable.rules.validate import breaches
 from tests.conftest import run_cli
 from tests.support.box import make, read_faces
 from tests.support.pictures import same
-from tests.toy_title import ToyCupboard
+from tests.toy_title import PlayedToyCupboard, ToyCupboard
 
 THE_THREE = ["valley", "island", "temple"]
 
@@ -182,3 +185,49 @@ def test_every_commands_help_names_the_registered_titles(
     assert code == 0
     said = " ".join(out.split())
     assert "valley, island, temple or toy" in said, said
+
+
+NO_BOT = "The Toy Cupboard has no bot player: the bot plays valley, island, temple\n"
+
+
+def test_the_bot_refuses_the_toy_title_in_one_line(toy: Title,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "bot", "toy", "--games", "2")
+    assert (code, out, err) == (2, "", f"pitable bot: error: {NO_BOT}")
+    with pytest.raises(UnknownTitle, match="The Toy Cupboard has no bot player"):
+        player_for(toy, generate(toy, 1))
+    # Nor does the validator know its placement rules: it says so instead of replaying.
+    found = breaches(generate(toy, 1), [])
+    assert [str(b) for b in found] == [
+        "the finished sheet: no placement rules are known for The Toy Cupboard"]
+
+
+def test_a_solo_sheet_of_the_toy_title_is_refused_in_one_line_and_nothing_written(
+        toy: Title, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("toy.png", "toy.pdf"):
+        out_file = tmp_path / name
+        code, out, err = run_cli(capsys, "sheet", "toy", "--solo", "--out", str(out_file))
+        assert (code, out, err) == (2, "", f"pitable sheet: error: {NO_BOT}")
+        assert not out_file.exists()
+    # The table's sheet needs no bot.
+    code, _, err = run_cli(capsys, "sheet", "toy", "--out", str(tmp_path / "table.png"))
+    assert (code, err) == (0, "")
+
+
+def test_a_title_bringing_its_own_bot_and_replay_rules_is_played_and_checked(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with registered(PlayedToyCupboard) as title:
+        sheet = generate(title, 4)
+        for strength in ("greedy", "plan"):
+            games = play_games(sheet, 3, dice_seed=2, strength=strength)
+            assert [len(g.turns) for g in games] == [title.solo_rounds] * 3
+            assert all(g.total > 0 for g in games)
+            assert all(breaches(sheet, g.turns) == [] for g in games)
+        # The title's own replay rules run: a number the roll does not give is named.
+        first = games[0].turns[0]
+        wrong = TurnRecord(first.roll, (Action(Act.WRITE, ((0, 0),), 99),))
+        found = breaches(sheet, [wrong, *games[0].turns[1:]])
+        assert any(b.rule == "the roll does not give this number" for b in found)
+        code, out, err = run_cli(capsys, "bot", "played-toy", "--games", "3",
+                                 "--strength", "greedy")
+        assert (code, err) == (0, "") and "The Played Toy Cupboard" in out

@@ -5,13 +5,21 @@ solo rounds, levels at 5, 10 and 20 stars less 1 per spider, and a small rectang
 whose first number goes on the top row. Nothing in pitable/ names it: registering
 :class:`ToyCupboard` (``register`` as a decorator, or ``registered`` for a while, as the
 tests do so that the three real titles are alone again after them) is all it takes.
+
+:class:`PlayedToyCupboard` is the same cupboard with a bot player and replay rules of its
+own (:func:`toy_bot`, :func:`toy_rules`), reached only through ``Title.bot`` and
+``Title.replay_rules``, the way a title's package brings them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from pitable.rules.base import ENGLISH, PENNY, GreenEffect, Options, Title, Translator
 from pitable.rules.sheets import (
     MAP_FORMAT,
+    Cell,
     Kind,
     Mark,
     Pcg32,
@@ -20,6 +28,10 @@ from pitable.rules.sheets import (
     Tally,
     grid_of,
 )
+
+if TYPE_CHECKING:
+    from pitable.rules.bot.model import Action, Player, TitleBot
+    from pitable.rules.validate import Replay, ReplayRules
 
 #: The sheet's grid: 4 to 7 columns by 3 to 5 rows, every position a space but the Doors.
 COLUMNS = range(4, 8)
@@ -95,3 +107,92 @@ class ToyCupboard(Title):
         if sheet.starts != {(0, c) for c in range(sheet.grid_width)}:
             return "the first number must go on the top shelf"
         return None
+
+
+def toy_bot() -> TitleBot:
+    """How the bot plays the cupboard: :func:`toy_player` at every strength."""
+    from pitable.rules.bot.model import TitleBot
+    from pitable.rules.bot.planner import Strength
+
+    return TitleBot(toy_player, {"plan": Strength(2, 2), "deep": Strength(2, 4)})
+
+
+def toy_player(title: Title, sheet: Sheet) -> Player:
+    """A player of the cupboard: the largest number in the first empty space (a Door on the
+    green face while one is empty), a spider in the first empty space."""
+    from pitable.rules.bot.model import Act, Action, Player
+
+    class ToyPlayer(Player):
+        def __init__(self, title: Title, sheet: Sheet) -> None:
+            super().__init__(title, sheet)
+            self.numbers: dict[Cell, int] = {}
+            self.spiders: set[Cell] = set()
+
+        def free(self, kind: Kind) -> list[Cell]:
+            return [c for c in sorted(self.sheet.cells(kind))
+                    if c not in self.numbers and c not in self.spiders]
+
+        def turn(self, options: Options, round_: int) -> list[Action]:
+            self.choices = 1
+            doors = self.free(Kind.DOOR) if options.green is GreenEffect.DOOR else []
+            where = doors or self.free(Kind.SPACE)
+            if not where:
+                return []
+            if options.hazard:
+                self.spiders.add(where[0])
+                self.hazards += 1
+                return [Action(Act.HAZARD, (where[0],))]
+            self.numbers[where[0]] = max(options.numbers)
+            return [Action(Act.WRITE, (where[0],), max(options.numbers))]
+
+        def over(self) -> bool:
+            return not self.free(Kind.SPACE)
+
+        def components(self) -> tuple[tuple[str, int], ...]:
+            return (("Shelves", len(self.numbers)),)
+
+        def tokens(self) -> tuple[tuple[str, ...], ...]:
+            return tuple(
+                tuple(str(self.numbers[(r, c)]) if (r, c) in self.numbers
+                      else "X" if (r, c) in self.spiders else "_"
+                      for c in range(self.sheet.grid_width))
+                for r in range(self.sheet.grid_height))
+
+    return ToyPlayer(title, sheet)
+
+
+def toy_rules() -> ReplayRules:
+    """The cupboard's placement rules for the replay: a number the roll gives, in an empty
+    space; a spider on an empty space."""
+    from pitable.rules.bot.model import Act
+    from pitable.rules.validate import ReplayRules
+
+    def turn(replay: Replay, options: Options, actions: Sequence[Action]) -> None:
+        for a in actions:
+            if not replay.empty(a.cell):
+                replay.breach(a, "not an empty space")
+            elif a.act is Act.HAZARD and options.hazard:
+                replay.mark[a.cell] = "X"
+                replay.hazards += 1
+            elif a.act is Act.WRITE and not options.hazard:
+                if a.value not in options.numbers:
+                    replay.breach(a, "the roll does not give this number")
+                replay.number[a.cell] = int(a.value) if isinstance(a.value, int) else 0
+            else:
+                replay.breach(a, "not a move of this roll")
+
+    return ReplayRules(turn)
+
+
+class PlayedToyCupboard(ToyCupboard):
+    """The Toy Cupboard with a bot player and replay rules of its own."""
+
+    key = "played-toy"
+    name = "The Played Toy Cupboard"
+    aliases = ("played-cupboard", "toy-bot")
+
+    def bot(self) -> TitleBot:
+        return toy_bot()
+
+    def replay_rules(self) -> ReplayRules:
+        return toy_rules()

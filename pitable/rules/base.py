@@ -24,9 +24,11 @@ from pitable.rules.dice import SPECIAL, Die, Roll
 from pitable.rules.sheets import MAP_FORMAT
 
 if TYPE_CHECKING:
+    from pitable.rules.bot.model import TitleBot
     from pitable.rules.scoring import FinishedSheet, Score
     from pitable.rules.sheet_key import KeyEntry
     from pitable.rules.sheets import Shape, Sheet, Side
+    from pitable.rules.validate import ReplayRules
 
 #: The least and the largest number Penny Papers (the purple special face) gives.
 PENNY_LOW, PENNY_HIGH = 1, 15
@@ -443,6 +445,20 @@ class Title(abc.ABC):
         """How each thing on this title's sheet scores, in the rulebook's order, for the key
         printed on every sheet (:mod:`pitable.rules.sheet_key`); none by default."""
         return ()
+
+    # --- the bot and the replay -------------------------------------------------
+
+    def bot(self) -> TitleBot | None:
+        """How the bot (:mod:`pitable.rules.bot`) plays this title: its players and what
+        each planning strength means in it; None, the default, for a title the bot does not
+        play. A title imports its bot inside this hook, so that the rules load without it."""
+        return None
+
+    def replay_rules(self) -> ReplayRules | None:
+        """The placement rules the replay validator (:mod:`pitable.rules.validate`) checks
+        each turn of a solo game of this title against; None, the default, for a title
+        whose rules it does not know. Imported inside the hook, like :meth:`bot`."""
+        return None
 
     # --- scoring ---------------------------------------------------------------
 

@@ -1,17 +1,18 @@
 """A bot that plays full solo games of every title on any map, with seeded dice.
 
-Pure Python, standard library only. Each title's player (one module here per title) makes
-its moves by the rulebook's placement rules and ranks them by a greedy heuristic of its
-own: each turn it scores every legal way to use the roll by what the numbers do for the
-discoveries, treasures, sequences and groups around them and against the hazards. At the
-``greedy`` strength it makes the best of them; at the planning strengths
+Pure Python, standard library only. Each title's player (in the title's own package, found
+through ``Title.bot``) makes its moves by the rulebook's placement rules and ranks them by a
+greedy heuristic of its own: each turn it scores every legal way to use the roll by what the
+numbers do for the discoveries, treasures, sequences and groups around them and against the
+hazards. At the ``greedy`` strength it makes the best of them; at the planning strengths
 (:mod:`pitable.rules.bot.planner`) the best few are weighed by playing the game on. What a
 roll allows comes from the rules engine (``Title.options``).
 
 >>> from pitable.rules.sheets import generate
->>> from pitable.rules.titles import Temple
->>> games = play_games(generate(Temple.key, 7), 3, dice_seed=1)
->>> [g.title.key for g in games] == [Temple.key] * 3
+>>> from pitable.rules.titles import all_titles
+>>> title = all_titles()[-1]
+>>> games = play_games(generate(title, 7), 3, dice_seed=1)
+>>> [g.title for g in games] == [title] * 3
 True
 """
 
@@ -21,35 +22,20 @@ import random
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from pitable.errors import BadStrength, UnknownTitle
 from pitable.rules.base import Options, Title
-from pitable.rules.bot.island import IslandPlayer
-from pitable.rules.bot.model import Act, Action, Game, Player, TurnRecord
-from pitable.rules.bot.planner import Planner, Strength
-from pitable.rules.bot.temple import TemplePlayer
-from pitable.rules.bot.valley import PlanningValleyPlayer, ValleyPlayer
+from pitable.rules.bot.model import Act, Action, Game, Player, TitleBot, TurnRecord
+from pitable.rules.bot.planner import Planner
 from pitable.rules.dice import Roll, all_rolls
 from pitable.rules.session import LEVELS, level
 from pitable.rules.sheets import Sheet, Side, generate
-from pitable.rules.titles import Island, Temple, Valley, as_title
+from pitable.rules.titles import all_titles, as_title
 
-#: Each title's player, by the title's class.
-PLAYERS: dict[type[Title], Callable[[Title, Sheet], Player]] = {
-    Valley: ValleyPlayer,
-    Island: IslandPlayer,
-    Temple: TemplePlayer,
-}
-#: The player a planning strength weighs and plays on with, where a title has one of its
-#: own (an evaluation set from self-play); the others plan with their greedy player.
-PLANNING_PLAYERS: dict[type[Title], Callable[[Title, Sheet], Player]] = {
-    Valley: PlanningValleyPlayer,
-}
 #: The 216 rolls, drawn by index.
 ROLLS: tuple[Roll, ...] = tuple(all_rolls())
-#: No game of the series lasts this long (the Temple's 56 spaces with every roll a
+#: No game of the series lasts this long (the longest sheet, 56 spaces, with every roll a
 #: hazard); a player that stopped filling would be stopped here instead of looping.
 MAX_TURNS = 500
 #: The strength a solo sheet's target is played at: the greedy player's, because the target
@@ -66,19 +52,6 @@ STRENGTHS: tuple[str, ...] = ("greedy", "plan", "deep")
 #: The strength ``pitable bot`` plays at: on this project's desktop machine, at most 100 ms
 #: a turn (benchmarks/bench_bot.py), so that a Pi Zero 2 W answers within about a second.
 DEFAULT_STRENGTH = "plan"
-#: What each planning strength means in each title (choices weighed, games played on for
-#: each, turns looked ahead; 0: to the end), set by benchmarks/bench_bot.py's figures. The
-#: Island and the Temple end when their sheet does, so a short look ahead rewards the
-#: treasures and sequences made soon; on the Island a game played on for a few turns is
-#: also worth the treasures it is nearing (``Player.outlook``). The Valley's stars come at
-#: the end of its 25 rounds, and a few games played on from each choice only blur its
-#: player's own ranking: its ``plan`` weighs nothing and plays its planning evaluation
-#: (:data:`PLANNING_PLAYERS`).
-PLANS: dict[type[Title], dict[str, Strength]] = {
-    Valley: {"plan": Strength(1, 0), "deep": Strength(5, 8)},
-    Island: {"plan": Strength(4, 3, 3), "deep": Strength(6, 8, 8)},
-    Temple: {"plan": Strength(4, 4, 8), "deep": Strength(8, 8, 10)},
-}
 
 
 def strength_of(text: str) -> str:
@@ -92,13 +65,17 @@ def strength_of(text: str) -> str:
 def player_for(title: Title, sheet: Sheet, strength: str = "greedy") -> Player:
     """A fresh player of ``title`` on ``sheet`` choosing as it does at ``strength``;
     :class:`UnknownTitle` for a title the bot does not play."""
-    maker = PLAYERS.get(type(title))
-    if strength != "greedy":
-        maker = PLANNING_PLAYERS.get(type(title), maker)
-    if maker is None:
-        known = ", ".join(t.key for t in (Valley, Island, Temple))
-        raise UnknownTitle(f"the bot plays {known}, not {title.key}")
-    return maker(title, sheet)
+    return bot_of(title).player_at(title, sheet, strength)
+
+
+def bot_of(title: Title) -> TitleBot:
+    """How the bot plays ``title`` (its ``Title.bot``); :class:`UnknownTitle`, naming the
+    titles it plays, for a title that has no bot player of its own."""
+    bot = title.bot()
+    if bot is None:
+        known = ", ".join(t.key for t in all_titles() if t.bot() is not None)
+        raise UnknownTitle(f"{title.name} has no bot player: the bot plays {known}")
+    return bot
 
 
 class _OptionsCache:
@@ -135,12 +112,13 @@ def play(sheet: Sheet, rng: random.Random, strength: str = DEFAULT_STRENGTH, *,
     added to ``turn_times`` when one is given."""
     title = sheet.title
     strength = strength_of(strength)
-    player = player_for(title, sheet, strength)
+    bot = bot_of(title)
+    player = bot.player_at(title, sheet, strength)
     options_of = _options_of(title)
     limit = title.solo_rounds or MAX_TURNS
     mover: Player | Planner = player
     if strength != "greedy":
-        mover = Planner(player, PLANS[type(title)][strength], options_of, len(ROLLS), limit)
+        mover = Planner(player, bot.plans[strength], options_of, len(ROLLS), limit)
     turns: list[TurnRecord] = []
     while len(turns) < limit and not mover.over():
         # random() is the one method whose sequence Python promises to keep for a seed,
@@ -223,14 +201,14 @@ def target(title: Title | str, side: Side | str, seed: int, games: int = TARGET_
 
 __all__ = [
     "DEFAULT_STRENGTH",
-    "PLANS",
-    "PLAYERS",
     "STRENGTHS",
     "Act",
     "Action",
     "Game",
     "Summary",
+    "TitleBot",
     "TurnRecord",
+    "bot_of",
     "game_rng",
     "play",
     "play_games",

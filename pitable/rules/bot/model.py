@@ -12,13 +12,16 @@ from __future__ import annotations
 import abc
 import copy
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pitable.rules.base import Options, Title
 from pitable.rules.dice import Roll
 from pitable.rules.sheets import Cell, Kind, Sheet
+
+if TYPE_CHECKING:
+    from pitable.rules.bot.planner import Strength
 
 T = TypeVar("T")
 
@@ -201,3 +204,21 @@ class Player(abc.ABC):
     @abc.abstractmethod
     def tokens(self) -> tuple[tuple[str, ...], ...]:
         """The finished sheet, one token a position."""
+
+
+@dataclass(frozen=True)
+class TitleBot:
+    """How the bot plays one title (``Title.bot`` gives it): the title's own greedy player,
+    the player the planner weighs and plays on with (the greedy one where it has none of
+    its own), and what each planning strength means in it (choices weighed, games played
+    on for each, turns looked ahead), set by benchmarks/bench_bot.py's figures."""
+
+    player: Callable[[Title, Sheet], Player]
+    plans: Mapping[str, Strength]
+    planning_player: Callable[[Title, Sheet], Player] | None = None
+
+    def player_at(self, title: Title, sheet: Sheet, strength: str) -> Player:
+        """A fresh player of ``title`` on ``sheet`` for ``strength``."""
+        if strength != "greedy" and self.planning_player is not None:
+            return self.planning_player(title, sheet)
+        return self.player(title, sheet)

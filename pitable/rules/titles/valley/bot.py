@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pitable.rules.base import PENNY, GreenEffect, Options, Title
-from pitable.rules.bot.model import Act, Action, Player
+from pitable.rules.bot.model import Act, Action, Player, TitleBot
+from pitable.rules.bot.planner import Strength
 from pitable.rules.sheets import Kind, Sheet
 
 EMPTY, NUMBER, STRUCTURE, SNAKE, CROSSED, NONE = range(6)
@@ -659,3 +660,12 @@ class PlanningValleyPlayer(ValleyPlayer):
     jungle_pull = 0.05
     open_bite = 0.0
     town_parts = (0.0, 0.2, 1.0, 2.5)
+
+
+#: What each planning strength means in the Valley. Its stars come at the end of its 25
+#: rounds, and a few games played on from each choice only blur its player's own ranking: its
+#: ``plan`` weighs nothing and plays its planning evaluation (:class:`PlanningValleyPlayer`).
+PLANS = {"plan": Strength(1, 0), "deep": Strength(5, 8)}
+
+#: How the bot plays this title (``Title.bot``).
+BOT = TitleBot(ValleyPlayer, PLANS, planning_player=PlanningValleyPlayer)

@@ -35,8 +35,10 @@ from pitable.rules.sheets import (
 )
 
 if TYPE_CHECKING:
+    from pitable.rules.bot.model import TitleBot
     from pitable.rules.scoring import FinishedSheet, Score
     from pitable.rules.sheet_key import KeyEntry
+    from pitable.rules.validate import ReplayRules
 
 MAX_ROWS = 8
 
@@ -278,6 +280,18 @@ class Temple(Title):
         return None
 
     # --- the sheet's key --------------------------------------------------------
+
+    # --- the bot and the replay -------------------------------------------------
+
+    def bot(self) -> TitleBot:
+        from pitable.rules.titles.temple.bot import BOT
+
+        return BOT
+
+    def replay_rules(self) -> ReplayRules:
+        from pitable.rules.titles.temple.replay import RULES
+
+        return RULES
 
     def sheet_key(self) -> tuple[KeyEntry, ...]:
         from pitable.rules.sheet_key import Diagram, KeyEntry, stars

@@ -37,8 +37,10 @@ from pitable.rules.sheets import (
 )
 
 if TYPE_CHECKING:
+    from pitable.rules.bot.model import TitleBot
     from pitable.rules.scoring import FinishedSheet, Score, Space
     from pitable.rules.sheet_key import KeyEntry
+    from pitable.rules.validate import ReplayRules
 
 SIZE = 9
 #: Each map format's island spaces and mountains. The island's size is what most sets its
@@ -275,6 +277,18 @@ class Island(Title):
         return island_spaces_problem(shape)
 
     # --- the sheet's key --------------------------------------------------------
+
+    # --- the bot and the replay -------------------------------------------------
+
+    def bot(self) -> TitleBot:
+        from pitable.rules.titles.island.bot import BOT
+
+        return BOT
+
+    def replay_rules(self) -> ReplayRules:
+        from pitable.rules.titles.island.replay import RULES
+
+        return RULES
 
     def sheet_key(self) -> tuple[KeyEntry, ...]:
         from pitable.rules.sheet_key import Diagram, KeyEntry

@@ -44,8 +44,10 @@ from pitable.rules.sheets import (
 )
 
 if TYPE_CHECKING:
+    from pitable.rules.bot.model import TitleBot
     from pitable.rules.scoring import FinishedSheet, Score, Space
     from pitable.rules.sheet_key import KeyEntry
+    from pitable.rules.validate import ReplayRules
 
 WIDTH, HEIGHT = 9, 8
 SPACES = range(56, 65)
@@ -271,6 +273,18 @@ class Valley(Title):
         return None
 
     # --- the sheet's key --------------------------------------------------------
+
+    # --- the bot and the replay -------------------------------------------------
+
+    def bot(self) -> TitleBot:
+        from pitable.rules.titles.valley.bot import BOT
+
+        return BOT
+
+    def replay_rules(self) -> ReplayRules:
+        from pitable.rules.titles.valley.replay import RULES
+
+        return RULES
 
     def sheet_key(self) -> tuple[KeyEntry, ...]:
         from pitable.rules.sheet_key import Diagram, KeyEntry, stars

@@ -9,7 +9,8 @@ beside a 9 is crossed out as soon as it can be.
 from __future__ import annotations
 
 from pitable.rules.base import GreenEffect, Options, Title
-from pitable.rules.bot.model import Act, Action, Player
+from pitable.rules.bot.model import Act, Action, Player, TitleBot
+from pitable.rules.bot.planner import Strength
 from pitable.rules.sheets import Kind, Sheet
 
 #: Stars of a group of three identical numbers, and what half of one (two) is worth.
@@ -185,3 +186,11 @@ class TemplePlayer(Player):
                 out.append("#")
         w = self.grid.width
         return tuple(tuple(out[r * w:(r + 1) * w]) for r in range(self.grid.height))
+
+
+#: What each planning strength means in the Temple. It ends when its sheet does, so a short
+#: look ahead rewards the sequences made soon.
+PLANS = {"plan": Strength(4, 4, 8), "deep": Strength(8, 8, 10)}
+
+#: How the bot plays this title (``Title.bot``).
+BOT = TitleBot(TemplePlayer, PLANS)

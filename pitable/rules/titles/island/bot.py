@@ -12,7 +12,8 @@ is claimed as soon as its four numbers stand.
 from __future__ import annotations
 
 from pitable.rules.base import GreenEffect, Options, Title
-from pitable.rules.bot.model import Act, Action, Player
+from pitable.rules.bot.model import Act, Action, Player, TitleBot
+from pitable.rules.bot.planner import Strength
 from pitable.rules.dice import all_rolls
 from pitable.rules.sheets import Kind, Sheet
 
@@ -424,3 +425,12 @@ class IslandPlayer(Player):
             out.append(token)
         w = self.grid.width
         return tuple(tuple(out[r * w:(r + 1) * w]) for r in range(self.grid.height))
+
+
+#: What each planning strength means on the Island. It ends when its sheet does, so a short
+#: look ahead rewards the treasures made soon; a game played on for a few turns is also worth
+#: the treasures it is nearing (``Player.outlook``).
+PLANS = {"plan": Strength(4, 3, 3), "deep": Strength(6, 8, 8)}
+
+#: How the bot plays this title (``Title.bot``).
+BOT = TitleBot(IslandPlayer, PLANS)
