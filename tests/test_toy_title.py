@@ -23,7 +23,7 @@ from pitable.rules.session import GameState, Mode, level
 from pitable.rules.sheets import MAP_FORMAT, Kind, generate
 from pitable.rules.validate import breaches
 from tests.conftest import run_cli
-from tests.support.box import make, read_faces
+from tests.support.box import fake_printer, make, read_faces
 from tests.support.pictures import same
 from tests.toy_title import PlayedToyCupboard, ToyCupboard
 
@@ -202,16 +202,23 @@ def test_the_bot_refuses_the_toy_title_in_one_line(toy: Title,
         "the finished sheet: no placement rules are known for The Toy Cupboard"]
 
 
-def test_a_solo_sheet_of_the_toy_title_is_refused_in_one_line_and_nothing_written(
+def test_a_solo_sheet_of_the_toy_title_has_its_levels_and_no_stars_to_beat(
         toy: Title, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The stars to beat are the bot's median on the map: a title the bot does not play
+    gets its solo sheet all the same, levels and all, without a target."""
+    from pitable.render.sheet import render_sheet
+
     for name in ("toy.png", "toy.pdf"):
         out_file = tmp_path / name
-        code, out, err = run_cli(capsys, "sheet", "toy", "--solo", "--out", str(out_file))
-        assert (code, out, err) == (2, "", f"pitable sheet: error: {NO_BOT}")
-        assert not out_file.exists()
-    # The table's sheet needs no bot.
-    code, _, err = run_cli(capsys, "sheet", "toy", "--out", str(tmp_path / "table.png"))
-    assert (code, err) == (0, "")
+        code, _out, err = run_cli(capsys, "sheet", "toy", "--solo", "--seed", "5",
+                                  "--out", str(out_file))
+        assert (code, err) == (0, ""), err
+        assert out_file.stat().st_size > 0
+    sheet = generate(toy, 5)
+    with Image.open(tmp_path / "toy.png") as drawn:
+        solo = render_sheet(sheet, 384, solo=True)
+        assert same(drawn.convert("1"), solo)
+        assert not same(solo, render_sheet(sheet, 384))
 
 
 def test_a_title_bringing_its_own_bot_and_replay_rules_is_played_and_checked(
@@ -231,3 +238,20 @@ def test_a_title_bringing_its_own_bot_and_replay_rules_is_played_and_checked(
         code, out, err = run_cli(capsys, "bot", "played-toy", "--games", "3",
                                  "--strength", "greedy")
         assert (code, err) == (0, "") and "The Played Toy Cupboard" in out
+
+
+def test_the_box_prints_a_solo_sheet_of_a_title_the_bot_does_not_play(toy: Title) -> None:
+    """No bot, no stars to beat: the solo sheet prints with its levels and without a target,
+    rather than failing as a printer error."""
+    printer, paper = fake_printer()
+    sim = make("1,2,3", mode="solo", title="toy", printer=printer)
+    sim.press()
+    sim.hold()
+    labels = [label for label, _action in sim.box.menu[-1].items]
+    sim.turn(labels.index("Print a sheet"))
+    sim.push()
+    sim.wait_for_prints()
+    assert sim.box.view().message == f"Printed: Toys {sim.box.game.map.tag}"
+    assert not printer.spooler.failed()
+    assert paper.printout().height > 200
+    sim.close()

@@ -303,10 +303,10 @@ class BoxPrinter:
             # Imported here: drawing a sheet needs Pillow, which the box has, but the rules
             # and the fast commands import nothing of it.
             from pitable.render.sheet import render_sheet
-            from pitable.rules.bot import target as bot_target
+            from pitable.rules.bot import solo_target
 
             sheet = table_map.sheet()
-            target = bot_target(sheet.title, sheet.side, sheet.seed) if solo else None
+            target = solo_target(sheet) if solo else None
             image = render_sheet(sheet, dots, solo=solo, target=target, lang=lang)
             if join is not None:
                 from pitable.render.join import join_strip, on_top_of

@@ -315,11 +315,12 @@ def sheet_bytes(
     return buffer.getvalue()
 
 
-def target_of(sheet: Sheet) -> int:
-    """The stars to beat on a solo sheet: the bot's median score on its map."""
-    from pitable.rules.bot import target
+def target_of(sheet: Sheet) -> int | None:
+    """The stars to beat on a solo sheet: the bot's median score on its map (None for a
+    title the bot does not play)."""
+    from pitable.rules.bot import solo_target
 
-    return target(sheet.title, sheet.side, sheet.seed)
+    return solo_target(sheet)
 
 
 def printer_settings(args: argparse.Namespace) -> PrinterConfig:

@@ -199,6 +199,14 @@ def target(title: Title | str, side: Side | str, seed: int, games: int = TARGET_
     return int(statistics.median_low(totals))
 
 
+def solo_target(sheet: Sheet) -> int | None:
+    """The stars to beat on a solo sheet of ``sheet``'s map: :func:`target`; None for a
+    title the bot does not play, whose solo sheet keeps its levels and has no target."""
+    if sheet.title.bot() is None:
+        return None
+    return target(sheet.title, sheet.side, sheet.seed)
+
+
 __all__ = [
     "DEFAULT_STRENGTH",
     "STRENGTHS",
@@ -213,6 +221,7 @@ __all__ = [
     "play",
     "play_games",
     "player_for",
+    "solo_target",
     "strength_of",
     "summarise",
     "target",
