@@ -129,7 +129,7 @@ class UnknownMode(RulesError, ValueError):
 
 
 class GameOver(RulesError):
-    """The rules have ended the game (a solo Valley game after 25 rounds): no more rolls."""
+    """The rules have ended the game (a solo game after its last round): no more rolls."""
 
 
 class StoreError(PitableError):

@@ -470,10 +470,10 @@ class Box:
         self._show_leds()
 
     def _show_leds(self) -> None:
-        """The LEDs say what the paper counts: a solo game's rounds against its limit (the
-        Valley's 25), else the danger bubbles of a title that has them (the Island's five,
-        at a table too). The Temple has neither a round limit nor a mummy limit, so any
-        count there would overflow the bar and mean nothing: its LEDs stay off."""
+        """The LEDs say what the paper counts: a solo game's rounds against its limit, else
+        the hazards marked against a title's :attr:`~Title.hazard_limit` (its bubbles on
+        the sheet, at a table too). A title with neither has no count that fits the bar
+        and means something: its LEDs stay off."""
         if self.leds is None:
             return
         state = self.game.state
@@ -533,7 +533,7 @@ class Box:
         elif options is None and message is None and self.phase is not Phase.MENU:
             # Said once, in the footer: the idle screen leaves out its own hint then.
             message = tr.gettext("Press ROLL to roll")
-        # The Island's danger bubbles are on every sheet: shown at a table too.
+        # A title's hazard bubbles are on every sheet: shown at a table too.
         counted = solo or game.title.hazard_limit is not None
         return StatusView(
             title=game.title,

@@ -55,7 +55,7 @@ WRITES_PER_TURN = 5
 
 def score_components(title: Title) -> tuple[str, ...]:
     """The components ``title`` scores a finished sheet by, in its own order (the names
-    :meth:`Title.score` gives: Valley "Full grid", "Jungles"...); () for a title that does
+    :meth:`Title.score` gives, "Full grid", "Jungles"...); () for a title that does
     not say how its sheets score, whose score is entered as a bare total."""
     from pitable.rules.scoring import parse_sheet
 

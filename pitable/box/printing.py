@@ -368,7 +368,7 @@ def _named(table_map: TableMap, tr: Translator) -> str:
 
 
 def _sheets(name: str, copies: int, tr: Translator = ENGLISH) -> str:
-    """``Valley A·1234``, or ``6 sheets of Valley A·1234``."""
+    """``Toys A·1234``, or ``6 sheets of Toys A·1234``: the title's short name and the map."""
     if copies == 1:
         return name
     return tr.ngettext("{copies} sheet of {name}", "{copies} sheets of {name}", copies).format(

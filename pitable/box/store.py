@@ -246,7 +246,8 @@ class RollRecord:
     roll: Roll
     #: The entropy source's name (``hwrng:/dev/hwrng``, ``os``).
     source: str
-    #: A hazard to draw, counted; an ignored Island danger shows as a red ``*`` without it.
+    #: A hazard to draw, counted; one the title ignores past its limit shows as a red ``*``
+    #: without it.
     hazard: bool
     hazards_after: int
 

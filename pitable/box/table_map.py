@@ -49,7 +49,7 @@ class TableMap:
 
     @property
     def label(self) -> str:
-        """The map in a few words for the screen and the log: ``Valley A·1234``."""
+        """The map in a few words for the screen and the log: ``Toys A·1234``."""
         return f"{self.title.short_name} {self.tag}"
 
     def sheet(self) -> Sheet:
@@ -57,7 +57,7 @@ class TableMap:
         return generate(self.title, self.seed, self.side, self.version)
 
     def to_text(self) -> str:
-        """``valley a 1234 v3``: how the store keeps it among its settings, with the map
+        """``toy a 1234 v3``: how the store keeps it among its settings, with the map
         generator's format (another format draws another map from the same seed)."""
         return f"{self.title.key} {self.side.value} {self.seed} v{self.version}"
 

@@ -17,8 +17,8 @@ from pitable.rules.sheets import MAX_SEED
 from pitable.rules.titles import title_choices
 
 #: The most games one run plays: a few minutes of the greedy player on a desktop computer
-#: (benchmarks/bench_bot.py: 50 to 150 games a second); the planner plays about one Island
-#: or Temple game a second, so its long runs are a matter of hours.
+#: (benchmarks/bench_bot.py: 50 to 150 games a second); the planner plays about one game a
+#: second of the titles with the most choices a turn, so its long runs are a matter of hours.
 MAX_GAMES = 10_000
 #: Dice seeds: any whole number from 0 up to this.
 MAX_DICE_SEED = 2**32 - 1

@@ -143,7 +143,7 @@ def setup_options(p: argparse.ArgumentParser) -> None:
         type=whole_number(0, 99),
         default=None,
         metavar="N",
-        help="Skull Island: dangers marked before the roll, 0 to 5 (default 0)",
+        help=marked_hazards_help() + " (default 0)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object a line, per ROLL")
     add_dice_argument(p)
@@ -187,6 +187,15 @@ def setup_fairness(p: argparse.ArgumentParser) -> None:
     add_source_arguments(p)
     add_dice_argument(p)
     p.set_defaults(run=run_fairness)
+
+
+def marked_hazards_help() -> str:
+    """``hazards marked before the roll, for a title that counts them (island: 0 to 5)``,
+    from the registered titles' limits."""
+    limits = ", ".join(f"{t.key}: 0 to {t.hazard_limit}"
+                       for t in all_titles() if t.hazard_limit is not None)
+    return "hazards marked before the roll, for a title that counts them" + (
+        f" ({limits})" if limits else "")
 
 
 def run_options(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ def setup_score(p: argparse.ArgumentParser) -> None:
         " whitespace-separated token per position, in the positions `pitable sheet GAME"
         " --out map.txt` prints (# where it prints nothing); lines starting with ; are"
         " comments. The sheet must have the size and shape of a map of GAME, and of the"
-        " map its comment names (`; valley A 7`, as `pitable sheet` writes it). Prints each"
+        " map its comment names (`; GAME A 7`, as `pitable sheet` writes it). Prints each"
         " component and the total, and with --solo the level."
     )
     p.add_argument("game", metavar="GAME", help=title_choices())

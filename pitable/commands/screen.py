@@ -11,7 +11,7 @@ import argparse
 import re
 
 from pitable.commands.args import add_lang_argument, chosen_language, output_file, whole_number
-from pitable.commands.dice import add_dice_argument
+from pitable.commands.dice import add_dice_argument, marked_hazards_help
 from pitable.errors import UsageError, quoted
 from pitable.rules.titles import title_choices
 
@@ -48,8 +48,7 @@ def setup_screen(p: argparse.ArgumentParser) -> None:
     p.add_argument("roll", metavar="ROLL")
     p.add_argument("--solo", action="store_true", help="a solo game (default: a table)")
     p.add_argument("--dangers", type=whole_number(0, 99), default=0, metavar="N",
-                   help="hazards marked before the roll (Skull Island: its danger bubbles,"
-                   " 0 to 5)")
+                   help=marked_hazards_help())
     p.add_argument("--round", type=whole_number(1, 999), default=None, metavar="N",
                    help="the round this roll is (default: none shown at a table, 1 solo)")
     add_lang_argument(p)

@@ -39,6 +39,17 @@ def most_hazards() -> int:
     return max((t.max_hazards or 0) for t in all_titles())
 
 
+def hazards_placed_help() -> str:
+    """What ``--snakes`` counts, from the titles whose levels their hazards lower:
+    ``hazards placed in the game, escaped ones included (valley: each snake lowers every
+    level by 4 stars)``."""
+    lowering = ", ".join(
+        f"{t.key}: each {t.hazard_name} lowers every level by {t.discount_per_hazard} stars"
+        for t in all_titles() if t.discount_per_hazard)
+    return "hazards placed in the game, escaped ones included" + (
+        f" ({lowering})" if lowering else "")
+
+
 def setup_history(p: argparse.ArgumentParser) -> None:
     p.description = (
         "List the rolls of a game saved by the box: the game in progress, or the game ID."
@@ -74,8 +85,7 @@ def setup_level(p: argparse.ArgumentParser) -> None:
         type=whole_number(0, most_hazards()),
         default=None,
         metavar="N",
-        help="the Valley: snakes placed in the game, escaped ones included; each lowers"
-        " every level by 4 stars",
+        help=hazards_placed_help(),
     )
     p.add_argument("--json", action="store_true", help="the answer as one JSON object")
     add_lang_argument(p)

@@ -373,7 +373,7 @@ def wrap_tokens(  # noqa: PLR0917 - cached, so positional like its callers' keys
 ) -> tuple[str, ...]:
     """``tokens`` joined by ``sep`` and broken between tokens into lines at most ``width`` wide.
 
-    Used for the Valley's plays, which must never break inside "2+3+5". At most
+    Used for a title's plays, which must never break inside "2+3+5". At most
     ``max_lines`` lines; a cut is marked with an ellipsis at the end of the last line.
     """
     if max_lines <= 0 or width <= 0:

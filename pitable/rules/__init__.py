@@ -3,8 +3,8 @@
 Each title is one module under :mod:`pitable.rules.titles`, found by name:
 
 >>> from pitable.rules import default_title, Roll
->>> valley = default_title()
->>> valley.summary(valley.options(Roll.from_str("2,3,5")))
+>>> title = default_title()
+>>> title.summary(title.options(Roll.from_str("2,3,5")))
 '2 3 5 -> 2 3 5 7 8 10; plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10'
 """
 

@@ -7,11 +7,12 @@ saved, so both answer from one piece of logic. The figures (round limit, level
 thresholds, what a hazard costs, where a solo hazard goes) are each title's own, on its
 class in :mod:`pitable.rules.titles`.
 
->>> from pitable.rules.titles import Island, Valley
->>> level(Valley.key, 112, hazards=5).name
+>>> from pitable.rules.titles import default_title
+>>> first = default_title()
+>>> level(first, 112, hazards=5).name
 'Explorer'
->>> level(Island.key, 70).stars_needed
-5
+>>> level(first, 80, hazards=5).stars_needed
+10
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def thresholds(title: Title | str, hazards: int = 0) -> tuple[int, int, int]:
     """The least score of Pathfinder, Voyager and Explorer after ``hazards`` were placed.
 
     ``title`` is a title or any name ``find_title`` knows. Only a title with a
-    :attr:`~Title.discount_per_hazard` moves them (the Valley: 4 fewer stars per snake).
+    :attr:`~Title.discount_per_hazard` moves them, by that many stars per hazard.
     """
     found = as_title(title)
     _check_hazards(found, hazards)
@@ -93,7 +94,7 @@ def level(title: Title | str, score: int, hazards: int = 0) -> LevelResult:
     """The adventurer level of a solo ``score`` in ``title`` after ``hazards`` were placed.
 
     ``title`` is a title or any name ``find_title`` knows. ``hazards`` counts every hazard
-    placed (in the Valley every snake, escaped ones included); titles whose thresholds do
+    placed (escaped ones included, where a title lets them escape); titles whose thresholds do
     not depend on it accept their own count all the same.
     """
     if isinstance(score, bool) or not isinstance(score, int):
@@ -116,7 +117,7 @@ class Turn:
     round: int
     roll: Roll
     options: Options
-    #: A hazard to draw this turn, and counted (an ignored Island danger is not).
+    #: A hazard to draw this turn, and counted (one the title ignores past its limit is not).
     hazard: bool
     #: In solo play, where to draw the hazard, in the rulebook's words (its fallback
     #: included); None otherwise. The status screen says the same line, translated:
@@ -137,7 +138,7 @@ class GameState:
     mode: Mode = Mode.TABLE
     #: Rolls played so far; the round of the last roll (0 before the first).
     rounds: int = 0
-    #: Hazards marked: every snake or mummy, Island dangers up to the five bubbles.
+    #: Hazards marked: all of them, or up to the title's :attr:`~Title.hazard_limit`.
     hazards: int = 0
     last_roll: Roll | None = None
 
@@ -151,7 +152,8 @@ class GameState:
 
     @property
     def round_limit(self) -> int | None:
-        """The last round of the game, when the rules set one (a solo Valley game: 25)."""
+        """The last round of the game, when the rules set one: a solo game's
+        :attr:`~Title.solo_rounds`."""
         return self.title.solo_rounds if self.mode is Mode.SOLO else None
 
     @property
