@@ -190,8 +190,8 @@ def setup_fairness(p: argparse.ArgumentParser) -> None:
 
 
 def marked_hazards_help() -> str:
-    """``hazards marked before the roll, for a title that counts them (island: 0 to 5)``,
-    from the registered titles' limits."""
+    """What ``--dangers`` counts, with each registered title's limit: ``hazards marked
+    before the roll, for a title that counts them (toy: 0 to 3)``."""
     limits = ", ".join(f"{t.key}: 0 to {t.hazard_limit}"
                        for t in all_titles() if t.hazard_limit is not None)
     return "hazards marked before the roll, for a title that counts them" + (

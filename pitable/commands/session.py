@@ -41,8 +41,8 @@ def most_hazards() -> int:
 
 def hazards_placed_help() -> str:
     """What ``--snakes`` counts, from the titles whose levels their hazards lower:
-    ``hazards placed in the game, escaped ones included (valley: each snake lowers every
-    level by 4 stars)``."""
+    ``hazards placed in the game, escaped ones included (toy: each spider lowers every
+    level by 1 stars)``."""
     lowering = ", ".join(
         f"{t.key}: each {t.hazard_name} lowers every level by {t.discount_per_hazard} stars"
         for t in all_titles() if t.discount_per_hazard)
