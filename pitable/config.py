@@ -17,7 +17,6 @@ key and says what was expected::
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import resource
@@ -34,13 +33,30 @@ from pitable.hw.chips import CHIPS, PAPER_DOTS
 from pitable.i18n import LANGUAGES, language_of
 from pitable.pins import (
     HEADER_GPIOS,
-    I2C_PINS,
     ID_PINS,
-    LOCAL_UARTS,
     SPI_PINS,
-    UART_PINS,
-    USABLE_GPIOS,
-    signal_pins,
+)
+from pitable.settings import (
+    GPIO_RULE,
+    USABLE_RANGE,
+    Spec,
+    hex_value,
+    or_words,
+    setting,
+    show_value,
+    spec_of,
+    table_fields,
+)
+from pitable.settings import (
+    table_doc as _doc,
+)
+from pitable.wiring import (
+    added_sections,
+    bus_pins,
+    parts,
+    pin_claims,
+    registered_part,
+    reserve_tables,
 )
 from pitable.xdg import DEFAULT_CONFIG_FILE
 
@@ -71,94 +87,11 @@ URL_BAUDRATE_MAX = 1_000_000_000
 MODES = ("table", "solo")
 IMAGE_COMMANDS = ("gsv0", "dc2")
 UART_OVERLAYS = ("disable-bt", "miniuart-bt")
-_USABLE = f"GPIO {USABLE_GPIOS[0]} to {USABLE_GPIOS[-1]}"
-_GPIO_RULE = f"a header {_USABLE} (BCM numbering)"
 _DEFAULT_MUX_CHANNELS = {"green": 0, "purple": 1, "red": 2, "status": 3}
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
 # --- the declaration of a key ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Spec:
-    """What a key of the file may hold, and the words that explain it.
-
-    ``low``/``high`` bound a number (``low_open``: strictly above ``low``); ``what`` names
-    the kind of value in the message ("an I2C address"); ``choices`` lists the values
-    allowed, each with an optional label shown beside it (``8 (TCA9548A)``), and
-    ``choices_if``, given the whole table, says where they bind (elsewhere only the range
-    does); ``gpio`` makes the value (or each item of a list) a header GPIO; ``check`` is a
-    key's own test, called as ``check(key, value)``; ``hex`` writes and reports it as
-    ``0x3c``; ``signal`` names a GPIO's wire on the part in the wiring (``{n}`` stands for
-    the place in a list, from 1; default: the key); ``fold_case`` reads it in lower case;
-    ``in_file = False`` keeps it out of the file (the loader fills it in); ``legacy_unset``
-    is the value that files written by earlier versions hold for "not set", read as not
-    set so that they keep working.
-
-    Written by hand on dataclasses' field metadata rather than with a schema library:
-    every command imports the config, and start-up on a Pi Zero costs more than the
-    hundred lines this takes.
-    """
-
-    doc: str = ""
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    unit: str = ""
-    what: str = ""
-    choices: Mapping[object, str] | None = None
-    choices_if: Callable[[Any], bool] | None = None
-    gpio: bool = False
-    signal: str = ""
-    check: Callable[[str, Any], None] | None = None
-    hex: bool = False
-    fold_case: bool = False
-    in_file: bool = True
-    legacy_unset: int | None = None
-
-    def rule(self) -> str:
-        """What the key may hold, in words, or "" when any value of its type will do."""
-        if self.choices is not None:
-            return _or(self.choices)
-        if self.gpio:
-            return _GPIO_RULE
-        return self.range_rule()
-
-    def range_rule(self) -> str:
-        """The range, in words: ``0.3 s to 5 s``, ``0 or more``; "" without one."""
-        if self.low is not None and self.high is not None:
-            low, high = self._num(self.low), self._num(self.high)
-            if self.low_open:
-                return f"above {low}{self.unit} and at most {high}{self.unit}"
-            return f"{low}{self.unit} to {high}{self.unit}"
-        if self.low is not None:
-            return f"{self._num(self.low)}{self.unit} or more"
-        return ""
-
-    def _num(self, value: float) -> str:
-        if self.hex:
-            return _hex(int(value))
-        return str(int(value)) if float(value).is_integer() else str(value)
-
-
-def setting(default: Any, doc: str = "", **spec: Any) -> Any:
-    """A config field: its default and its :class:`Spec` (``doc``, range, choices, ...)."""
-    choices = spec.pop("choices", None)
-    if choices is not None and not isinstance(choices, Mapping):
-        choices = dict.fromkeys(choices, "")
-    return field(default=default, metadata={"spec": Spec(doc, choices=choices, **spec)})
-
-
-def _doc(doc: str) -> dict[str, Spec]:
-    """The metadata of a table of the file: its doc."""
-    return {"spec": Spec(doc)}
-
-
-def spec_of(f: Field[Any]) -> Spec:
-    """The declaration of a config field (an empty one for a field declared without)."""
-    spec = f.metadata.get("spec")
-    return spec if isinstance(spec, Spec) else Spec()
 
 
 #: The pyserial URLs the printer's port is checked against: the form each takes, an example,
@@ -186,7 +119,7 @@ def _check_url_or_path(key: str, value: str) -> None:
     (``'<=' not supported between instances of 'int' and 'NoneType'`` for a missing port,
     ``'debug|info|warning|error'``, a KeyError from formatting its own message).
     """
-    shown = _show(value if len(value) <= 40 else value[:37] + "...")
+    shown = show_value(value if len(value) <= 40 else value[:37] + "...")
     if value.startswith("/"):
         return
     match = _URL.match(value)
@@ -609,7 +542,7 @@ class PrinterConfig:
 
 def _check_framebuffer(key: str, value: str) -> None:
     if not re.fullmatch(r"/dev/fb\d{1,2}", value):
-        raise _fail(key, f"expected a framebuffer device such as /dev/fb0, got {_show(value)}")
+        raise _fail(key, f"expected a framebuffer device such as /dev/fb0, got {show_value(value)}")
 
 
 @dataclass(frozen=True)
@@ -645,13 +578,15 @@ def _check_bind(key: str, value: str) -> None:
         raise _fail(
             key,
             "expected an IP address to listen on, such as 0.0.0.0 (every IPv4 address of"
-            f" the Pi), :: (every address) or 127.0.0.1 (this machine only), got {_show(value)}",
+            f" the Pi), :: (every address) or 127.0.0.1 (this machine only),"
+            f" got {show_value(value)}",
         ) from None
 
 
 def _check_pin(key: str, value: str) -> None:
     if value and not (value.isascii() and value.isdigit() and 4 <= len(value) <= 6):
-        raise _fail(key, f'expected "" (a new PIN each boot) or 4 to 6 digits, got {_show(value)}')
+        raise _fail(key, 'expected "" (a new PIN each boot) or 4 to 6 digits,'
+                    f" got {show_value(value)}")
 
 
 #: A host name: dot-separated labels of letters, digits and inner hyphens.
@@ -663,7 +598,7 @@ def _check_names(key: str, value: tuple[str, ...]) -> None:
     for i, name in enumerate(value):
         if not _HOST_NAME.fullmatch(name) or len(name) > 253:
             raise _fail(f"{key}[{i}]", f"expected a host name such as dice.example.org,"
-                        f" got {_show(name)}")
+                        f" got {show_value(name)}")
 
 
 @dataclass(frozen=True)
@@ -803,7 +738,7 @@ class Config:
         added: Mapping[str, Any] = self.__dict__["added_tables"]
         if name in added:
             return added[name]
-        table = _PARTS[name].table
+        table = registered_part(name).table
         if table is None:
             raise KeyError(name)
         return table()
@@ -827,11 +762,7 @@ DEFAULTS = Config()
 
 #: The tables of the file, by name, each with its dataclass.
 SECTIONS: dict[str, type] = {f.name: typing.cast(type, f.default_factory) for f in fields(Config)}
-
-
-def table_fields(cls: type) -> tuple[Field[Any], ...]:
-    """The fields of a config table that a file may set, in declaration order."""
-    return tuple(f for f in fields(cls) if spec_of(f).in_file)
+reserve_tables(SECTIONS)
 
 
 def printer_config(base: PrinterConfig, **overrides: Any) -> PrinterConfig:
@@ -980,19 +911,6 @@ def _toml_syntax_message(message: str, text: str) -> str:
 # --- parsing: types and unknown keys -------------------------------------------------------
 
 
-def _show(value: object) -> str:
-    """A value as it would be written in TOML, for error messages."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, Mapping):
-        return "a table"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
-    return str(value)
-
-
 def _unknown(key: str, name: str, known: Iterable[str], what: str = "key") -> ConfigError:
     # Imported here, like textwrap below: only a wrong file or `config show` needs them, and
     # every command imports this module.
@@ -1038,7 +956,7 @@ def _table(data: object, prefix: str) -> Mapping[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, Mapping):
-        raise ConfigError(f"{prefix}: expected a table ([{prefix}]), got {_show(data)}")
+        raise ConfigError(f"{prefix}: expected a table ([{prefix}]), got {show_value(data)}")
     return data
 
 
@@ -1050,14 +968,14 @@ def _read(cls: type, f: Field[Any], key: str, value: object) -> object:
         test, expected = _TYPES[item_kind]
         plural = {int: "integers", str: "strings"}[item_kind]
         if not isinstance(value, list | tuple):
-            raise ConfigError(f"{key}: expected a list of {plural}, got {_show(value)}")
+            raise ConfigError(f"{key}: expected a list of {plural}, got {show_value(value)}")
         for i, item in enumerate(value):
             if not test(item):
-                raise ConfigError(f"{key}[{i}]: expected {expected}, got {_show(item)}")
+                raise ConfigError(f"{key}[{i}]: expected {expected}, got {show_value(item)}")
         return tuple(value)
     test, expected = _TYPES[kind]
     if not test(value):
-        raise ConfigError(f"{key}: expected {expected}, got {_show(value)}")
+        raise ConfigError(f"{key}: expected {expected}, got {show_value(value)}")
     legacy = spec_of(f).legacy_unset
     if legacy is not None and value == legacy:
         return None
@@ -1167,30 +1085,19 @@ def _fail(key: str, what: str) -> ConfigError:
     return ConfigError(f"{key}: {what}")
 
 
-def _or(choices: Iterable[object] | Mapping[object, str]) -> str:
-    """``"table" or "solo"``; ``8 (TCA9548A) or 4 (PCA9546)``."""
-    labels = choices if isinstance(choices, Mapping) else dict.fromkeys(choices, "")
-    shown = [_show(c) + (f" ({label})" if label else "") for c, label in labels.items()]
-    return ", ".join(shown[:-1]) + f" or {shown[-1]}" if len(shown) > 1 else shown[0]
-
-
 def _choice(key: str, value: object, choices: Iterable[object] | Mapping[object, str]) -> None:
     if value not in choices:
-        raise _fail(key, f"expected {_or(choices)}, got {_show(value)}")
-
-
-def _hex(value: int) -> str:
-    return f"0x{value:02x}" if value >= 0 else str(value)
+        raise _fail(key, f"expected {or_words(choices)}, got {show_value(value)}")
 
 
 def _gpio(key: str, pin: int) -> None:
     if pin in ID_PINS:
         raise _fail(
             key,
-            f"GPIO {pin} is {ID_PINS[pin]}, kept for the HAT ID EEPROM; use {_USABLE}",
+            f"GPIO {pin} is {ID_PINS[pin]}, kept for the HAT ID EEPROM; use {USABLE_RANGE}",
         )
     if pin not in HEADER_GPIOS:
-        raise _fail(key, f"expected {_GPIO_RULE}, got {pin}")
+        raise _fail(key, f"expected {GPIO_RULE}, got {pin}")
 
 
 def check_value(key: str, value: Any, spec: Spec, table: object = None) -> None:
@@ -1208,7 +1115,7 @@ def check_value(key: str, value: Any, spec: Spec, table: object = None) -> None:
         # is outside it.
         above_low = value > low if spec.low_open else value >= low
         if not (above_low and (high is None or value <= high)):
-            shown = _hex(int(value)) if spec.hex else f"{value}{spec.unit}"
+            shown = hex_value(int(value)) if spec.hex else f"{value}{spec.unit}"
             what = f"{spec.what} " if spec.what else ""
             rule = spec.range_rule()
             if high is None:
@@ -1260,8 +1167,8 @@ def _check_display(d: DisplayConfig, config: Config) -> None:
     if d.interface not in chip.interfaces:
         raise _fail(
             f"{key}.interface",
-            f"the {d.driver} needs interface = {' or '.join(map(_show, chip.interfaces))}"
-            f" ({chip.interfaces_why}), got {_show(d.interface)}",
+            f"the {d.driver} needs interface = {' or '.join(map(show_value, chip.interfaces))}"
+            f" ({chip.interfaces_why}), got {show_value(d.interface)}",
         )
     width, height = DRIVER_SIZES[d.driver]
     if d.width != width:
@@ -1302,7 +1209,7 @@ def _check_display(d: DisplayConfig, config: Config) -> None:
         if d.address == config.i2c.mux_address:
             raise _fail(
                 f"{key}.address",
-                f"{_hex(d.address)} is the mux's own address (i2c.mux_address)",
+                f"{hex_value(d.address)} is the mux's own address (i2c.mux_address)",
             )
     else:
         absent(("mux_channel",), "i2c.mux = true")
@@ -1330,23 +1237,6 @@ def _check_buses(config: Config) -> None:
         seen[place] = d
 
 
-def bus_pins(config: Config) -> dict[int, str]:
-    """The GPIOs that the enabled I2C, SPI and UART buses take, each with why, from the
-    registered parts.
-
-    ``{3: "SCL of I2C bus 1, which the displays use", ...}``
-    """
-    owned: dict[int, str] = {}
-    for part in parts():
-        if part.bus_pins is not None:
-            owned.update(part.bus_pins(config))
-    return owned
-
-
-def pin_claims(config: Config) -> list[tuple[str, int]]:
-    """Every GPIO an enabled part drives or reads, as (dotted key, GPIO), in file order."""
-    return [claim for part in parts() for claim in part.pin_claims(config)]
-
 
 def _check_pins(config: Config) -> None:
     owned = bus_pins(config)
@@ -1357,362 +1247,6 @@ def _check_pins(config: Config) -> None:
         if pin in used:
             raise _fail(key, f"GPIO {pin} is already used by {used[pin]}")
         used[pin] = key
-
-
-# --- the parts: each declared once -------------------------------------------------------
-
-#: The ink of a wire whose part names no colour of its own.
-INK = "#263238"
-#: The colour of each display in the wiring.
-DISPLAY_COLOURS = {"green": "#2e9e44", "purple": "#7b3fa8", "red": "#c62828",
-                   "status": "#455a64"}
-
-#: One line of the wiring table: (part, connection, details).
-Row = tuple[str, str, str]
-
-
-@dataclass(frozen=True)
-class Wire:
-    """One wire: a header GPIO to a signal of a part."""
-
-    gpio: int
-    part: str
-    signal: str
-    colour: str = INK
-
-
-@dataclass(frozen=True)
-class Part:
-    """A part of the box, declared once; its pins, wires and line of the wiring table, and
-    the doctor's look at it, follow from this declaration.
-
-    ``name`` is its table in the file, ``label`` what the wiring calls it. A part not built
-    into :class:`Config` brings its ``table`` (a dataclass of :func:`setting` fields) and
-    that table's ``doc``. By default its GPIOs are the settings declared with ``gpio=True``
-    (each wire named by the setting's ``signal``), taken while its ``enabled`` setting, if
-    it has one, is true; its line of the table lists them. ``claims``, ``bus_pins``,
-    ``wires`` and ``rows`` replace those defaults for a part that needs more (the displays,
-    the printer's UART). A ``bus`` part comes first in the wiring, before the parts on
-    single GPIOs.
-
-    ``check``, ``build`` and ``fake`` are ``"module:function"`` names, imported only when
-    they are used, so that the config (and every command) stays free of the hardware
-    libraries: ``check(config, probes)`` gives the doctor's
-    :class:`~pitable.doctor.Result`, a list of them, or None when there is nothing to
-    check; ``build(**settings, factory=...)`` opens the real part on a gpiozero pin factory
-    from its settings as plain arguments (:func:`part_settings`), and
-    ``fake(**settings, factory=...)`` its fake (default: ``build`` on the simulated
-    backends' mock pins). The box opens them after its built-in parts.
-    """
-
-    name: str
-    label: str
-    table: type | None = None
-    doc: str = ""
-    claims: Callable[[Config], list[tuple[str, int]]] | None = None
-    bus_pins: Callable[[Config], dict[int, str]] | None = None
-    wires: Callable[[Config], list[Wire]] | None = None
-    rows: Callable[[Config], list[Row]] | None = None
-    bus: bool = False
-    check: str = ""
-    build: str = ""
-    fake: str = ""
-
-    def pin_claims(self, config: Config) -> list[tuple[str, int]]:
-        """(dotted key, GPIO) for every GPIO the part takes in ``config``."""
-        if self.claims is not None:
-            return self.claims(config)
-        return [(key, gpio) for key, gpio, _ in self.gpios(config)]
-
-    def part_wires(self, config: Config) -> list[Wire]:
-        """The part's wires in ``config``."""
-        if self.wires is not None:
-            return self.wires(config)
-        return [Wire(gpio, self.label, signal) for _, gpio, signal in self.gpios(config)]
-
-    def wiring_rows(self, config: Config) -> list[Row]:
-        """The part's lines of the wiring table (``pitable wiring``)."""
-        if self.rows is not None:
-            return self.rows(config)
-        gpios = self.gpios(config)
-        if not _enabled(config.part_table(self.name)):
-            return [(self.label, "-", "off")]
-        if len(gpios) == 1:
-            return [(self.label, f"GPIO {gpios[0][1]}", "")]
-        return [(self.label, ", ".join(f"{signal} GPIO {gpio}" for _, gpio, signal in gpios),
-                 "")]
-
-    def gpios(self, config: Config) -> list[tuple[str, int, str]]:
-        """(dotted key, GPIO, signal) for each GPIO setting of the part's table."""
-        table = config.part_table(self.name)
-        if not _enabled(table):
-            return []
-        out = []
-        for f in table_fields(type(table)):
-            spec = spec_of(f)
-            value = getattr(table, f.name)
-            if not spec.gpio or value is None:
-                continue
-            key = f"{self.name}.{f.name}"
-            signal = spec.signal or f.name
-            if isinstance(value, tuple):
-                out += [(f"{key}[{i}]", pin, signal.format(n=i + 1))
-                        for i, pin in enumerate(value)]
-            else:
-                out.append((key, value, signal))
-        return out
-
-
-def _enabled(table: object) -> bool:
-    return bool(getattr(table, "enabled", True))
-
-
-def part_enabled(config: Config, part: Part) -> bool:
-    """Whether ``part`` is fitted: its table's ``enabled`` setting, true without one."""
-    return _enabled(config.part_table(part.name))
-
-
-def part_settings(config: Config, part: Part) -> dict[str, Any]:
-    """The settings of ``part``'s table as plain keyword arguments for its driver (all but
-    ``enabled``, which says whether to open it at all)."""
-    table = config.part_table(part.name)
-    return {f.name: getattr(table, f.name) for f in table_fields(type(table))
-            if f.name != "enabled"}
-
-
-def load_hook(name: str) -> Callable[..., Any]:
-    """The function a part names as ``"module:function"``, imported now."""
-    import importlib
-
-    module, _, function = name.partition(":")
-    hook = getattr(importlib.import_module(module), function)
-    if not callable(hook):
-        raise TypeError(f"{name} is not a function")
-    return typing.cast(Callable[..., Any], hook)
-
-
-_PARTS: dict[str, Part] = {}
-
-
-def register_part(part: Part) -> Part:
-    """Add ``part`` to the box, after the parts registered before it; undone by
-    :func:`unregister_part`."""
-    if part.name in _PARTS:
-        raise ValueError(f"a part named {part.name!r} is already registered")
-    if (part.table is None) != (part.name in SECTIONS):
-        raise ValueError(f"{part.name!r}: a part brings its table unless it is a built-in one")
-    _PARTS[part.name] = part
-    return part
-
-
-def unregister_part(name: str) -> None:
-    """Take the part registered as ``name`` out of the box."""
-    del _PARTS[name]
-
-
-def parts() -> tuple[Part, ...]:
-    """The registered parts, in the order of the file."""
-    return tuple(_PARTS.values())
-
-
-def added_sections() -> dict[str, type]:
-    """The tables of the registered parts that are not built into :class:`Config`."""
-    return {p.name: p.table for p in _PARTS.values() if p.table is not None}
-
-
-def with_part_table(config: Config, name: str, table: object) -> Config:
-    """``config`` with the table of the registered part ``name`` replaced."""
-    return replace(config, added_tables={**config.__dict__["added_tables"], name: table})
-
-
-def part_wires(config: Config) -> list[Wire]:
-    """Every GPIO wire of the enabled parts, in the order of the box: the buses, then the
-    parts on single GPIOs."""
-    ordered = [p for p in parts() if p.bus] + [p for p in parts() if not p.bus]
-    return [wire for part in ordered for wire in part.part_wires(config)]
-
-
-def part_rows(config: Config) -> list[Row]:
-    """The wiring table's lines of every part, enabled or not, in the order of the box."""
-    ordered = [p for p in parts() if p.bus] + [p for p in parts() if not p.bus]
-    return [row for part in ordered for row in part.wiring_rows(config)]
-
-
-def uses_i2c_buses(config: Config) -> list[int]:
-    """The I2C buses the enabled displays are on (the mux's parent bus when it is on)."""
-    users = [d for d in config.displays.enabled() if d.interface == "i2c"]
-    if not users:
-        return []
-    if config.i2c.mux:
-        return [config.i2c.bus]
-    return sorted({d.bus for d in users if d.bus is not None})
-
-
-def _i2c_bus_pins(config: Config) -> dict[int, str]:
-    owned: dict[int, str] = {}
-    i2c_users = [d for d in config.displays.enabled() if d.interface == "i2c"]
-    for bus in uses_i2c_buses(config):
-        users = "the displays"
-        if not config.i2c.mux:
-            names = [f"displays.{d.name}" for d in i2c_users if d.bus == bus]
-            users = names[0] if len(names) == 1 else "the displays"
-        verb = "use" if users == "the displays" else "uses"
-        for pin, signal in I2C_PINS.get(bus, {}).items():
-            owned[pin] = f"{signal} of I2C bus {bus}, which {users} {verb}"
-    return owned
-
-
-def _i2c_wires(config: Config) -> list[Wire]:
-    part = "I2C mux" if config.i2c.mux else None
-    return [Wire(gpio, part or f"I2C bus {bus}", signal)
-            for bus in uses_i2c_buses(config) for gpio, signal in I2C_PINS.get(bus, {}).items()]
-
-
-def _i2c_bus_name(bus: int) -> str:
-    if bus == 1:
-        sda, scl = signal_pins(I2C_PINS[1], "SDA", "SCL")
-        return f"I2C1 (GPIO {sda} SDA, GPIO {scl} SCL)"
-    return f"/dev/i2c-{bus}"
-
-
-def _mux_rows(config: Config) -> list[Row]:
-    i2c = config.i2c
-    if not i2c.mux:
-        return []
-    uses_i2c = any(d.interface == "i2c" for d in config.displays.enabled())
-    chip = "TCA9548A" if i2c.mux_channels == 8 else "PCA9546"
-    return [(
-        f"I2C mux ({chip})",
-        f"{_i2c_bus_name(i2c.bus)}, 0x{i2c.mux_address:02x}",
-        f"{i2c.mux_channels} channels, {i2c.speed_hz // 1000} kHz"
-        + ("" if uses_i2c else "; no display uses it"),
-    )]
-
-
-def _display_claims(config: Config) -> list[tuple[str, int]]:
-    return [
-        (f"displays.{d.name}.{n}", pin)
-        for d in config.displays.enabled() if d.interface == "spi"
-        for n in ("dc", "reset") if (pin := getattr(d, n)) is not None
-    ]
-
-
-def _spi_bus_pins(config: Config) -> dict[int, str]:
-    spi_users = [d for d in config.displays.enabled() if d.interface == "spi"]
-    if not spi_users:
-        return {}
-    port = config.spi.port
-    users = f"displays.{spi_users[0].name} uses" if len(spi_users) == 1 else "the displays use"
-    return {pin: f"{signal} of SPI{port}, which {users}"
-            for pin, signal in SPI_PINS.get(port, {}).items()}
-
-
-def _display_wires(config: Config) -> list[Wire]:
-    out: list[Wire] = []
-    for d in config.displays.enabled():
-        if d.interface != "spi":
-            continue
-        colour = DISPLAY_COLOURS[d.name]
-        part = d.part_name
-        cs = 8 if d.spi_device == 0 else 7
-        if config.spi.port == 1:
-            cs = 18 if d.spi_device == 0 else 17
-        for gpio, signal in SPI_PINS[config.spi.port].items():
-            # A display only listens: no MISO; and only its own chip select.
-            if signal == "MISO" or (signal.startswith("CE") and gpio != cs):
-                continue
-            out.append(Wire(gpio, part, "CS" if signal.startswith("CE") else signal, colour))
-        if d.dc is not None:
-            out.append(Wire(d.dc, part, "DC", colour))
-        if d.reset is not None:
-            out.append(Wire(d.reset, part, "RES", colour))
-    return out
-
-
-def _display_rows(config: Config) -> list[Row]:
-    rows: list[Row] = []
-    for d in config.displays.all():
-        if not d.enabled:
-            rows.append((d.part_name, "-", "off"))
-            continue
-        details = f"{d.driver.upper()} {d.width}x{d.height}"
-        if d.rotate:
-            details += f", rotated {d.rotate * 90}°"
-        if d.contrast != 255:
-            details += f", contrast {d.contrast}"
-        rows.append((d.part_name, d.location, details))
-    return rows
-
-
-def _pull(pull_up: bool) -> str:
-    return "pull-up" if pull_up else "pull-down"
-
-
-def _button_rows(config: Config) -> list[Row]:
-    b = config.button
-    return [("ROLL button", f"GPIO {b.pin}", f"{_pull(b.pull_up)}, {b.bounce_ms} ms debounce")]
-
-
-def _encoder_rows(config: Config) -> list[Row]:
-    e = config.encoder
-    if not e.enabled:
-        return [("encoder", "-", "off")]
-    return [("encoder", f"A GPIO {e.a}, B GPIO {e.b}, push GPIO {e.push}", _pull(e.pull_up))]
-
-
-def _leds_rows(config: Config) -> list[Row]:
-    leds = config.leds
-    if not leds.pins:
-        return [("round LEDs", "-", "none fitted")]
-    level = "active high" if leds.active_high else "active low"
-    pins = "GPIO " + ", ".join(str(p) for p in leds.pins)
-    return [("round LEDs", pins, f"{len(leds.pins)} LEDs, {level}")]
-
-
-def _uart_bus_pins(config: Config) -> dict[int, str]:
-    p = config.printer
-    if not (p.enabled and p.port in LOCAL_UARTS):
-        return {}
-    return {pin: f"{signal} of the UART, which the printer uses (printer.port = {_show(p.port)})"
-            for pin, signal in UART_PINS.items()}
-
-
-def _printer_wires(config: Config) -> list[Wire]:
-    p = config.printer
-    out = []
-    if p.enabled and p.port in LOCAL_UARTS:
-        out += [Wire(14, "printer", "RX (from GPIO 14 TX)"),
-                Wire(15, "printer", "TX (divider to GPIO 15)")]
-    return out + [Wire(gpio, "printer", signal) for _, gpio, signal in PRINTER.gpios(config)]
-
-
-def _printer_rows(config: Config) -> list[Row]:
-    p = config.printer
-    if not p.enabled:
-        return [("thermal printer", "-", "off")]
-    where = p.port
-    if p.port in LOCAL_UARTS:
-        tx, rx = signal_pins(UART_PINS, "TXD", "RXD")
-        where += f" (GPIO {tx} TX, GPIO {rx} RX)"
-    busy = "not wired" if p.dtr_busy_pin is None else f"GPIO {p.dtr_busy_pin}"
-    return [(
-        "thermal printer",
-        where,
-        f"{p.baudrate} baud, {p.paper_width_mm} mm paper, {p.image_command}; DTR busy: {busy}",
-    )]
-
-
-# The built-in parts, in the order of the file.
-register_part(Part("button", "ROLL button", rows=_button_rows))
-register_part(Part("encoder", "encoder", rows=_encoder_rows))
-register_part(Part("leds", "round LEDs", rows=_leds_rows))
-register_part(Part("i2c", "I2C mux", bus=True, bus_pins=_i2c_bus_pins, wires=_i2c_wires,
-                   rows=_mux_rows, check="pitable.doctor:check_mux_part"))
-register_part(Part("displays", "displays", bus=True, claims=_display_claims,
-                   bus_pins=_spi_bus_pins, wires=_display_wires, rows=_display_rows,
-                   check="pitable.doctor:check_displays_part"))
-PRINTER = register_part(Part("printer", "printer", bus_pins=_uart_bus_pins, wires=_printer_wires,
-                             rows=_printer_rows, check="pitable.doctor:check_printer_part"))
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -1730,7 +1264,7 @@ def _toml_value(value: object, spec: Spec) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return _hex(value) if spec.hex else str(value)
+        return hex_value(value) if spec.hex else str(value)
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, str):

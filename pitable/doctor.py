@@ -26,9 +26,6 @@ from pitable.config import (
     DisplayConfig,
     PageLimits,
     PrinterConfig,
-    load_hook,
-    parts,
-    pin_claims,
     printer_config,
 )
 from pitable.errors import PitableError
@@ -42,6 +39,7 @@ from pitable.firmware import (
     uses_local_uart,
 )
 from pitable.pins import I2C_PINS, LOCAL_UARTS, UART_PINS, signal_pins
+from pitable.wiring import load_hook, parts, pin_claims
 
 #: SSD1306, SSD1309 and SH1106 all take 0xE3 as "no operation": a write that a panel
 #: acknowledges and that changes nothing on it.

@@ -18,9 +18,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pitable.config import Config, load_default_or, uses_i2c_buses
+from pitable.config import Config, load_default_or
 from pitable.errors import PitableError
 from pitable.pins import I2C_PINS, LOCAL_UARTS, SPI_PINS, UART_PINS, signal_pins
+from pitable.wiring import uses_i2c_buses
 
 #: The fragment's name on the boot partition, next to config.txt.
 FRAGMENT_NAME = "pitable-config.txt"
@@ -127,7 +128,7 @@ def firmware_pins(config: Config) -> dict[int, str]:
     """The GPIOs that what :func:`boot_config` turns on takes, each with its owner.
 
     Read from the fragment's own lines, so that a test can hold it against
-    :func:`pitable.config.bus_pins` and :func:`pitable.config.pin_claims`.
+    :func:`pitable.wiring.bus_pins` and :func:`pitable.wiring.pin_claims`.
     """
     owned: dict[int, str] = {}
 

@@ -19,7 +19,6 @@ from pitable.config import (
     LedsConfig,
     PrinterConfig,
     SpiConfig,
-    bus_pins,
     load_config,
     load_default_or,
     loads_config,
@@ -28,6 +27,7 @@ from pitable.config import (
 )
 from pitable.errors import ConfigError
 from pitable.rules import all_titles
+from pitable.wiring import bus_pins
 
 SPI_STATUS = """
 [displays.status]

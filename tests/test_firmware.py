@@ -10,9 +10,7 @@ import pytest
 from pitable.config import (
     DEFAULTS,
     Config,
-    bus_pins,
     loads_config,
-    pin_claims,
     validate,
     with_display,
 )
@@ -24,6 +22,7 @@ from pitable.firmware import (
     main,
     udev_rules,
 )
+from pitable.wiring import bus_pins, pin_claims
 from tests.support.udev import Device, misc_device, rule_matches, trigger_matches
 
 FIRMWARE = Path(__file__).parent.parent / "firmware"

@@ -20,18 +20,21 @@ ALLOWED: dict[str, set[str]] = {
     "xdg": set(),
     "i18n": {"errors", "xdg"},
     "rules": {"errors"},
+    # How a key is declared, and the parts declared once, below the config that reads them.
+    "settings": {"pins"},
+    "wiring": {"pins", "settings"},
     # The config checks its tables against the chips' facts, which import nothing.
-    "config": {"errors", "pins", "i18n", "xdg", "hw.chips"},
-    "firmware": {"errors", "pins", "config"},
+    "config": {"errors", "pins", "i18n", "xdg", "hw.chips", "settings", "wiring"},
+    "firmware": {"errors", "pins", "config", "wiring"},
     # Drivers take plain arguments: the box turns the config into them.
     "hw": {"errors", "pins"},
-    "render": {"errors", "pins", "config", "firmware", "rules", "i18n"},
-    "doctor": {"errors", "pins", "config", "firmware", "hw"},
-    "web": {"errors", "pins", "config", "rules", "hw", "i18n"},
-    "box": {"errors", "pins", "config", "firmware", "rules", "hw", "render", "web", "i18n",
-            "xdg"},
-    "commands": {"errors", "pins", "config", "firmware", "rules", "hw", "render", "box",
-                 "doctor", "web", "i18n", "xdg"},
+    "render": {"errors", "pins", "config", "settings", "wiring", "firmware", "rules", "i18n"},
+    "doctor": {"errors", "pins", "config", "settings", "wiring", "firmware", "hw"},
+    "web": {"errors", "pins", "config", "settings", "wiring", "rules", "hw", "i18n"},
+    "box": {"errors", "pins", "config", "settings", "wiring", "firmware", "rules", "hw",
+            "render", "web", "i18n", "xdg"},
+    "commands": {"errors", "pins", "config", "settings", "wiring", "firmware", "rules", "hw",
+                 "render", "box", "doctor", "web", "i18n", "xdg"},
     "cli": {"errors"},
     "__main__": {"cli"},
     "__init__": set(),
@@ -50,10 +53,30 @@ def modules() -> dict[str, Path]:
     }
 
 
-def imported(tree: ast.AST) -> list[tuple[str, int]]:
-    """Every module named by an import in ``tree``, with its line."""
+#: Imports a part makes for its annotations only (under ``if TYPE_CHECKING:``), of a layer
+#: above it that imports it at run time: the parts' registry is read by the config whose
+#: tables its functions take.
+TYPES_ONLY: dict[str, set[str]] = {"wiring": {"config"}}
+
+
+def type_checking_blocks(tree: ast.AST) -> set[ast.AST]:
+    """The imports under ``if TYPE_CHECKING:`` in ``tree``."""
+    return {
+        inner
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in {"TYPE_CHECKING",
+                                                                    "typing.TYPE_CHECKING"}
+        for stmt in node.body
+        for inner in ast.walk(stmt)
+    }
+
+
+def imported(tree: ast.AST, skip: set[ast.AST] | None = None) -> list[tuple[str, int]]:
+    """Every module named by an import in ``tree``, with its line (but those in ``skip``)."""
     names = []
     for node in ast.walk(tree):
+        if skip and node in skip:
+            continue
         if isinstance(node, ast.Import):
             names += [(alias.name, node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -77,10 +100,17 @@ def test_a_module_imports_only_the_layers_below_it(module: str) -> None:
     path = modules()[module]
     part = part_of(module)
     allowed = ALLOWED[part] | {part}
+    tree = ast.parse(path.read_text())
+    types_only = type_checking_blocks(tree)
     wrong = [
         f"{path.name}:{line} imports {name}"
-        for name, line in imported(ast.parse(path.read_text()))
+        for name, line in imported(tree, types_only)
         if name.startswith("pitable.") and not may_import(allowed, name.removeprefix("pitable."))
+    ] + [
+        f"{path.name}:{line} imports {name} for its types"
+        for name, line in set(imported(tree)) - set(imported(tree, types_only))
+        if name.startswith("pitable.") and not may_import(
+            allowed | TYPES_ONLY.get(part, set()), name.removeprefix("pitable."))
     ]
     assert wrong == []
 

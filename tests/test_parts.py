@@ -11,10 +11,11 @@ import pytest
 
 from pitable.box.assembly import build_box
 from pitable.commands.config import wiring_rows, wiring_table
-from pitable.config import DEFAULTS, Part, loads_config, pin_claims
+from pitable.config import DEFAULTS, loads_config
 from pitable.doctor import Probes, Status, run_checks
 from pitable.errors import ConfigError
 from pitable.render.wiring_diagram import HEADER_PIN, Wire, wires, wiring_svg
+from pitable.wiring import Part, pin_claims
 from tests.conftest import run_cli
 from tests.support.buzzer import FakeBuzzer, registered
 
@@ -138,9 +139,25 @@ def test_an_unregistered_part_is_gone() -> None:
 
 
 def test_every_registered_parts_hooks_import() -> None:
-    from pitable.config import load_hook, parts
+    from pitable.wiring import load_hook, parts
 
     names = [hook for part in parts() for hook in (part.check, part.build, part.fake) if hook]
     assert names, "the built-in parts name their doctor's checks"
     for name in names:
         assert callable(load_hook(name)), name
+
+
+@pytest.mark.parametrize("name", ["web", "button", "buzzer"])
+def test_a_part_from_outside_cannot_take_a_table_the_box_has(name: str) -> None:
+    from pitable.wiring import register_part
+    from tests.support.buzzer import BuzzerConfig
+
+    with registered(), pytest.raises(ValueError, match=repr(name)):
+        register_part(Part(name, "another", table=BuzzerConfig))
+
+
+def test_a_part_from_outside_brings_its_table() -> None:
+    from pitable.wiring import register_part
+
+    with pytest.raises(ValueError, match="a table of its own"):
+        register_part(Part("bell", "bell"))

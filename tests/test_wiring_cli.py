@@ -10,8 +10,9 @@ import pytest
 
 from pitable.cli import main
 from pitable.commands.config import wiring_rows, wiring_table
-from pitable.config import DEFAULTS, Config, bus_pins, loads_config, pin_claims
+from pitable.config import DEFAULTS, Config, loads_config
 from pitable.render.wiring_diagram import HEADER_PIN, wires, wiring_svg
+from pitable.wiring import bus_pins, pin_claims
 from tests.conftest import run_cli
 
 SVG = "{http://www.w3.org/2000/svg}"

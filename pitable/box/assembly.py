@@ -29,12 +29,13 @@ from pitable.box.events import Event
 from pitable.box.games import Asked, Store
 from pitable.box.parts import DisplaySlot
 from pitable.box.tv import TvWorker, start_tv
-from pitable.config import Config, DisplayConfig, load_hook, part_enabled, part_settings, parts
+from pitable.config import Config, DisplayConfig
 from pitable.errors import WebError
 from pitable.hw.gpio import Controls, RoundLeds
 from pitable.hw.oled import I2CPanelSpec, open_panel
 from pitable.rules import Die
 from pitable.rules.base import N_
+from pitable.wiring import load_hook, part_enabled, part_settings, parts
 
 if TYPE_CHECKING:
     from pitable.web.server import WebServer

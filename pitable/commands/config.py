@@ -12,6 +12,7 @@ from pitable import config as config_module
 from pitable.box.config_title import configured_title, load_checked
 from pitable.commands.args import non_empty
 from pitable.config import DEFAULT_CONFIG_PATH, DEFAULTS, Config
+from pitable.wiring import part_rows
 
 
 def setup_config(p: argparse.ArgumentParser) -> None:
@@ -77,9 +78,9 @@ def run_reference(args: argparse.Namespace) -> int:
 
 def wiring_rows(config: Config) -> list[tuple[str, str, str]]:
     """(part, connection, details) for every part, enabled or not, in the order of the box:
-    each registered part's own lines (:func:`pitable.config.part_rows`), then the random
+    each registered part's own lines (:func:`pitable.wiring.part_rows`), then the random
     generator, the pin factory and the game."""
-    rows = config_module.part_rows(config)
+    rows = part_rows(config)
     ent = config.entropy
     fallback = "no fallback" if ent.require_hwrng else "falls back to the OS generator"
     rows.append(

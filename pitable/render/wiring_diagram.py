@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
-from pitable.config import DISPLAY_COLOURS, INK, Config, Wire
-from pitable.config import part_wires as _part_wires
+from pitable.config import Config
 from pitable.pins import PHYSICAL_PIN
+from pitable.wiring import DISPLAY_COLOURS, INK, Wire
+from pitable.wiring import part_wires as _part_wires
 
 #: BCM GPIO -> physical pin on the 40-pin header.
 HEADER_PIN = PHYSICAL_PIN
@@ -23,7 +24,7 @@ __all__ = ["HEADER_PIN", "Wire", "wires", "wiring_svg"]
 
 def wires(config: Config) -> list[Wire]:
     """Every GPIO wire of the enabled parts, in the order of the box (each registered
-    part declares its own: :func:`pitable.config.part_wires`)."""
+    part declares its own: :func:`pitable.wiring.part_wires`)."""
     return _part_wires(config)
 
 

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pitable.config import Config, Part, register_part, setting, unregister_part
+from pitable.config import Config, setting
+from pitable.wiring import Part, register_part, unregister_part
 
 
 @dataclass(frozen=True)
