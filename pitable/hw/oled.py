@@ -421,145 +421,146 @@ class _Recent(Generic[T]):
             kept.popitem(last=False)
 
 
+class _Partial:
+    """Remembers what the panel's RAM holds and sends only what must change.
+
+    The panel works in page addressing mode: a window is a page's changed columns, and
+    moving the RAM pointer there costs one to three command bytes. A new picture is
+    sent either into the RAM as it is, or, when that costs fewer bytes, as its inverse
+    with the panel's invert command (0xA7; 0xA6 undoes it): the hazard's blink, a whole
+    screen inverted, is then one command byte. A picture that is the RAM's picture
+    rolled vertically is shown by the display start line command alone (a tumble
+    frame); the next picture written goes into the RAM as it is, with the start line
+    set back to 0 before its first window.
+
+    A box shows the same few pictures all evening (the tumble's frames, the faces, the
+    blink's two status screens), so both the packed pages of a picture and the
+    transfers from one RAM content to another are kept, keyed by the objects
+    themselves: a picture handed to :meth:`display` must not be drawn on afterwards.
+    They are kept as long as the caller keeps the picture (see :class:`_Recent`).
+    """
+
+    _ram: Pages | None = None
+    #: The picture whose pages the RAM holds as they are (None: held inverted).
+    _held: _Picture | None = None
+    _inverted = False  # luma's initialisation sends 0xA6, normal display
+    _line = 0  # and sets the display start line to 0
+    #: The RAM column of the picture's column 0, and one past the RAM's last column.
+    _offset = 0
+    _ram_end = 128
+
+    def __init__(self, serial_interface: Any, **kwargs: Any) -> None:
+        # Before luma's own initialisation, which clears the panel through display().
+        self._pictures: _Recent[_Picture] = _Recent(PICTURES_KEPT)
+        self._updates: _Recent[_Update] = _Recent(UPDATES_KEPT)
+        self._link = serial_interface
+        super().__init__(serial_interface, **kwargs)  # type: ignore[call-arg]
+
+    def display(self, image: Image.Image) -> None:
+        # The RAM's identity says which picture it holds: its pages are that picture's
+        # own tuple (or its inverse's). A move between two pictures seen before (every
+        # tumble frame after the first few rolls) is one lookup.
+        ram = self._ram
+        key = (id(ram), id(image), self._inverted, self._line)
+        update = self._updates.get(key) if ram is not None else None
+        if update is None:
+            assert image.mode == self.mode and image.size == self.size  # type: ignore[attr-defined]
+            picture = self._pictures.get(id(image))
+            if picture is None:
+                picture = _Picture(self.preprocess(image))  # type: ignore[attr-defined]
+                self._pictures.put(id(image), image, None, picture)
+            if ram is None:
+                self._first(picture)
+                return
+            update = self._update(ram, picture)
+            self._updates.put(key, image, ram, update)
+        self._send(update.wire)
+        if update.invert:
+            self._inverted = not self._inverted
+            self.command(  # type: ignore[attr-defined]
+                INVERSE_DISPLAY if self._inverted else NORMAL_DISPLAY)
+        self._ram = update.ram
+        self._held = update.picture
+        self._line = update.line
+
+    def _first(self, picture: _Picture) -> None:
+        """The first picture, whole, with no RAM content known."""
+        pages = picture.pages
+        _, windows = self._plan(tuple(page.translate(_INVERSE) for page in pages), pages)
+        self._send(self._wire(self._unroll(windows)))
+        self._ram, self._held, self._line = pages, picture, 0
+
+    def _update(self, ram: Pages, picture: _Picture) -> _Update:
+        """The cheapest way from ``ram`` to showing ``picture``."""
+        held = self._held
+        if (held is not None and not self._inverted
+                and len(picture.rows) == SCROLL_ROWS * picture.row_bytes):
+            line = find_roll(held.rows, picture.rows, picture.row_bytes)
+            if line is not None:
+                wire = () if line == self._line else self._wire([((START_LINE | line,), b"")])
+                return _Update(wire, False, ram, held, line)
+        same = picture.inverse if self._inverted else picture.pages
+        cost, windows = self._plan(ram, same)
+        if cost > INVERT_COST and _mostly_inverse(ram, same):
+            flipped = picture.pages if self._inverted else picture.inverse
+            flip_cost, flip_windows = self._plan(ram, flipped)
+            if flip_cost + INVERT_COST < cost:
+                return _Update(self._wire(self._unroll(flip_windows)), True, flipped,
+                               picture if self._inverted else None, 0)
+        return _Update(self._wire(self._unroll(windows)), False, same,
+                       None if self._inverted else picture, 0)
+
+    def _unroll(self, windows: list[Window]) -> list[Window]:
+        """``windows``, with the start line set back to 0 if it is not.
+
+        The command rides with the last window that sends commands (free: a byte in a
+        transaction already sent), so the panel shows its RAM upright only once nearly
+        all of the new picture is in it: the earlier windows land while it is still
+        rolled, as one more tumble frame, rather than over the old face standing upright.
+        """
+        if self._line == 0:
+            return windows
+        for i in range(len(windows) - 1, -1, -1):
+            commands, data = windows[i]
+            if commands:
+                return [*windows[:i], ((*commands, START_LINE), data), *windows[i + 1:]]
+        return [*windows, ((START_LINE,), b"")]
+
+    def _plan(self, ram: Pages, new: Pages) -> tuple[int, list[Window]]:
+        """The windows from ``ram`` to ``new`` and their cost, from an unknown pointer."""
+        cost, windows, _ = plan_pages(ram, new, Pointer(), offset=self._offset,
+                                      end=self._ram_end)
+        return cost, windows
+
+    def _wire(self, windows: list[Window]) -> tuple[Any, ...]:
+        """The windows as :meth:`_send` sends them.
+
+        Through an :class:`I2CLink` (as on the Pi): every command and data transaction
+        of the update as one message each, built once and sent in as few ioctls as
+        Linux takes, since the box sends the same updates all evening. Each message is
+        still its own transaction on the wire. Through any other interface (SPI): the
+        commands and bytes for its ``command()`` and ``data()``.
+        """
+        link = self._link
+        if isinstance(link, I2CLink):
+            return tuple(("rdwr", batch) for batch in link.batches(windows))
+        return tuple((commands, list(data)) for commands, data in windows)
+
+    def _send(self, wire: tuple[Any, ...]) -> None:
+        link = self._link
+        for first, second in wire:
+            if first == "rdwr":
+                link.send(*second)
+            else:
+                if first:
+                    link.command(*first)
+                if second:
+                    link.data(second)
+
+
 def _partial_classes() -> dict[str, type]:
     """Build the driver classes on first use, so luma is imported only by the real panels."""
     from luma.oled.device import sh1106, ssd1306, ssd1309, ssd1322
-
-    class _Partial:
-        """Remembers what the panel's RAM holds and sends only what must change.
-
-        The panel works in page addressing mode: a window is a page's changed columns, and
-        moving the RAM pointer there costs one to three command bytes. A new picture is
-        sent either into the RAM as it is, or, when that costs fewer bytes, as its inverse
-        with the panel's invert command (0xA7; 0xA6 undoes it): the hazard's blink, a whole
-        screen inverted, is then one command byte. A picture that is the RAM's picture
-        rolled vertically is shown by the display start line command alone (a tumble
-        frame); the next picture written goes into the RAM as it is, with the start line
-        set back to 0 before its first window.
-
-        A box shows the same few pictures all evening (the tumble's frames, the faces, the
-        blink's two status screens), so both the packed pages of a picture and the
-        transfers from one RAM content to another are kept, keyed by the objects
-        themselves: a picture handed to :meth:`display` must not be drawn on afterwards.
-        They are kept as long as the caller keeps the picture (see :class:`_Recent`).
-        """
-
-        _ram: Pages | None = None
-        #: The picture whose pages the RAM holds as they are (None: held inverted).
-        _held: _Picture | None = None
-        _inverted = False  # luma's initialisation sends 0xA6, normal display
-        _line = 0  # and sets the display start line to 0
-        #: The RAM column of the picture's column 0, and one past the RAM's last column.
-        _offset = 0
-        _ram_end = 128
-
-        def __init__(self, serial_interface: Any, **kwargs: Any) -> None:
-            # Before luma's own initialisation, which clears the panel through display().
-            self._pictures: _Recent[_Picture] = _Recent(PICTURES_KEPT)
-            self._updates: _Recent[_Update] = _Recent(UPDATES_KEPT)
-            self._link = serial_interface
-            super().__init__(serial_interface, **kwargs)  # type: ignore[call-arg]
-
-        def display(self, image: Image.Image) -> None:
-            # The RAM's identity says which picture it holds: its pages are that picture's
-            # own tuple (or its inverse's). A move between two pictures seen before (every
-            # tumble frame after the first few rolls) is one lookup.
-            ram = self._ram
-            key = (id(ram), id(image), self._inverted, self._line)
-            update = self._updates.get(key) if ram is not None else None
-            if update is None:
-                assert image.mode == self.mode and image.size == self.size  # type: ignore[attr-defined]
-                picture = self._pictures.get(id(image))
-                if picture is None:
-                    picture = _Picture(self.preprocess(image))  # type: ignore[attr-defined]
-                    self._pictures.put(id(image), image, None, picture)
-                if ram is None:
-                    self._first(picture)
-                    return
-                update = self._update(ram, picture)
-                self._updates.put(key, image, ram, update)
-            self._send(update.wire)
-            if update.invert:
-                self._inverted = not self._inverted
-                self.command(  # type: ignore[attr-defined]
-                    INVERSE_DISPLAY if self._inverted else NORMAL_DISPLAY)
-            self._ram = update.ram
-            self._held = update.picture
-            self._line = update.line
-
-        def _first(self, picture: _Picture) -> None:
-            """The first picture, whole, with no RAM content known."""
-            pages = picture.pages
-            _, windows = self._plan(tuple(page.translate(_INVERSE) for page in pages), pages)
-            self._send(self._wire(self._unroll(windows)))
-            self._ram, self._held, self._line = pages, picture, 0
-
-        def _update(self, ram: Pages, picture: _Picture) -> _Update:
-            """The cheapest way from ``ram`` to showing ``picture``."""
-            held = self._held
-            if (held is not None and not self._inverted
-                    and len(picture.rows) == SCROLL_ROWS * picture.row_bytes):
-                line = find_roll(held.rows, picture.rows, picture.row_bytes)
-                if line is not None:
-                    wire = () if line == self._line else self._wire([((START_LINE | line,), b"")])
-                    return _Update(wire, False, ram, held, line)
-            same = picture.inverse if self._inverted else picture.pages
-            cost, windows = self._plan(ram, same)
-            if cost > INVERT_COST and _mostly_inverse(ram, same):
-                flipped = picture.pages if self._inverted else picture.inverse
-                flip_cost, flip_windows = self._plan(ram, flipped)
-                if flip_cost + INVERT_COST < cost:
-                    return _Update(self._wire(self._unroll(flip_windows)), True, flipped,
-                                   picture if self._inverted else None, 0)
-            return _Update(self._wire(self._unroll(windows)), False, same,
-                           None if self._inverted else picture, 0)
-
-        def _unroll(self, windows: list[Window]) -> list[Window]:
-            """``windows``, with the start line set back to 0 if it is not.
-
-            The command rides with the last window that sends commands (free: a byte in a
-            transaction already sent), so the panel shows its RAM upright only once nearly
-            all of the new picture is in it: the earlier windows land while it is still
-            rolled, as one more tumble frame, rather than over the old face standing upright.
-            """
-            if self._line == 0:
-                return windows
-            for i in range(len(windows) - 1, -1, -1):
-                commands, data = windows[i]
-                if commands:
-                    return [*windows[:i], ((*commands, START_LINE), data), *windows[i + 1:]]
-            return [*windows, ((START_LINE,), b"")]
-
-        def _plan(self, ram: Pages, new: Pages) -> tuple[int, list[Window]]:
-            """The windows from ``ram`` to ``new`` and their cost, from an unknown pointer."""
-            cost, windows, _ = plan_pages(ram, new, Pointer(), offset=self._offset,
-                                          end=self._ram_end)
-            return cost, windows
-
-        def _wire(self, windows: list[Window]) -> tuple[Any, ...]:
-            """The windows as :meth:`_send` sends them.
-
-            Through an :class:`I2CLink` (as on the Pi): every command and data transaction
-            of the update as one message each, built once and sent in as few ioctls as
-            Linux takes, since the box sends the same updates all evening. Each message is
-            still its own transaction on the wire. Through any other interface (SPI): the
-            commands and bytes for its ``command()`` and ``data()``.
-            """
-            link = self._link
-            if isinstance(link, I2CLink):
-                return tuple(("rdwr", batch) for batch in link.batches(windows))
-            return tuple((commands, list(data)) for commands, data in windows)
-
-        def _send(self, wire: tuple[Any, ...]) -> None:
-            link = self._link
-            for first, second in wire:
-                if first == "rdwr":
-                    link.send(*second)
-                else:
-                    if first:
-                        link.command(*first)
-                    if second:
-                        link.data(second)
 
     class PartialSSD1306(_Partial, ssd1306):
         """SSD1306, switched to page addressing once luma has set it up."""
