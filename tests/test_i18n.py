@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -125,6 +126,22 @@ def test_a_message_is_translated_alike_in_every_catalogue_that_holds_it(lang: st
             if message in seen:
                 assert seen[message][0] == strings, (message, seen[message][1], path)
             seen[message] = (strings, path)
+
+
+def test_the_package_data_ships_every_catalogue() -> None:
+    """A wheel (what install.sh installs on the Pi) carries every ``.po`` of the package, the
+    box's and each title's: each is matched by a package-data pattern of its package."""
+    with (PACKAGE.parent / "pyproject.toml").open("rb") as f:
+        data = tomllib.load(f)["tool"]["setuptools"]["package-data"]
+    catalogues = sorted(PACKAGE.rglob("*.po"))
+    assert {path for lang in TRANSLATED for path in i18n.catalogue_paths(lang)} == \
+        set(catalogues)
+    for path in catalogues:
+        package = next(folder for folder in path.parents if (folder / "__init__.py").exists())
+        name = ".".join(package.relative_to(PACKAGE.parent).parts)
+        inside = path.relative_to(package)
+        assert any(inside.match(pattern) and len(inside.parts) == len(Path(pattern).parts)
+                   for key in ("*", name) for pattern in data.get(key, ())), path
 
 
 def test_a_title_from_elsewhere_keeps_its_words_as_written() -> None:
