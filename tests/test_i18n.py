@@ -662,6 +662,32 @@ def test_a_language_a_titles_package_lacks_is_created_untranslated(tmp_path: Pat
     assert set(catalogue_messages(locale / f"{title.key}.pot")) == title_messages(title)
 
 
+def test_a_new_language_gets_a_catalogue_of_the_box_and_of_each_title(tmp_path: Path) -> None:
+    """A language added to LANGUAGES: the update makes its catalogues, every message of each
+    to translate, and names them."""
+    root = tree_copy(tmp_path)
+    source = root / "pitable" / "i18n.py"
+    text = source.read_text()
+    assert text.count('"nl": "Nederlands",') == 1
+    source.write_text(text.replace('"nl": "Nederlands",', '"nl": "Nederlands", "it": "Italiano",'))
+    done = translations(root)
+    assert done.returncode == 1, done.stderr
+    made = {path.relative_to(root): path
+            for path in (root / "pitable").rglob("it/LC_MESSAGES/*.po")}
+    expected = {Path("pitable/locale/it/LC_MESSAGES/pitable.po"): box_messages()}
+    for title in all_titles():
+        folder = title_package(title)
+        assert folder is not None
+        expected[folder.relative_to(PACKAGE.parent) / "locale/it/LC_MESSAGES" /
+                 f"{title.key}.po"] = title_messages(title)
+    assert set(made) == set(expected)
+    for path, messages in expected.items():
+        assert f"Created {path}" in done.stdout
+        said = catalogue_messages(made[path])
+        assert set(said) == messages
+        assert not any(any(strings) for strings in said.values()), path
+
+
 def test_french_punctuation_keeps_its_narrow_no_break_space() -> None:
     """French sets a narrow no-break space (U+202F) before : ; ! ?, never an ordinary one,
     which a line could break at ("SERPENT" on one line, "!" at the start of the next)."""
