@@ -114,9 +114,9 @@ def catalogue_path(lang: str) -> Path:
 
 def catalogue_paths(lang: str) -> list[Path]:
     """Every ``.po`` catalogue of ``lang`` in the package: the box's (:func:`catalogue_path`)
-    first, then those kept in a package of their own words, by path: each title's, in a
-    ``locale/`` folder of its package, one domain a title
-    (``rules/titles/valley/locale/fr/LC_MESSAGES/valley.po``)."""
+    first, then every other found in a ``locale/`` folder of the package, by path: each
+    title's, in its own package, one domain a title
+    (``rules/titles/<key>/locale/<lang>/LC_MESSAGES/<key>.po``)."""
     from pathlib import Path
 
     box = catalogue_path(lang)
