@@ -1,13 +1,17 @@
 """The box's languages: English, and the others from gettext catalogues (LANGUAGES).
 
 The words are written in English in the source, marked for translation; each other
-language has a ``.po`` catalogue under ``pitable/locale/<lang>/LC_MESSAGES/``, the only
-copy kept in the repository. :func:`translator` gives a :class:`gettext.GNUTranslations`
-for a language, compiled from its ``.po`` by Babel on first use into the user's cache
-(``$XDG_CACHE_HOME/pitable/locale``, named by the catalogue's hash), and into memory when
-no cache can be written. A cache entry is sealed with the hash of its source and checked
-before use: one that is empty, cut short, damaged or compiled from another source is
-compiled again, never an error.
+language has a ``.po`` catalogue under ``pitable/locale/<lang>/LC_MESSAGES/`` for the box's
+own words, and one in each title's package for the title's words
+(``pitable/rules/titles/<key>/locale/<lang>/LC_MESSAGES/<key>.po``): the only copies kept in
+the repository. :func:`translator` gives a :class:`gettext.GNUTranslations` for a language
+that says every one of them: the box's catalogue, falling back on each catalogue found in a
+``locale/`` folder of the package (:func:`catalogue_paths`), so that a new title's words are
+found from its package with no list to edit. Each catalogue is compiled from its ``.po`` by
+Babel on first use into the user's cache (``$XDG_CACHE_HOME/pitable/locale``, named by the
+catalogue's hash), and into memory when no cache can be written. A cache entry is sealed with
+the hash of its source and checked before use: one that is empty, cut short, damaged or
+compiled from another source is compiled again, never an error.
 
 Compiled on first use rather than at build or install time: every way pitable is installed
 (an editable install in a fresh clone, a wheel, the Pi's install.sh, CI) then gets catalogues
@@ -100,7 +104,7 @@ def box_language(configured: str = "", environ: Mapping[str, str] | None = None)
 
 
 def catalogue_path(lang: str) -> Path:
-    """The ``.po`` source of ``lang``'s catalogue."""
+    """The ``.po`` source of ``lang``'s catalogue of the box's own words."""
     # pathlib here, not at the top: English (all ``pitable options`` says by default)
     # never reads a catalogue, and pathlib is about a sixth of that command's start-up CPU.
     from pathlib import Path
@@ -108,20 +112,46 @@ def catalogue_path(lang: str) -> Path:
     return Path(LOCALE_DIR, lang, "LC_MESSAGES", f"{DOMAIN}.po")
 
 
+def catalogue_paths(lang: str) -> list[Path]:
+    """Every ``.po`` catalogue of ``lang`` in the package: the box's (:func:`catalogue_path`)
+    first, then every other found in a ``locale/`` folder of the package, by path: each
+    title's, in its own package, one domain a title
+    (``rules/titles/<key>/locale/<lang>/LC_MESSAGES/<key>.po``)."""
+    from pathlib import Path
+
+    box = catalogue_path(lang)
+    package = Path(LOCALE_DIR).parent
+    others = sorted(path for path in package.glob(f"*/**/locale/{lang}/LC_MESSAGES/*.po")
+                    if path != box)
+    return [box, *others]
+
+
 @cache
 def translator(lang: str) -> gettext.NullTranslations:
-    """The words of ``lang`` (checked): English as written, the others from their catalogue."""
+    """The words of ``lang`` (checked): English as written, the others from their
+    catalogues, the box's and every title's (:func:`catalogue_paths`) as one.
+
+    A message is looked up in the box's catalogue, then in the others in turn
+    (:meth:`~gettext.NullTranslations.add_fallback`); a message is translated alike in
+    every catalogue that holds it, so the order never changes a word. A title registered
+    from outside the package has no catalogue here: its words stay as written.
+    """
     import gettext
     import io
 
     lang = check_language(lang)
     if lang == SOURCE_LANGUAGE:
         return gettext.NullTranslations()
-    return gettext.GNUTranslations(io.BytesIO(compiled(lang)))
+    box, *others = catalogue_paths(lang)
+    words = gettext.GNUTranslations(io.BytesIO(compiled(lang, box)))
+    for path in others:
+        words.add_fallback(gettext.GNUTranslations(io.BytesIO(compiled(lang, path))))
+    return words
 
 
-def compiled(lang: str) -> bytes:
-    """The ``.mo`` bytes of ``lang``'s catalogue, from the cache or compiled afresh.
+def compiled(lang: str, path: Path | None = None) -> bytes:
+    """The ``.mo`` bytes of ``lang``'s catalogue at ``path`` (the box's by default), from
+    the cache or compiled afresh.
 
     A cache entry is used only when it is whole and was compiled from this very ``.po``
     (:func:`_read_entry`); any other (empty, cut short, another catalogue's, damaged) is
@@ -130,9 +160,13 @@ def compiled(lang: str) -> bytes:
     """
     import hashlib
 
-    source = catalogue_path(lang).read_bytes()
+    if path is None:
+        path = catalogue_path(lang)
+    source = path.read_bytes()
     digest = hashlib.sha256(source).digest()
-    entry = _cache_dir() / f"{lang}-{digest.hex()[:16]}.mo"
+    # The box's entries keep the name they always had; another domain's carries its name.
+    name = lang if path.stem == DOMAIN else f"{lang}-{path.stem}"
+    entry = _cache_dir() / f"{name}-{digest.hex()[:16]}.mo"
     data = _read_entry(entry, digest, limit=_MO_LIMIT_FACTOR * len(source) + _MO_LIMIT_SLACK)
     if data is None:
         data = compile_po(source)

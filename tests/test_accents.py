@@ -4,8 +4,6 @@ never "0ltima", "BÂTIR" and "TÜR" keep their marks on the chips."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from babel.messages.pofile import read_po
 from PIL import Image, ImageDraw
@@ -14,13 +12,13 @@ from pitable import i18n
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, REGULAR, font
 from pitable.render.text import ABOVE, INSIDE, accented_capital, draw_text
 
-LOCALES = Path(i18n.__file__).parent / "locale"
-
 
 def catalogue_capitals() -> list[str]:
-    """The accented capitals that any translation of any message uses."""
+    """The accented capitals that any translation of any message uses, in the box's
+    catalogues and each title's."""
     found: set[str] = set()
-    for path in LOCALES.glob("*/LC_MESSAGES/*.po"):
+    for path in (p for lang in i18n.LANGUAGES if lang != i18n.SOURCE_LANGUAGE
+                 for p in i18n.catalogue_paths(lang)):
         with path.open("rb") as f:
             for message in read_po(f):
                 forms = message.string if isinstance(message.string, tuple) else \

@@ -127,20 +127,14 @@ def benchmark(command: str) -> str | None:
     return found.group(1) if found else None
 
 
-def scratch(tmp_path: Path, template: bool = False) -> tuple[Path, dict[str, str]]:
+def scratch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """A directory to run a page's commands in, as a reader would in the source: its
-    inputs linked from the tree, its outputs its own; and the environment for them.
-    ``template``: with a copy of the catalogues' template, for a new language's catalogue
-    (not beside a ``python -m``, whose pitable it would hide)."""
+    inputs linked from the tree, its outputs its own; and the environment for them."""
     work = tmp_path / "work"
     work.mkdir()
     for name in (".venv", "tests", "enclosure", "benchmarks"):
         (work / name).symlink_to(ROOT / name)
     (work / "docs").mkdir()
-    if template:
-        (work / "pitable/locale").mkdir(parents=True)
-        (work / "pitable/locale/pitable.pot").write_bytes(
-            (ROOT / "pitable/locale/pitable.pot").read_bytes())
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
     env["PATH"] = os.pathsep.join([str(ROOT / ".venv/bin"), env.get("PATH", "")])
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
@@ -332,7 +326,7 @@ def check_command(command: str, shown: str | None, work: Path, env: dict[str, st
 def test_the_pages_commands_run_as_written(page: Path, tmp_path: Path) -> None:
     """In the order the page gives them, in one directory, as a reader would paste them."""
     needs_venv()
-    work, env = scratch(tmp_path, template="pybabel init" in page.read_text())
+    work, env = scratch(tmp_path)
     for command, shown in examples(page.read_text()):
         if runs_here(command):
             check_command(command, shown, work, env, page)

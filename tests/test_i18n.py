@@ -1,5 +1,6 @@
-"""The languages: every message translated, the catalogues compiled on first use, the
-fonts able to draw every letter the catalogues use."""
+"""The languages: every message translated, the box's words and each title's in catalogues
+of their own, the catalogues compiled on first use, the fonts able to draw every letter the
+catalogues use."""
 
 from __future__ import annotations
 
@@ -14,19 +15,26 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from babel.messages.pofile import read_po
 from PIL import Image, ImageDraw, ImageFont
 
 from pitable import i18n
 from pitable.config import load_config
 from pitable.errors import ConfigError, UsageError
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, FONT_DIR, REGULAR
-from pitable.rules import find_title
-from tests.support.i18n import source_messages
+from pitable.rules import all_titles, find_title, registered
+from tests.support.i18n import (
+    box_messages,
+    catalogue_messages,
+    source_messages,
+    title_messages,
+    title_package,
+)
+from tests.toy_title import ToyCupboard
 
 PACKAGE = Path(i18n.__file__).parent
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE_LANGUAGE]
@@ -34,12 +42,16 @@ PLACEHOLDER = re.compile(r"\{[a-z_]*\}")
 
 
 def catalogue(lang: str) -> dict[str, tuple[str, ...]]:
-    with i18n.catalogue_path(lang).open("rb") as f:
-        return {
-            (m.id[0] if isinstance(m.id, tuple) else m.id):
-                (tuple(m.string) if isinstance(m.string, tuple) else (m.string,))
-            for m in read_po(f) if m.id
-        }
+    """Every message of ``lang``'s catalogues, the box's and each title's, translated."""
+    return {message: strings for path in i18n.catalogue_paths(lang)
+            for message, strings in catalogue_messages(path).items()}
+
+
+def title_catalogue(title_key: str, lang: str) -> Path:
+    """Where the catalogue of a title's words in ``lang`` is: in the title's package."""
+    folder = title_package(find_title(title_key))
+    assert folder is not None
+    return folder / "locale" / lang / "LC_MESSAGES" / f"{title_key}.po"
 
 
 def test_the_words_are_marked_for_translation() -> None:
@@ -55,7 +67,8 @@ def test_every_message_has_a_translation(lang: str) -> None:
     missing = sorted(m for m in source_messages()
                      if not all(translations.get(m, ("",))))
     assert not missing, f"{lang} lacks a translation of {missing}"
-    unfinished = i18n.unfinished(i18n.catalogue_path(lang).read_bytes())
+    unfinished = [found for path in i18n.catalogue_paths(lang)
+                  for found in i18n.unfinished(path.read_bytes())]
     assert not unfinished, f"{lang} is not finished: {unfinished}"
     stale = sorted(set(translations) - source_messages())
     assert not stale, f"{lang} translates messages the source no longer has: {stale}"
@@ -67,6 +80,80 @@ def test_a_translation_keeps_its_placeholders(lang: str) -> None:
         for string in strings:
             assert sorted(PLACEHOLDER.findall(string)) == sorted(PLACEHOLDER.findall(message)), \
                 (lang, message, string)
+
+
+def test_the_boxs_catalogue_names_no_title() -> None:
+    """A title's words are its package's: the box's template and catalogues hold none of a
+    title's names, nor any message that only a title's package marks."""
+    box = {PACKAGE / "locale" / "pitable.pot", *map(i18n.catalogue_path, TRANSLATED)}
+    for path in box:
+        messages = catalogue_messages(path)
+        assert set(messages) == box_messages(), path
+        text = path.read_text().lower()
+        for title in all_titles():
+            for name in {title.name, title.short_name, title.key, *title.aliases}:
+                assert name.lower() not in text, (path, name)
+
+
+def test_each_title_keeps_its_words_in_its_own_package_in_every_language() -> None:
+    """Each registered title's package holds its template and a catalogue a language with
+    exactly the messages its source marks (less the box's), every one translated; the box's
+    translator says them."""
+    for title in all_titles():
+        folder = title_package(title)
+        assert folder is not None, title.key
+        own = title_messages(title)
+        assert title.name in own and title.short_name in own, title.key
+        assert set(catalogue_messages(folder / "locale" / f"{title.key}.pot")) == own
+        for lang in TRANSLATED:
+            path = title_catalogue(title.key, lang)
+            assert path in i18n.catalogue_paths(lang), path
+            messages = catalogue_messages(path)
+            assert set(messages) == own, (title.key, lang)
+            assert all(all(strings) for strings in messages.values()), (title.key, lang)
+            assert i18n.unfinished(path.read_bytes()) == [], (title.key, lang)
+            words = i18n.translator(lang)
+            assert title.display_name(words) == messages[title.name][0] != title.name
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_a_message_is_translated_alike_in_every_catalogue_that_holds_it(lang: str) -> None:
+    """The translator looks in the box's catalogue, then each title's: a message that two
+    hold (one several titles mark) must say the same in each, so the order never matters."""
+    seen: dict[str, tuple[tuple[str, ...], Path]] = {}
+    for path in i18n.catalogue_paths(lang):
+        for message, strings in catalogue_messages(path).items():
+            if message in seen:
+                assert seen[message][0] == strings, (message, seen[message][1], path)
+            seen[message] = (strings, path)
+
+
+def test_the_package_data_ships_every_catalogue() -> None:
+    """A wheel (what install.sh installs on the Pi) carries every ``.po`` of the package, the
+    box's and each title's: each is matched by a package-data pattern of its package."""
+    with (PACKAGE.parent / "pyproject.toml").open("rb") as f:
+        data = tomllib.load(f)["tool"]["setuptools"]["package-data"]
+    catalogues = sorted(PACKAGE.rglob("*.po"))
+    assert {path for lang in TRANSLATED for path in i18n.catalogue_paths(lang)} == \
+        set(catalogues)
+    for path in catalogues:
+        package = next(folder for folder in path.parents if (folder / "__init__.py").exists())
+        name = ".".join(package.relative_to(PACKAGE.parent).parts)
+        inside = path.relative_to(package)
+        assert any(inside.match(pattern) and len(inside.parts) == len(Path(pattern).parts)
+                   for key in ("*", name) for pattern in data.get(key, ())), path
+
+
+def test_a_title_from_elsewhere_keeps_its_words_as_written() -> None:
+    """A title registered from outside pitable has no catalogue: its words stay English, and
+    the box's and the other titles' are translated as ever."""
+    with registered(ToyCupboard) as toy:
+        fr = i18n.translator("fr")
+        assert toy.display_name(fr) == "The Toy Cupboard"
+        assert toy.hazards_text(1, fr) != toy.hazards_text(1)  # the box's own words
+        for title in all_titles():
+            if title is not toy:
+                assert title.display_name(fr) != title.name, title.key
 
 
 def test_the_seeds_terms_are_used() -> None:
@@ -187,6 +274,24 @@ def test_a_bad_cache_entry_is_compiled_again(
     i18n.translator.cache_clear()
     never_compiled(monkeypatch)
     assert i18n.translator("fr").gettext("Ignore the other dice.") == "Ignorez les autres dés."
+
+
+def test_a_bad_cache_entry_of_a_titles_catalogue_is_compiled_again(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A title's catalogue is cached as the box's is: its own entry, sealed, checked."""
+    title = all_titles()[0]
+    po = title_catalogue(title.key, "fr")
+    french_name = catalogue_messages(po)[title.name][0]
+    digest = hashlib.sha256(po.read_bytes()).hexdigest()
+    planted = cache / f"fr-{title.key}-{digest[:16]}.mo"
+    cache.mkdir(parents=True)
+    planted.write_bytes(sealed("es"))
+    assert title.display_name(i18n.translator("fr")) == french_name != title.name
+    assert planted.read_bytes()[:-32] == i18n.compile_po(po.read_bytes())
+    i18n.translator.cache_clear()
+    never_compiled(monkeypatch)
+    assert title.display_name(i18n.translator("fr")) == french_name
 
 
 def plant_link_to_zeros(path: Path) -> None:
@@ -419,13 +524,19 @@ TEMPLATE = PACKAGE / "locale" / "pitable.pot"
 
 
 def test_the_committed_template_is_the_messages_of_the_source() -> None:
-    """``pitable/locale/pitable.pot`` is what extraction gives today, and every catalogue is
-    up to date with it: the check writes nothing and passes on the committed tree."""
+    """``pitable/locale/pitable.pot`` and each title's template are what extraction gives
+    today, and every catalogue is up to date with its template: the check writes nothing and
+    passes on the committed tree."""
     done = translations(PACKAGE.parent, "--check")
     assert done.returncode == 0, done.stdout + done.stderr
-    with TEMPLATE.open("rb") as f:
-        template = {m.id if isinstance(m.id, str) else m.id[0] for m in read_po(f) if m.id}
-    assert template == source_messages()
+    templates = [(TEMPLATE, box_messages())]
+    for title in all_titles():
+        folder = title_package(title)
+        assert folder is not None
+        templates.append((folder / "locale" / f"{title.key}.pot", title_messages(title)))
+    for path, messages in templates:
+        assert set(catalogue_messages(path)) == messages, path
+    assert set().union(*(messages for _, messages in templates)) == source_messages()
 
 
 def test_a_template_behind_the_source_fails_the_check(tmp_path: Path) -> None:
@@ -448,7 +559,7 @@ def fuzzy(po: bytes, message: str) -> bytes:
 def test_a_fuzzy_entry_is_unfinished(tmp_path: Path) -> None:
     """Babel compiles a fuzzy entry out, so the box shows its English: the check and the
     completeness test name it, with the command's exit status."""
-    message = "Ignore the other dice."
+    message = "Press ROLL to roll"
     po = fuzzy(i18n.catalogue_path("fr").read_bytes(), message)
     assert i18n.unfinished(po) == [(message, "fuzzy")]
     assert gettext.GNUTranslations(io.BytesIO(i18n.compile_po(po))).gettext(message) == message
@@ -460,8 +571,9 @@ def test_a_fuzzy_entry_is_unfinished(tmp_path: Path) -> None:
 
 
 def po_files(root: Path) -> dict[str, bytes]:
-    return {lang: (root / i18n.catalogue_path(lang).relative_to(PACKAGE.parent)).read_bytes()
-            for lang in TRANSLATED}
+    """Every catalogue of the tree at ``root``, the box's and each title's, by its path."""
+    return {path.relative_to(root).as_posix(): path.read_bytes()
+            for path in sorted((root / "pitable").rglob("*.po"))}
 
 
 def test_updating_the_catalogues_of_an_unchanged_tree_changes_nothing(tmp_path: Path) -> None:
@@ -469,6 +581,7 @@ def test_updating_the_catalogues_of_an_unchanged_tree_changes_nothing(tmp_path: 
     before = po_files(root)
     done = translations(root)
     assert done.returncode == 0, done.stderr
+    assert len(before) == len(TRANSLATED) * (1 + len(all_titles()))
     assert po_files(root) == before
     assert (root / "pitable/locale/pitable.pot").read_bytes() == TEMPLATE.read_bytes()
     assert sorted(p.name for p in (root / "pitable" / "locale").rglob("*") if p.is_file()) \
@@ -485,21 +598,105 @@ def test_an_update_adds_a_new_message_and_changes_nothing_else(tmp_path: Path) -
     assert done.returncode == 1, done.stderr
     assert done.stdout.count("untranslated: 'A message just added'") == len(TRANSLATED)
     assert 'msgid "A message just added"' in (root / "pitable/locale/pitable.pot").read_text()
-    for lang, after in po_files(root).items():
-        changes = [line for line in difflib.unified_diff(
-            before[lang].decode().splitlines(), after.decode().splitlines(), n=0, lineterm="")
-            if line[:1] in "+-" and line[:3] not in ("+++", "---")
-            # Babel writes its own version into the header: another version, another line.
-            and not line[1:].startswith('"Generated-By: Babel ')]
-        assert changes == ['+msgid "A message just added"', '+msgstr ""', "+"], (lang, changes)
+    for path, after in po_files(root).items():
+        expected = ['+msgid "A message just added"', '+msgstr ""', "+"] \
+            if path.startswith("pitable/locale/") else []
+        diff = changes(before[path], after)
+        assert diff == expected, (path, diff)
+
+
+def changes(before: bytes, after: bytes) -> list[str]:
+    """The lines that differ between two versions of a catalogue, but for its Babel's name."""
+    return [line for line in difflib.unified_diff(
+        before.decode().splitlines(), after.decode().splitlines(), n=0, lineterm="")
+        if line[:1] in "+-" and line[:3] not in ("+++", "---")
+        # Babel writes its own version into the header: another version, another line.
+        and not line[1:].startswith('"Generated-By: Babel ')]
+
+
+def test_a_new_message_of_a_title_goes_to_its_own_catalogue(tmp_path: Path) -> None:
+    """Marked in a title's package, a message is that title's: its template and each of its
+    catalogues gain it (three lines), the box's and the other titles' are left alone."""
+    root = tree_copy(tmp_path)
+    before = po_files(root)
+    title = all_titles()[-1]
+    folder = title_package(title)
+    assert folder is not None
+    package = root / folder.relative_to(PACKAGE.parent)
+    (package / "added.py").write_text('N_ = str\nNEW = N_("A message just added")\n')
+    done = translations(root, "--check")
+    assert done.returncode == 1
+    assert f"{title.key}.pot is not the messages of the source" in done.stdout
+    done = translations(root)
+    assert done.returncode == 1, done.stderr
+    own = (package / "locale").relative_to(root).as_posix()
+    assert done.stdout.count(f"{title.key}.po: untranslated: 'A message just added'") == \
+        len(TRANSLATED)
+    assert 'msgid "A message just added"' in (package / "locale" / f"{title.key}.pot").read_text()
+    assert (root / "pitable/locale/pitable.pot").read_bytes() == TEMPLATE.read_bytes()
+    for path, after in po_files(root).items():
+        expected = ['+msgid "A message just added"', '+msgstr ""', "+"] \
+            if path.startswith(f"{own}/") else []
+        # The blank line goes before or after the entry, as the diff finds it.
+        diff = changes(before[path], after)
+        assert sorted(diff) == sorted(expected), (path, diff)
+
+
+def test_a_language_a_titles_package_lacks_is_created_untranslated(tmp_path: Path) -> None:
+    """A title whose package has no catalogue yet (a new title's, or a new language): the
+    check names each one missing; the update makes them, each message to translate."""
+    root = tree_copy(tmp_path)
+    title = all_titles()[0]
+    folder = title_package(title)
+    assert folder is not None
+    locale = root / folder.relative_to(PACKAGE.parent) / "locale"
+    shutil.rmtree(locale)
+    done = translations(root, "--check")
+    assert done.returncode == 1
+    for lang in TRANSLATED:
+        assert f"{lang}/LC_MESSAGES/{title.key}.po is missing" in done.stdout
+    assert not locale.exists()
+    done = translations(root)
+    assert done.returncode == 1, done.stderr
+    for lang in TRANSLATED:
+        made = catalogue_messages(locale / lang / "LC_MESSAGES" / f"{title.key}.po")
+        assert set(made) == title_messages(title)
+        assert not any(any(strings) for strings in made.values())
+    assert f"untranslated: {title.name!r}" in done.stdout
+    assert set(catalogue_messages(locale / f"{title.key}.pot")) == title_messages(title)
+
+
+def test_a_new_language_gets_a_catalogue_of_the_box_and_of_each_title(tmp_path: Path) -> None:
+    """A language added to LANGUAGES: the update makes its catalogues, every message of each
+    to translate, and names them."""
+    root = tree_copy(tmp_path)
+    source = root / "pitable" / "i18n.py"
+    text = source.read_text()
+    assert text.count('"nl": "Nederlands",') == 1
+    source.write_text(text.replace('"nl": "Nederlands",', '"nl": "Nederlands", "it": "Italiano",'))
+    done = translations(root)
+    assert done.returncode == 1, done.stderr
+    made = {path.relative_to(root): path
+            for path in (root / "pitable").rglob("it/LC_MESSAGES/*.po")}
+    expected = {Path("pitable/locale/it/LC_MESSAGES/pitable.po"): box_messages()}
+    for title in all_titles():
+        folder = title_package(title)
+        assert folder is not None
+        expected[folder.relative_to(PACKAGE.parent) / "locale/it/LC_MESSAGES" /
+                 f"{title.key}.po"] = title_messages(title)
+    assert set(made) == set(expected)
+    for path, messages in expected.items():
+        assert f"Created {path}" in done.stdout
+        said = catalogue_messages(made[path])
+        assert set(said) == messages
+        assert not any(any(strings) for strings in said.values()), path
 
 
 def test_french_punctuation_keeps_its_narrow_no_break_space() -> None:
     """French sets a narrow no-break space (U+202F) before : ; ! ?, never an ordinary one,
     which a line could break at ("SERPENT" on one line, "!" at the start of the next)."""
-    with i18n.catalogue_path("fr").open("rb") as f:
-        strings = [s for m in read_po(f) if m.id
-                   for s in (m.string if isinstance(m.string, (tuple, list)) else (m.string,))]
+    strings = [s for path in i18n.catalogue_paths("fr")
+               for strings in catalogue_messages(path).values() for s in strings]
     loose = [s for s in strings if re.search(r" [:;!?]", s)]
     assert not loose, loose
     assert sum("\u202f" in s for s in strings) > 50
