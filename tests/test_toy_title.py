@@ -8,15 +8,26 @@ the registry holds the three real titles again, which other tests and goldens ex
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from pitable.errors import UnknownTitle
-from pitable.render.faces import die_panel
-from pitable.rules import Die, Roll, Title, all_titles, find_title, register, registered, unregister
+from pitable.render.faces import Pen, die_panel, draw_face, symbol_kind
+from pitable.render.status import StatusView, draw_status
+from pitable.rules import (
+    SPECIAL,
+    Die,
+    Roll,
+    Title,
+    all_titles,
+    find_title,
+    register,
+    registered,
+    unregister,
+)
 from pitable.rules.bot import play_games, player_for
 from pitable.rules.bot.model import Act, Action, TurnRecord
 from pitable.rules.session import GameState, Mode, level
@@ -25,6 +36,7 @@ from pitable.rules.validate import breaches
 from tests.conftest import run_cli
 from tests.support.box import fake_printer, make, read_faces
 from tests.support.pictures import same
+from tests.toy_pictures import spider, toy_pictures, wind_up_key
 from tests.toy_title import PlayedToyCupboard, ToyCupboard
 
 THE_THREE = ["valley", "island", "temple"]
@@ -32,7 +44,7 @@ THE_THREE = ["valley", "island", "temple"]
 
 @pytest.fixture
 def toy() -> Iterator[Title]:
-    with registered(ToyCupboard) as title:
+    with registered(ToyCupboard) as title, toy_pictures():
         yield title
     assert [t.key for t in all_titles()] == THE_THREE
 
@@ -94,7 +106,7 @@ def test_options_reads_a_roll_in_the_toy_title(toy: Title,
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         "1 2 3 -> 1 2 3 4 5 6",
-        "* 2 3 -> 2 3 5; door",
+        "* 2 3 -> 2 3 5; wind-up key",
         "1 2 * -> spider: the other dice are ignored",
     ]
     code, out, _ = run_cli(capsys, "options", "toy", "1,*,3", "--json")
@@ -255,3 +267,47 @@ def test_the_box_prints_a_solo_sheet_of_a_title_the_bot_does_not_play(toy: Title
     assert not printer.spooler.failed()
     assert paper.printout().height > 200
     sim.close()
+
+
+def test_the_screen_shows_the_toy_titles_own_green_face_and_its_chip(
+        toy: Title, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The toy's green face is its own: the die draws its wind-up key, and the status
+    screen's chip says what the face gives in the toy's word."""
+    code, out, err = run_cli(capsys, "screen", "toy", "*,2,3", "--text")
+    assert (code, err) == (0, "")
+    assert "WIND" in out.split() and "Wind up: any space" in out
+    png = tmp_path / "screen.png"
+    code, _out, err = run_cli(capsys, "screen", "toy", "*,2,3", "--png", str(png))
+    assert (code, err) == (0, "")
+    view = StatusView(toy, options=toy.options(Roll.from_str("*,2,3")))
+    with Image.open(png) as image:
+        assert same(image.crop((0, 0, 128, 64)).convert("1"), draw_status(view))
+    assert symbol_kind(Die.GREEN, toy) == "wind-up key"
+    assert same(draw_face(SPECIAL, Die.GREEN, toy), drawn_by(wind_up_key))
+
+
+def test_the_toy_titles_spider_is_its_own_picture_not_the_warning_sign(toy: Title) -> None:
+    assert symbol_kind(Die.RED, toy) == "spider"
+    face = draw_face(SPECIAL, Die.RED, toy)
+    assert same(face, drawn_by(spider))
+    assert not same(face, drawn_by(warning_sign))
+
+
+def drawn_by(draw: Callable[[Pen], None], size: int = 64) -> Image.Image:
+    image = Image.new("1", (size, size), 0)
+    draw(Pen(image))
+    return image
+
+
+def warning_sign(pen: Pen) -> None:
+    """The warning sign as a title with no picture of its own gets it."""
+    with registered(Nameless) as title:
+        pen.image.paste(draw_face(SPECIAL, Die.RED, title))
+
+
+class Nameless(ToyCupboard):
+    """The cupboard under a hazard no picture is registered for."""
+
+    key = "nameless-cupboard"
+    aliases = ()
+    hazard_symbol = "nothing drawn"

@@ -1,10 +1,13 @@
 """A fourth title, made up for the tests: what a new title is, written outside pitable/.
 
-The Toy Cupboard: one space a turn, spiders for hazards, a Lockpick-like green face, six
-solo rounds, levels at 5, 10 and 20 stars less 1 per spider, and a small rectangular sheet
-whose first number goes on the top row. Nothing in pitable/ names it: registering
-:class:`ToyCupboard` (``register`` as a decorator, or ``registered`` for a while, as the
-tests do so that the three real titles are alone again after them) is all it takes.
+The Toy Cupboard: one space a turn, spiders for hazards, a green face of its own (the
+wind-up key: the number goes in any shelf space, a Door included), six solo rounds, levels
+at 5, 10 and 20 stars less 1 per spider, and a small rectangular sheet whose first number
+goes on the top row. Nothing in pitable/ names it: registering :class:`ToyCupboard`
+(``register`` as a decorator, or ``registered`` for a while, as the tests do so that the
+three real titles are alone again after them) is all it takes. Its pictures (the wind-up
+key and the spider) are drawn by tests/toy_pictures.py, registered apart from the title,
+as the rules import no drawing.
 
 :class:`PlayedToyCupboard` is the same cupboard with a bot player and replay rules of its
 own (:func:`toy_bot`, :func:`toy_rules`), reached only through ``Title.bot`` and
@@ -37,6 +40,9 @@ if TYPE_CHECKING:
 COLUMNS = range(4, 8)
 ROWS = range(3, 6)
 DOORS = 2
+#: The cupboard's green face: wind the key, and the number goes in any shelf space, a Door
+#: included. Its picture is a wind-up key, which tests/toy_pictures.py draws.
+WIND_UP = GreenEffect("wind-up", picture="wind-up key", allows="wind-up key", chip="WIND")
 
 
 class ToyCupboard(Title):
@@ -48,7 +54,7 @@ class ToyCupboard(Title):
     aliases = ("toy-cupboard", "cupboard")
     hazard_name = "spider"
     hazard_symbol = "spider"
-    green_effect = GreenEffect.DOOR
+    green_effect = WIND_UP
 
     solo_rounds = 6
     level_thresholds = (5, 10, 20)
@@ -61,7 +67,7 @@ class ToyCupboard(Title):
         return ("Ignore the other dice.", f"Draw a spider {where}.")
 
     def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
-        return "Open a Door" if options.green is GreenEffect.DOOR else "Fill 1 shelf space"
+        return "Wind up: any space" if options.green is WIND_UP else "Fill 1 shelf space"
 
     def play_lines(self, options: Options, *, tr: Translator = ENGLISH) -> tuple[str, ...]:
         lines = [self.numbers_line(options)]
@@ -91,7 +97,7 @@ class ToyCupboard(Title):
             tallies=(Tally("Spiders", 6, Mark.BUBBLE),),
             score_boxes=("Shelves", "Total"),
             reminders=(
-                "Green (Key): the number goes in a Door",
+                "Green (wind-up key): the number goes in any space",
                 "Purple (Penny Papers): any number 1-15",
                 "Red (spider): ignore the dice; draw a spider",
             ),
@@ -134,7 +140,7 @@ def toy_player(title: Title, sheet: Sheet) -> Player:
 
         def turn(self, options: Options, round_: int) -> list[Action]:
             self.choices = 1
-            doors = self.free(Kind.DOOR) if options.green is GreenEffect.DOOR else []
+            doors = self.free(Kind.DOOR) if options.green is WIND_UP else []
             where = doors or self.free(Kind.SPACE)
             if not where:
                 return []

@@ -57,7 +57,6 @@ from pitable.render.text import words as split_words
 from pitable.rules import Roll
 from pitable.rules.base import (
     N_,
-    GreenEffect,
     Options,
     Reading,
     Title,
@@ -647,9 +646,7 @@ def _hazard(canvas: Canvas, view: StatusView, reading: Reading | None, tr: Trans
     canvas.text((x0, y0, x1, y1), word)
 
 
-#: The chips' words: short, for lit boxes under the numbers.
-CHIP_WORDS = {GreenEffect.STRUCTURE: N_("BUILD"), GreenEffect.BOAT: N_("BOAT"),
-              GreenEffect.DOOR: N_("DOOR")}
+#: Penny Papers' chip; the green face's is its effect's own (``GreenEffect.chip``).
 PENNY_CHIP = N_("PENNY")
 
 
@@ -658,7 +655,7 @@ def chips(options: Options, tr: Translator | None = None) -> tuple[str, ...]:
     _ = (tr or translator("en")).gettext
     words: list[str] = []
     if options.green is not None:
-        words.append(_(CHIP_WORDS[options.green]))
+        words.append(_(options.green.chip))
     if options.penny:
         words.append(_(PENNY_CHIP))
     return tuple(words)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-import enum
 import functools
 import gettext
 from collections.abc import Callable, Iterator, Sequence
@@ -70,20 +69,25 @@ Number = int | str  # a number written, or PENNY
 Play = tuple[Number, ...]
 
 
-class GreenEffect(enum.Enum):
-    """What Dakota Smith's face (the green special face) lets a player do.
+@dataclass(frozen=True)
+class GreenEffect:
+    """What Dakota Smith's face (the green special face) lets a player do in one title.
 
-    The screens and the dice faces draw each of these, so a title picks one of them.
+    Each title's package defines its own and names it as its :attr:`Title.green_effect`;
+    the screens, the dice faces and the page ask the effect what to show, never which one
+    it is. Titles are compared with ``is``, and so are their effects.
     """
 
-    STRUCTURE = "structure"  # Valley: draw a hut, a statue or a mine
-    BOAT = "boat"  # Island: draw a boat in the sea instead of writing a number
-    DOOR = "door"  # Temple: the number goes in a Door space
-
-
-#: What each green effect is called in a one-line summary.
-GREEN_WORDS = {GreenEffect.STRUCTURE: N_("structure"), GreenEffect.BOAT: N_("boat"),
-               GreenEffect.DOOR: N_("door")}
+    #: Its name in a roll's JSON and in the page's words: ``"boat"``.
+    key: str
+    #: The picture the green die's special face draws, by name (the drawings are keyed by
+    #: it): ``"boat"``. A name with no drawing gets a generic warning sign.
+    picture: str
+    #: What it allows, in a word or two for a one-line summary (marked with :func:`N_`,
+    #: translated where shown): "boat".
+    allows: str
+    #: The same in one short word in capitals, for the status screen's lit chip: "BOAT".
+    chip: str
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,7 @@ class Options:
             "hazard_ignored": self.hazard_ignored,
             "numbers": list(self.numbers),
             "penny": self.penny,
-            "green": self.green.value if self.green else None,
+            "green": self.green.key if self.green else None,
         }
         if self.title.several_spaces:
             data["plays"] = [list(p) for p in self.plays]
@@ -403,7 +407,7 @@ class Title(abc.ABC):
             parts.append(_("{hazard} ignored ({limit} already marked)").format(
                 hazard=hazard, limit=self.hazard_limit))
         if options.green is not None:
-            parts.append(_(GREEN_WORDS[options.green]))
+            parts.append(_(options.green.allows))
         if self.several_spaces and options.plays:
             parts.append(_("plays: {plays}").format(
                 plays=" | ".join(format_play(p) for p in options.plays)))

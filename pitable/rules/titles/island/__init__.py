@@ -60,6 +60,11 @@ DANGERS = 5
 TREASURES = 5
 
 
+#: Dakota Smith's face on the Island, Navigation: draw a boat in the sea instead of writing a
+#: number; the die shows a sailing boat on a wave.
+NAVIGATION = GreenEffect("boat", picture="boat", allows=N_("boat"), chip=N_("BOAT"))
+
+
 class Island(Title):
     """Skull Island: one island space a turn, boats, at most five dangers."""
 
@@ -69,7 +74,7 @@ class Island(Title):
     aliases = ("skull-island", "skull", "skullisland")
     hazard_name = N_("danger")
     hazard_symbol = "skull"
-    green_effect = GreenEffect.BOAT
+    green_effect = NAVIGATION
     hazard_limit = DANGERS
     max_hazards = DANGERS
 
@@ -117,7 +122,7 @@ class Island(Title):
         _ = tr.gettext
         if options.hazard_ignored:
             return _("Danger ignored: {limit} marked").format(limit=DANGERS)
-        if options.green is GreenEffect.BOAT:
+        if options.green is NAVIGATION:
             return _("1 island space, or a boat")
         return _("Fill 1 island space")
 
@@ -127,12 +132,12 @@ class Island(Title):
         if options.hazard_ignored:
             lines.append(_("Danger ignored: all 5 danger bubbles are marked."))
         lines.append(self.numbers_line(options, tr))
-        if options.penny and options.green is GreenEffect.BOAT:
+        if options.penny and options.green is NAVIGATION:
             lines.append(_("Choose: Penny Papers (any number {range}) or Navigation"
                            " (a boat).").format(range=penny_range(tr)))
         elif options.penny:
             lines.append(_("Penny Papers: any number {range}.").format(range=penny_range(tr)))
-        if options.green is GreenEffect.BOAT:
+        if options.green is NAVIGATION:
             lines.append(_("Navigation: you may draw a boat in an empty sea space instead."))
         if 9 in options.numbers:
             lines.append(_("A 9 written next to a danger overcomes it."))

@@ -11,11 +11,12 @@ is claimed as soon as its four numbers stand.
 
 from __future__ import annotations
 
-from pitable.rules.base import GreenEffect, Options, Title
+from pitable.rules.base import Options, Title
 from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
 from pitable.rules.dice import all_rolls
 from pitable.rules.sheets import Kind, Sheet
+from pitable.rules.titles.island import NAVIGATION
 
 NINE = 9
 TREASURES = 5
@@ -116,9 +117,9 @@ class IslandPlayer(Player):
             self.hazards += 1
             self.last_filled = []
             actions.append(Action(Act.HAZARD, (cell(i),)))
-        elif self.empty_spaces or (options.green is GreenEffect.BOAT and self.empty_sea):
+        elif self.empty_spaces or (options.green is NAVIGATION and self.empty_sea):
             score, value, i = self._best_write(options.numbers)
-            if options.green is GreenEffect.BOAT and self.empty_sea:
+            if options.green is NAVIGATION and self.empty_sea:
                 boat_score, sea = self._best_boat()
                 if boat_score > score:
                     self._draw_boat(sea)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pitable.rules.base import GreenEffect, Options
+from pitable.rules.base import Options
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
+from pitable.rules.titles.island import NAVIGATION
 from pitable.rules.validate import Replay, ReplayRules, split_reveals
 
 TREASURES = 5
@@ -31,7 +32,7 @@ def _island_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
         for a in actions:
             if a.act in (Act.HAZARD, Act.STRUCTURE, Act.DISCOVER):
                 replay.breach(a, "not a move of this roll")
-        can_boat = options.green is GreenEffect.BOAT and bool(replay.empties(Kind.SEA))
+        can_boat = options.green is NAVIGATION and bool(replay.empties(Kind.SEA))
         if len(fills) != 1 and (replay.empties(*spaces) or can_boat):
             replay.breach(None, f"a turn fills one space, not {len(fills)}")
     for a in actions:
@@ -46,7 +47,7 @@ def _island_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
             replay.number[a.cell] = int(a.value) if isinstance(a.value, int) else 0
             filled.append(a.cell)
         elif a.act is Act.BOAT and not options.hazard:
-            if options.green is not GreenEffect.BOAT:
+            if options.green is not NAVIGATION:
                 replay.breach(a, "a boat needs the Navigation face")
             if replay.kind.get(a.cell) is not Kind.SEA or not replay.empty(a.cell):
                 replay.breach(a, "a boat goes in an empty sea space")

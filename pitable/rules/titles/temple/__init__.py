@@ -43,6 +43,11 @@ if TYPE_CHECKING:
 MAX_ROWS = 8
 
 
+#: Dakota Smith's face in the Temple, the Lockpick: the number goes in a Door space; the die
+#: shows a key.
+LOCKPICK = GreenEffect("door", picture="lockpick", allows=N_("door"), chip=N_("DOOR"))
+
+
 @dataclass(frozen=True)
 class Sizes:
     """A temple's sizes under one map format: its spaces, its Doors, the doorless spaces
@@ -88,7 +93,7 @@ class Temple(Title):
     aliases = ("apikhabou", "temple-of-apikhabou")
     hazard_name = N_("mummy")
     hazard_symbol = "mummy"
-    green_effect = GreenEffect.DOOR
+    green_effect = LOCKPICK
 
     # The rulebook's solo levels are 15/25/30, whatever the mummies. The game ends when the
     # sheet is full or five treasures are found, so there is no round limit.
@@ -122,19 +127,19 @@ class Temple(Title):
 
     def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
         _ = tr.gettext
-        if options.green is GreenEffect.DOOR:
+        if options.green is LOCKPICK:
             return _("Lockpick: fill 1 Door space")
         return _("Fill 1 doorless space")
 
     def play_lines(self, options: Options, *, tr: Translator = ENGLISH) -> tuple[str, ...]:
         _ = tr.gettext
         lines = [self.numbers_line(options, tr)]
-        if options.penny and options.green is GreenEffect.DOOR:
+        if options.penny and options.green is LOCKPICK:
             lines.append(_("Penny Papers: any number {range}.").format(range=penny_range(tr)))
         elif options.penny:
             lines.append(_("Penny Papers: any number {range}, in a doorless space.").format(
                 range=penny_range(tr)))
-        if options.green is GreenEffect.DOOR:
+        if options.green is LOCKPICK:
             lines.append(_("The number goes in a Door space; if every Door is filled,"
                            " ignore the Lockpick."))
         if 9 in options.numbers:

@@ -8,10 +8,11 @@ beside a 9 is crossed out as soon as it can be.
 
 from __future__ import annotations
 
-from pitable.rules.base import GreenEffect, Options, Title
+from pitable.rules.base import Options, Title
 from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
 from pitable.rules.sheets import Kind, Sheet
+from pitable.rules.titles.temple import LOCKPICK
 
 #: Stars of a group of three identical numbers, and what half of one (two) is worth.
 GROUP_DONE, GROUP_HALF = 3.0, 1.2
@@ -48,7 +49,7 @@ class TemplePlayer(Player):
             self.last_filled = []
             actions.append(Action(Act.HAZARD, (cell(i),)))
         else:
-            lockpick = options.green is GreenEffect.DOOR and bool(self.empty_doors)
+            lockpick = options.green is LOCKPICK and bool(self.empty_doors)
             targets = self.empty_doors if lockpick else self.empty_spaces
             value, i = self._best_write(targets, options.numbers)
             self.num[i] = value

@@ -79,6 +79,11 @@ STRUCTURES = {"H": ("hut", "j"), "S": ("statue", "t"), "M": ("mine", "r")}
 STRUCTURE_STARS = 2
 
 
+#: Dakota Smith's face in the Valley: draw a structure (a hut, a statue or a mine) instead
+#: of writing a number; the die shows a hut with a pitched roof.
+BUILD = GreenEffect("structure", picture="hut", allows=N_("structure"), chip=N_("BUILD"))
+
+
 class Valley(Title):
     """The Valley of Wiraqocha: up to three spaces a turn, structures, snakes."""
 
@@ -88,7 +93,7 @@ class Valley(Title):
     aliases = ("wiraqocha", "valley-of-wiraqocha")
     hazard_name = N_("snake")
     hazard_symbol = "snake"
-    green_effect = GreenEffect.STRUCTURE
+    green_effect = BUILD
     several_spaces = True
 
     # The rulebook's "Solo Adventure": 25 rounds, levels 90/110/130, and 4 fewer stars per
@@ -137,7 +142,7 @@ class Valley(Title):
         if options.penny:
             lines.append(_("Penny Papers: one number of your choice, {range}.").format(
                 range=penny_range(tr)))
-        if options.green is GreenEffect.STRUCTURE:
+        if options.green is BUILD:
             lines.append(_("Dakota Smith: you may draw a hut, a statue or a mine (each once)."))
         if 9 in options.numbers:
             lines.append(_("A 9 may cross out a snake instead of being written."))

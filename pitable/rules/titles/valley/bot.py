@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pitable.rules.base import PENNY, GreenEffect, Options, Title
+from pitable.rules.base import PENNY, Options, Title
 from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
 from pitable.rules.sheets import Kind, Sheet
+from pitable.rules.titles.valley import BUILD
 
 EMPTY, NUMBER, STRUCTURE, SNAKE, CROSSED, NONE = range(6)
 NINE = 9
@@ -185,7 +186,7 @@ class ValleyPlayer(Player):
             self.last_filled = []
         else:
             filled: list[int] = []
-            if options.green is GreenEffect.STRUCTURE and self.empty:
+            if options.green is BUILD and self.empty:
                 chosen = self._structure(round_)
                 if chosen is not None:
                     letter, i = chosen

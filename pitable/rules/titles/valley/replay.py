@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from pitable.rules.base import PENNY, GreenEffect, Options
+from pitable.rules.base import PENNY, Options
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
+from pitable.rules.titles.valley import BUILD
 from pitable.rules.validate import NINE, Replay, ReplayRules, split_reveals
 
 #: Each discovery's spaces, by letter.
@@ -72,7 +73,7 @@ def _valley_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
                     replay.number[a.cell] = a.value
                 else:
                     structures += 1
-                    if options.green is not GreenEffect.STRUCTURE:
+                    if options.green is not BUILD:
                         replay.breach(a, "a structure needs Dakota Smith's face")
                     elif structures > 1:
                         replay.breach(a, "one structure a roll")
