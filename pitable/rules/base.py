@@ -98,7 +98,7 @@ class Options:
     roll: Roll
     #: The red special face came up and cancels the other two dice.
     hazard: bool
-    #: The red special face came up but the title ignores it (the Island after five dangers).
+    #: The red special face came up but the title ignores it (a title's, past its hazard limit).
     hazard_ignored: bool
     #: Every number one space may receive this turn, sorted; empty on a hazard.
     numbers: tuple[int, ...]
@@ -109,7 +109,7 @@ class Options:
     penny: bool
     #: Dakota Smith's face was rolled and may be used.
     green: GreenEffect | None
-    #: Hazards marked on the sheet before this roll (the Island's danger bubbles).
+    #: Hazards marked on the sheet before this roll (a title's danger bubbles).
     hazards_marked: int = 0
 
     @property
@@ -208,13 +208,13 @@ class Title(abc.ABC):
 
     # --- names ---------------------------------------------------------------
 
-    #: The name the box stores and the command line prints: ``valley``.
+    #: The name the box stores and the command line prints, lower case: ``toy``.
     key: ClassVar[str]
-    #: The rulebook's name: "The Valley of Wiraqocha".
+    #: The rulebook's name: "The Toy Cupboard".
     name: ClassVar[str]
-    #: One word for small screens and menus: "Valley".
+    #: One word for small screens and menus: "Toys".
     short_name: ClassVar[str]
-    #: Other names ``find_title`` accepts, lower case: ``wiraqocha``.
+    #: Other names ``find_title`` accepts, lower case: ``cupboard``.
     aliases: ClassVar[tuple[str, ...]] = ()
 
     # --- what a roll allows --------------------------------------------------
@@ -225,9 +225,9 @@ class Title(abc.ABC):
     hazard_symbol: ClassVar[str]
     #: The green special face, when it is usable.
     green_effect: ClassVar[GreenEffect]
-    #: True when the dice may be grouped into up to three numbers a turn (the Valley).
+    #: True when the dice may be grouped into up to three numbers a turn.
     several_spaces: ClassVar[bool] = False
-    #: The most hazards a sheet holds; later ones are ignored (the Island: 5). None: no limit.
+    #: The most hazards a sheet holds; later ones are ignored. None: no limit.
     hazard_limit: ClassVar[int | None] = None
 
     # --- solo play -----------------------------------------------------------
@@ -237,7 +237,7 @@ class Title(abc.ABC):
     solo_rounds: ClassVar[int | None] = None
     #: The least score of Pathfinder, Voyager and Explorer, before any hazard adjustment.
     level_thresholds: ClassVar[tuple[int, int, int]]
-    #: Stars every threshold drops per hazard placed (the Valley: 4 per snake).
+    #: Stars every threshold drops per hazard placed.
     discount_per_hazard: ClassVar[int] = 0
     #: The most hazards one solo game can place, escaped ones included; None: no bound.
     max_hazards: ClassVar[int | None] = None
@@ -247,12 +247,12 @@ class Title(abc.ABC):
     def options(self, roll: Roll, hazards_marked: int = 0) -> Options:
         """What ``roll`` allows, given how many hazards were marked before it.
 
-        Worked out once per title and roll (and the Island's again at its limit), and
+        Worked out once per title and roll (and again at a title's hazard limit), and
         kept: a roll is asked about twice (by the screens, and by the store checking what
         it records), and a title has 216 rolls.
         """
-        # The count changes what a roll allows only once it reaches the title's limit (the
-        # Island ignores a danger after five); below it, only the count recorded. Kept by
+        # The count changes what a roll allows only once it reaches the title's limit (a
+        # hazard past it is ignored); below it, only the count recorded. Kept by
         # the count, the rolls of a long game would each be new to the cache, and push out
         # the ones that come back.
         self.check_hazards_marked(hazards_marked)
@@ -387,7 +387,7 @@ class Title(abc.ABC):
         return tr.gettext("Numbers: {numbers}").format(numbers=format_numbers(options.numbers))
 
     def plays_line(self, options: Options, tr: Translator = ENGLISH) -> str:
-        """The Valley's plays in one line: "Plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10"."""
+        """A title's plays in one line: "Plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10"."""
         if not options.plays:
             return ""
         plays = " | ".join(format_play(p) for p in options.plays)
@@ -488,8 +488,8 @@ class Title(abc.ABC):
         return (find_title, (self.key,))
 
 
-#: What rolls allow, kept: the 216 rolls of each title, and the Island's again with its
-#: five dangers marked (864), under a kilobyte each.
+#: What rolls allow, kept: the 216 rolls of each title, and again at a hazard limit (864
+#: for four titles), under a kilobyte each.
 OPTIONS_KEPT = 1024
 
 
