@@ -203,7 +203,7 @@ def split_reveals(replay: Replay, actions: Sequence[Action], reveal: Act) -> Non
     for a in actions:
         if a.act is reveal:
             seen = True
-        elif seen and a.act in (Act.WRITE, Act.STRUCTURE, Act.BOAT, Act.HAZARD):
+        elif seen and a.act.fills:
             replay.breach(a, "a space filled after the turn's discovery")
 
 

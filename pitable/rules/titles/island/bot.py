@@ -17,6 +17,7 @@ from pitable.rules.bot.planner import Strength
 from pitable.rules.dice import all_rolls
 from pitable.rules.sheets import Kind, Sheet
 from pitable.rules.titles.island import NAVIGATION
+from pitable.rules.titles.island.moves import BOAT, TREASURE
 
 NINE = 9
 TREASURES = 5
@@ -123,7 +124,7 @@ class IslandPlayer(Player):
                 boat_score, sea = self._best_boat()
                 if boat_score > score:
                     self._draw_boat(sea)
-                    actions.append(Action(Act.BOAT, (cell(sea),)))
+                    actions.append(Action(BOAT, (cell(sea),)))
                     i = -1
             if i >= 0:
                 self._write(i, value)
@@ -137,7 +138,7 @@ class IslandPlayer(Player):
             value, i = claim
             self.treasure[i] = value
             self.found.add(value)
-            actions.append(Action(Act.TREASURE, (cell(i),), value))
+            actions.append(Action(TREASURE, (cell(i),), value))
         return actions
 
     def over(self) -> bool:

@@ -26,7 +26,7 @@ def _temple_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
         if len(writes) != 1 and replay.empties(*where):
             replay.breach(None, f"a turn writes one number, not {len(writes)}")
         for a in actions:
-            if a.act in (Act.HAZARD, Act.STRUCTURE, Act.BOAT, Act.DISCOVER, Act.TREASURE):
+            if a.act not in (Act.WRITE, Act.CROSS):
                 replay.breach(a, "not a move of this roll")
         for a in writes:
             if a.value not in options.numbers:

@@ -20,6 +20,7 @@ from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
 from pitable.rules.sheets import Kind, Sheet
 from pitable.rules.titles.valley import BUILD
+from pitable.rules.titles.valley import moves as valley_moves
 
 EMPTY, NUMBER, STRUCTURE, SNAKE, CROSSED, NONE = range(6)
 NINE = 9
@@ -194,7 +195,7 @@ class ValleyPlayer(Player):
                     self.structures[letter] = i
                     self.filled = True
                     filled.append(i)
-                    actions.append(Action(Act.STRUCTURE, (cell(i),), letter))
+                    actions.append(Action(valley_moves.STRUCTURE, (cell(i),), letter))
             for act, i, value in self._best_play(options.plays, need=not filled):
                 if act is Act.CROSS:
                     self.what[i] = CROSSED
@@ -216,7 +217,8 @@ class ValleyPlayer(Player):
                 self.disc_n[i] = self.count[letter]
             if letter == "t":
                 self.towns.add(self.num[cells[0]])
-            actions.append(Action(Act.DISCOVER, tuple(cell(i) for i in cells), letter))
+            actions.append(Action(valley_moves.DISCOVER, tuple(cell(i) for i in cells),
+                                  letter))
         return actions
 
     def over(self) -> bool:
