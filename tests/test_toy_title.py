@@ -37,7 +37,7 @@ from tests.conftest import run_cli
 from tests.support.box import fake_printer, make, read_faces
 from tests.support.pictures import same
 from tests.toy_pictures import spider, toy_pictures, wind_up_key
-from tests.toy_title import PlayedToyCupboard, ToyCupboard
+from tests.toy_title import JACK, PlayedToyCupboard, ToyCupboard
 
 THE_THREE = ["valley", "island", "temple"]
 
@@ -141,7 +141,7 @@ def test_sheet_writes_the_toy_titles_map(toy: Title, tmp_path: Path,
     run_cli(capsys, "sheet", "cupboard", "--seed", "5", "--out", str(txt))
     sheet = generate(toy, 5)
     assert txt.read_text() == sheet.to_text(label=True)
-    assert len(sheet.cells(Kind.DOOR)) == 2 and sheet.label == f"toy A 5 (map v{MAP_FORMAT})"
+    assert len(sheet.cells(JACK)) == 2 and sheet.label == f"toy A 5 (map v{MAP_FORMAT})"
     # Every seed keeps the toy title's own invariants (generate checks them).
     shapes = {generate(toy, seed, side).to_text() for seed in range(60) for side in "ab"}
     assert len(shapes) > 60
@@ -311,3 +311,61 @@ class Nameless(ToyCupboard):
     key = "nameless-cupboard"
     aliases = ()
     hazard_symbol = "nothing drawn"
+
+
+@pytest.fixture
+def played_toy() -> Iterator[Title]:
+    with registered(PlayedToyCupboard) as title, toy_pictures():
+        yield title
+
+
+def test_a_toy_sheet_with_its_jack_in_the_boxes_reads_back_and_scores(
+        played_toy: Title, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The toy's own kind of space is a letter of the text map (``J``), a token of a
+    finished sheet (``J`` empty, ``J7`` holding 7) and a picture of the printed sheet."""
+    from pitable.render.sheet import (
+        register_cell_picture,
+        render_sheet,
+        unregister_cell_picture,
+    )
+    from pitable.rules.scoring import check_map, parse_sheet
+    from tests.toy_pictures import jack_in_the_box
+
+    sheet = generate(played_toy, 5)
+    label, *lines = sheet.to_text(label=True).splitlines()
+    assert sum(line.count("J") for line in lines) == 2
+    assert {Kind.from_str(letter) for line in lines for letter in line} == {Kind.SPACE, JACK}
+    # The map's letters typed one a position: the empty sheet of that map.
+    typed = "".join(" ".join(line.ljust(sheet.grid_width)) + "\n" for line in lines)
+    finished = parse_sheet(f"{label}\n{typed}")
+    check_map(played_toy, finished)
+    assert finished.shape() == sheet.shape
+    # Filled in: a number in every space, the jack-in-the-boxes included, and a spider.
+    boxes = set(sheet.cells(JACK))
+    rows = [[("J7" if (r, c) in boxes else "X" if (r, c) == (0, 0) else "3")
+             for c in range(sheet.grid_width)] for r in range(sheet.grid_height)]
+    filled = tmp_path / "toy.txt"
+    filled.write_text(f"; {sheet.label}\n" + "".join(" ".join(row) + "\n" for row in rows))
+    score = played_toy.score(parse_sheet(filled.read_text()))
+    spaces = sheet.grid_width * sheet.grid_height
+    assert score.components == (("Shelves", spaces - 1), ("Boxes", 4)) and score.hazards == 1
+    code, out, err = run_cli(capsys, "score", "played-toy", "--sheet", str(filled))
+    assert (code, err) == (0, ""), err
+    assert str(spaces - 1 + 4) in out
+    # A spider typed in a jack-in-the-box is refused with the toy's own words.
+    rows[min(boxes)[0]][min(boxes)[1]] = "JX"
+    code, _, err = run_cli(capsys, "score", "played-toy", "--sheet", str(write(tmp_path, rows)))
+    assert code != 0 and "a jack-in-the-box holds a number, never a spider" in err
+    # The printed sheet draws them with the toy's picture: without it, plain squares.
+    drawn = render_sheet(sheet, 384)
+    unregister_cell_picture(JACK.picture)
+    try:
+        assert not same(drawn, render_sheet(sheet, 384))
+    finally:
+        register_cell_picture(JACK.picture, jack_in_the_box)
+
+
+def write(folder: Path, rows: list[list[str]]) -> Path:
+    path = folder / "sheet.txt"
+    path.write_text("".join(" ".join(row) + "\n" for row in rows))
+    return path

@@ -11,6 +11,7 @@ from pitable.rules.bot import Act, Action, TurnRecord, game_rng, play
 from pitable.rules.dice import Roll
 from pitable.rules.scoring import parse_sheet
 from pitable.rules.sheets import Cell, Kind, Sheet, generate, neighbours
+from pitable.rules.titles import island, temple
 from pitable.rules.titles.island import moves as island_moves
 from pitable.rules.titles.valley import moves as valley_moves
 from pitable.rules.validate import breaches
@@ -287,7 +288,7 @@ def test_valley_the_game_lasts_25_rounds() -> None:
 #: Island 7 of map v2 (a map still drawn under its format), whose spots the tests name.
 ISLAND = generate("island", 7, "a", 2)
 SHORE = reached(ISLAND, Kind.SPACE)
-SEA = ISLAND.cells(Kind.SEA)
+SEA = ISLAND.cells(island.SEA)
 LANDING = turn("1,2,3", write(SHORE[0], 6))
 
 
@@ -303,7 +304,7 @@ def test_island_the_first_number_goes_beside_the_sea() -> None:
 
 
 def test_island_a_number_goes_in_an_empty_island_space_beside_a_number_or_boat() -> None:
-    mountain = ISLAND.cells(Kind.MOUNTAIN)[0]
+    mountain = ISLAND.cells(island.MOUNTAIN)[0]
     assert broken(ISLAND, LANDING, turn("1,1,1", write(mountain, 3))) == [
         "a number goes in an empty island space"
     ]
@@ -355,7 +356,7 @@ def test_island_a_danger_is_crossed_out_beside_a_9() -> None:
 
 
 def test_island_a_treasure_needs_its_pairs_dry_land_and_a_value_of_its_own() -> None:
-    mountain = ISLAND.cells(Kind.MOUNTAIN)[0]
+    mountain = ISLAND.cells(island.MOUNTAIN)[0]
     claim = turn("1,1,1", write(SHORE[1], 3), at(island_moves.TREASURE, mountain, 6))
     assert broken(ISLAND, LANDING, claim)[0].startswith("the treasure is not between a pair")
     wet = turn("1,1,1", write(SHORE[1], 3), at(island_moves.TREASURE, SEA[0], 6))
@@ -389,7 +390,7 @@ def claimed(values: dict[Cell, int], value: int, *extra: TurnRecord) -> list[Tur
 def test_island_a_treasure_lies_between_the_two_numbers_of_each_pair() -> None:
     # 001: "The intersection of the line between the horizontal pair and the line between
     # the vertical pair reveals the location of the treasure."
-    assert ISLAND.kind(SPOT) is Kind.MOUNTAIN
+    assert ISLAND.kind(SPOT) is island.MOUNTAIN
     cross = {(4, 2): 6, (7, 2): 6, (5, 1): 6, (5, 5): 6}
     assert broken(ISLAND, *claimed(cross, 6)) == []
     # Both 6s of the row on its right: they pinpoint no treasure there.
@@ -404,7 +405,7 @@ def test_island_a_treasure_lies_between_the_two_numbers_of_each_pair() -> None:
 
 def test_island_a_boat_at_a_rows_end_stands_in_for_its_outer_number() -> None:
     boat = turn("*,2,3", at(island_moves.BOAT, (5, 0)))
-    assert ISLAND.kind((5, 0)) is Kind.SEA
+    assert ISLAND.kind((5, 0)) is island.SEA
     one_six = {(4, 2): 6, (7, 2): 6, (5, 5): 6}
     assert broken(ISLAND, *claimed(one_six, 6, boat)) == []
     # The boat on the same side as the row's only 6 stands in for nothing.
@@ -425,7 +426,7 @@ def test_island_the_game_ends_at_the_fifth_treasure_or_a_full_island() -> None:
 
 TEMPLE = generate("temple", 7)
 ROOM = TEMPLE.cells(Kind.SPACE)
-DOOR = TEMPLE.cells(Kind.DOOR)
+DOOR = TEMPLE.cells(temple.DOOR)
 
 
 def test_temple_a_number_goes_in_any_empty_doorless_space() -> None:

@@ -24,9 +24,9 @@ from pitable.rules.sheets import MAP_FORMAT
 
 if TYPE_CHECKING:
     from pitable.rules.bot.model import TitleBot
-    from pitable.rules.scoring import FinishedSheet, Score
+    from pitable.rules.scoring import FinishedSheet, Score, Token
     from pitable.rules.sheet_key import KeyEntry
-    from pitable.rules.sheets import Shape, Sheet, Side
+    from pitable.rules.sheets import Kind, Shape, Sheet, Side
     from pitable.rules.validate import ReplayRules
 
 #: The least and the largest number Penny Papers (the purple special face) gives.
@@ -431,8 +431,8 @@ class Title(abc.ABC):
 
     def shape_problem(self, shape: Shape, side: Side | None = None,
                       version: int | None = None) -> str | None:
-        """What in ``shape`` (a map's grid alone: its size, its outline, where its Doors,
-        mountains and sea are) no map of this title has on ``side`` (None: on either side)
+        """What in ``shape`` (a map's grid alone: its size, its outline, where each kind of
+        position is) no map of this title has on ``side`` (None: on either side)
         by map format ``version`` (None: by any format drawn), in a few words; None when a
         map of this title could have it.
 
@@ -442,6 +442,20 @@ class Title(abc.ABC):
         title that does not say takes any shape.
         """
         return None
+
+    # --- what a sheet holds -----------------------------------------------------
+
+    #: The kinds of map position this title's maps hold beyond a space and no space (which
+    #: every map has): each with its letter in a text map and its drawing's name.
+    kinds: ClassVar[tuple[Kind, ...]] = ()
+    #: The tokens of a finished sheet typed as text that this title adds to those every
+    #: title knows and those of its :attr:`kinds`: a picture drawn in a space, say.
+    tokens: ClassVar[tuple[Token, ...]] = ()
+    #: The letters of the marks typed after a token and a ``/`` on this title's finished
+    #: sheets, each followed by a number (``7/j1``).
+    marks: ClassVar[str] = ""
+    #: Those of :attr:`marks` that may stand alone in a position (``/T7``).
+    lone_marks: ClassVar[str] = ""
 
     # --- the sheet's key --------------------------------------------------------
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from pitable.rules.base import Options
 from pitable.rules.bot.model import Act, Action, TurnRecord
-from pitable.rules.scoring import FinishedSheet, Token
+from pitable.rules.scoring import FinishedSheet, Token, alphabet
 from pitable.rules.sheets import Cell, Kind, Sheet, neighbours
 
 NINE = 9
@@ -216,8 +216,7 @@ def _compare(replay: Replay, finished: FinishedSheet) -> None:
     if (finished.height, finished.width) != (replay.sheet.grid_height, replay.sheet.grid_width):
         replay.breach(None, "the finished sheet is not the map's size")
         return
-    letters = {"H": Token.HUT, "S": Token.STATUE, "M": Token.MINE, "B": Token.BOAT,
-               "X": Token.HAZARD, "x": Token.CROSSED}
+    letters = alphabet().plain
     groups: dict[tuple[str, int], set[Cell]] = {}
     for cell, space in finished.cells():
         kind = replay.kind[cell]
@@ -225,12 +224,9 @@ def _compare(replay: Replay, finished: FinishedSheet) -> None:
         mark = replay.mark.get(cell)
         if kind is Kind.OUTSIDE:
             expected = Token.NONE
-        elif kind is Kind.SEA:
-            expected = Token.BOAT if mark == "B" else Token.SEA
-        elif kind is Kind.MOUNTAIN:
-            expected = Token.MOUNTAIN
-        elif kind is Kind.DOOR:
-            expected = Token.DOOR
+        elif kind is not Kind.SPACE:
+            # A position of a title's own kind shows its letter, or what was drawn there.
+            expected = letters[mark] if mark is not None else Token.of(kind)
         elif number is not None:
             expected = Token.NUMBER
         elif mark is not None:

@@ -16,7 +16,7 @@ from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
 from pitable.rules.dice import all_rolls
 from pitable.rules.sheets import Kind, Sheet
-from pitable.rules.titles.island import NAVIGATION
+from pitable.rules.titles.island import MOUNTAIN, NAVIGATION, SEA
 from pitable.rules.titles.island.moves import BOAT, TREASURE
 
 NINE = 9
@@ -94,14 +94,14 @@ class IslandPlayer(Player):
         self.row_boats = [0] * grid.height
         self.col_boats = [0] * width
         kinds = grid.kinds
-        self.spots = [i for i, k in enumerate(kinds) if k in (Kind.SPACE, Kind.MOUNTAIN)]
+        self.spots = [i for i, k in enumerate(kinds) if k in (Kind.SPACE, MOUNTAIN)]
         self.row_spots: list[list[int]] = [[] for _ in range(grid.height)]
         self.col_spots: list[list[int]] = [[] for _ in range(width)]
         for i in self.spots:
             self.row_spots[self.rows[i]].append(i)
             self.col_spots[self.cols[i]].append(i)
         self.empty_spaces = {i for i, k in enumerate(kinds) if k is Kind.SPACE}
-        self.empty_sea = {i for i, k in enumerate(kinds) if k is Kind.SEA}
+        self.empty_sea = {i for i, k in enumerate(kinds) if k is SEA}
         #: Numbers and boats beside each position: a number goes beside one.
         self.anchors = [0] * size
         self.written = False
@@ -411,9 +411,9 @@ class IslandPlayer(Player):
     def tokens(self) -> tuple[tuple[str, ...], ...]:
         out = []
         for i, kind in enumerate(self.grid.kinds):
-            if kind is Kind.SEA:
+            if kind is SEA:
                 token = "B" if self.boat[i] else "~"
-            elif kind is Kind.MOUNTAIN:
+            elif kind is MOUNTAIN:
                 token = "^"
             elif kind is Kind.SPACE:
                 if self.num[i]:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pitable.rules.base import Options
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
-from pitable.rules.titles.island import NAVIGATION
+from pitable.rules.titles.island import MOUNTAIN, NAVIGATION, SEA
 from pitable.rules.titles.island.moves import BOAT, TREASURE
 from pitable.rules.validate import Replay, ReplayRules, split_reveals
 
@@ -33,7 +33,7 @@ def _island_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
         for a in actions:
             if a.act not in (Act.WRITE, Act.CROSS, BOAT, TREASURE):
                 replay.breach(a, "not a move of this roll")
-        can_boat = options.green is NAVIGATION and bool(replay.empties(Kind.SEA))
+        can_boat = options.green is NAVIGATION and bool(replay.empties(SEA))
         if len(fills) != 1 and (replay.empties(*spaces) or can_boat):
             replay.breach(None, f"a turn fills one space, not {len(fills)}")
     for a in actions:
@@ -50,7 +50,7 @@ def _island_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
         elif a.act is BOAT and not options.hazard:
             if options.green is not NAVIGATION:
                 replay.breach(a, "a boat needs the Navigation face")
-            if replay.kind.get(a.cell) is not Kind.SEA or not replay.empty(a.cell):
+            if replay.kind.get(a.cell) is not SEA or not replay.empty(a.cell):
                 replay.breach(a, "a boat goes in an empty sea space")
                 continue
             replay.mark[a.cell] = "B"
@@ -69,7 +69,7 @@ def _treasure(replay: Replay, action: Action) -> None:
         replay.breach(action, "each treasure is found with a different number")
     elif len(replay.treasures) >= TREASURES:
         replay.breach(action, f"{TREASURES} treasures at most")
-    elif replay.kind.get(cell) not in (Kind.SPACE, Kind.MOUNTAIN):
+    elif replay.kind.get(cell) not in (Kind.SPACE, MOUNTAIN):
         replay.breach(action, "a treasure is never in the water")
     elif cell in replay.treasures:
         replay.breach(action, "one treasure a space")
