@@ -660,7 +660,7 @@ def _grid(
         x, y = at(cell)
         shapes.append(Poly(_cloud(x + 0.05 * s, y - 0.04 * s, 0.9 * s, 0.38 * s), thin))
     # Edges: thin between two spaces of the map, thick where the map meets what is not
-    # part of it, so that the valley, island or temple stands out as one shape.
+    # part of it, so that the map stands out as one shape.
     for r in range(sheet.grid_height + 1):
         for c in range(sheet.grid_width):
             a, b = sheet.kind((r - 1, c)).inside, sheet.kind((r, c)).inside

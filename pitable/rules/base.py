@@ -454,7 +454,8 @@ class Title(abc.ABC):
     #: The letters of the marks typed after a token and a ``/`` on this title's finished
     #: sheets, each followed by a number (``7/j1``).
     marks: ClassVar[str] = ""
-    #: Those of :attr:`marks` that may stand alone in a position (``/T7``).
+    #: Those of :attr:`marks` that may stand alone in a position (``/T7``): each shows a
+    #: value found at its one position, where the others name a group of positions.
     lone_marks: ClassVar[str] = ""
 
     # --- the sheet's key --------------------------------------------------------

@@ -216,7 +216,8 @@ def _compare(replay: Replay, finished: FinishedSheet) -> None:
     if (finished.height, finished.width) != (replay.sheet.grid_height, replay.sheet.grid_width):
         replay.breach(None, "the finished sheet is not the map's size")
         return
-    letters = alphabet().plain
+    known = alphabet()
+    letters = known.plain
     groups: dict[tuple[str, int], set[Cell]] = {}
     for cell, space in finished.cells():
         kind = replay.kind[cell]
@@ -234,12 +235,14 @@ def _compare(replay: Replay, finished: FinishedSheet) -> None:
         else:
             expected = Token.EMPTY
         treasure = replay.treasures.get(cell)
-        shown_treasure = space.mark_n if space.mark == "T" else None
+        # A lone mark shows the value found at its one position; the others name a group.
+        lone = space.mark is not None and space.mark in known.lone_marks
+        shown_treasure = space.mark_n if lone else None
         if space.token is not expected or space.number != number or treasure != shown_treasure:
             r, c = cell
             replay.breach(None, f"row {r + 1}, column {c + 1} shows {space.text!r},"
                                 " not what the moves leave")
-        if space.mark is not None and space.mark != "T" and space.mark_n is not None:
+        if space.mark is not None and not lone and space.mark_n is not None:
             groups.setdefault((space.mark, space.mark_n), set()).add(cell)
     shown = Counter((letter, frozenset(cells)) for (letter, _), cells in groups.items())
     if shown != Counter(replay.discoveries):
