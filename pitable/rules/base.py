@@ -75,7 +75,7 @@ class GreenEffect:
 
     Each title's package defines its own and names it as its :attr:`Title.green_effect`;
     the screens, the dice faces and the page ask the effect what to show, never which one
-    it is. Titles are compared with ``is``, and so are their effects.
+    it is. Each is one value, compared with ``is``, as titles are.
     """
 
     #: Its name in a roll's JSON and in the page's words: ``"boat"``.
@@ -88,6 +88,24 @@ class GreenEffect:
     allows: str
     #: The same in one short word in capitals, for the status screen's lit chip: "BOAT".
     chip: str
+
+    def __post_init__(self) -> None:
+        if _EFFECTS.setdefault(self.key, self) != self:
+            raise ValueError(f"green effect {self.key!r}: the key is taken")
+
+    def __reduce__(self) -> tuple[Callable[[str], GreenEffect], tuple[str]]:
+        # A copied or unpickled effect is the title's own, which ``is`` compares.
+        return (_effect, (self.key,))
+
+
+#: Every green effect by its key.
+_EFFECTS: dict[str, GreenEffect] = {}
+
+
+def _effect(key: str) -> GreenEffect:
+    """The green effect of ``key``: what a copied or unpickled one is."""
+    return _EFFECTS[key]
+
 
 
 @dataclass(frozen=True)

@@ -93,10 +93,12 @@ class Token:
             raise ValueError(f"token {self.value!r}: the letter is taken")
 
     def __reduce__(self) -> tuple[Callable[[str], Token], tuple[str]]:
-        return (_TOKENS.__getitem__, (self.value,))
+        return (_token, (self.value,))
 
     def __repr__(self) -> str:
-        return f"Token.{self.name}"
+        if self.name in ("NONE", "EMPTY", "NUMBER", "HAZARD", "CROSSED"):
+            return f"Token.{self.name}"
+        return f"Token({self.value!r}, {self.name!r})"
 
     @classmethod
     def of(cls, kind: Kind) -> Token:
@@ -111,6 +113,13 @@ class Token:
 
 #: Every token by its letter.
 _TOKENS: dict[str, Token] = {}
+
+
+def _token(letter: str) -> Token:
+    """The token of ``letter``: what a copied or unpickled one is."""
+    return _TOKENS[letter]
+
+
 Token.NONE = Token("#", "NONE", kind=Kind.OUTSIDE)  # not a space
 Token.EMPTY = Token("_", "EMPTY")
 Token.NUMBER = Token("n", "NUMBER")

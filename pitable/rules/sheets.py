@@ -157,10 +157,12 @@ class Kind:
             raise ValueError(f"kind {self.value!r}: the letter is taken")
 
     def __reduce__(self) -> tuple[Callable[[str], Kind], tuple[str]]:
-        return (_KINDS.__getitem__, (self.value,))
+        return (_kind, (self.value,))
 
     def __repr__(self) -> str:
-        return f"Kind.{self.name}" if self.name in ("OUTSIDE", "SPACE") else f"Kind({self.name})"
+        if self.name in ("OUTSIDE", "SPACE"):
+            return f"Kind.{self.name}"
+        return f"Kind.from_str({self.value!r})"
 
     @classmethod
     def from_str(cls, letter: str) -> Kind:
@@ -176,6 +178,13 @@ class Kind:
 
 #: Every kind by its letter.
 _KINDS: dict[str, Kind] = {}
+
+
+def _kind(letter: str) -> Kind:
+    """The kind of ``letter``: what a copied or unpickled one is."""
+    return _KINDS[letter]
+
+
 Kind.OUTSIDE = Kind("OUTSIDE", " ", inside=False, words="no space (#)")
 Kind.SPACE = Kind("SPACE", ".", fillable=True, words="a space")
 

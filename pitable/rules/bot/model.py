@@ -50,14 +50,21 @@ class Act:
             raise ValueError(f"act {self.value!r}: the word is taken")
 
     def __reduce__(self) -> tuple[Callable[[str], Act], tuple[str]]:
-        return (_ACTS.__getitem__, (self.value,))
+        return (_act, (self.value,))
 
     def __repr__(self) -> str:
-        return f"Act({self.value!r})"
+        return f"Act({self.value!r}, fills={self.fills})"
 
 
 #: Every act by its word.
 _ACTS: dict[str, Act] = {}
+
+
+def _act(word: str) -> Act:
+    """The act of ``word``: what a copied or unpickled one is."""
+    return _ACTS[word]
+
+
 Act.WRITE = Act("write", fills=True)
 Act.HAZARD = Act("hazard", fills=True)
 Act.CROSS = Act("cross")
