@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 import pickle
 
+import pytest
+
 from pitable.rules import Roll, all_titles
 from pitable.rules.bot import play_games
 from pitable.rules.scoring import Token, alphabet
@@ -28,3 +30,20 @@ def test_a_copied_or_pickled_sheet_roll_and_game_keep_their_titles_own_values() 
         for token in alphabet().plain.values():
             assert pickle.loads(pickle.dumps(token)) is token
         assert all(Token.of(kind) is Token.of(kind) for kind in title.kinds)
+
+
+def test_a_map_holding_a_kind_its_title_does_not_declare_is_refused() -> None:
+    """A title's text maps and finished sheets are read with the kinds it declares: a map
+    with another kind in it could not be read back, so it is never handed out."""
+    from pitable.errors import SheetError
+    from pitable.rules import registered
+    from tests.toy_title import JACK, ToyCupboard
+
+    class Undeclared(ToyCupboard):
+        key = "undeclared-cupboard"
+        aliases = ()
+        kinds = ()
+
+    with registered(Undeclared) as title, pytest.raises(SheetError, match="'J'"):
+        generate(title, 1)
+    assert JACK in ToyCupboard.kinds

@@ -430,6 +430,12 @@ def map_problem(sheet: Sheet) -> str | None:
     widths = {len(row) for row in sheet.grid}
     if len(widths) != 1:
         return "rows of different lengths"
+    declared = {Kind.OUTSIDE, Kind.SPACE, *sheet.title.kinds}
+    undeclared = {k for row in sheet.grid for k in row} - declared
+    if undeclared:
+        # Its text map could not be read back, nor a finished sheet of it scored.
+        letters = ", ".join(sorted(repr(k.value) for k in undeclared))
+        return f"kinds of position the title does not declare: {letters}"
     if sheet.grid_width > MAX_COLUMNS:
         return f"{sheet.grid_width} spaces wide, more than {MAX_COLUMNS}"
     fillable = set(sheet.fillable())
