@@ -22,7 +22,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 from pitable.rules import all_titles, find_title
 from pitable.rules.bot import game_rng, play
-from pitable.rules.sheets import Kind, Side, generate
+from pitable.rules.sheets import Side, generate
+from pitable.rules.titles import island, temple
 
 #: The best map's mean may be at most this much above the worst's.
 LIMIT = 1.20
@@ -49,7 +50,7 @@ def features(key: str, side: str, seed: int) -> str:
     """A map's facts in a few words: its spaces, and what its title adds."""
     sheet = generate(find_title(key), seed, side)
     words = [f"{sheet.fillable_count} spaces", f"{len(sheet.starts)} starts"]
-    for kind in (Kind.DOOR, Kind.MOUNTAIN):
+    for kind in (temple.DOOR, island.MOUNTAIN):
         count = len(sheet.cells(kind))
         if count:
             words.append(f"{count} {kind.name.lower()}")

@@ -28,6 +28,8 @@ from pitable.rules.scoring import parse_sheet
 from pitable.rules.session import level
 from pitable.rules.sheets import generate
 from pitable.rules.titles import find_title, registered
+from pitable.rules.titles.island.moves import TREASURE
+from pitable.rules.titles.valley.moves import DISCOVER
 from pitable.rules.validate import breaches
 from tests.conftest import run_cli as run
 from tests.toy_title import ToyCupboard
@@ -141,14 +143,14 @@ def test_the_valley_bot_reveals_no_discovery_on_a_snakes_turn(seed: int, side: s
     played = play(sheet, game_rng(seed, n))
     for record in played.turns:
         acts = {a.act for a in record.actions}
-        assert not {Act.HAZARD, Act.DISCOVER} <= acts
+        assert not {Act.HAZARD, DISCOVER} <= acts
     assert breaches(sheet, played.turns, parse_sheet(played.sheet_text())) == []
 
 
 def test_an_island_game_ends_on_the_fifth_treasure_or_a_full_island() -> None:
     sheet = generate("island", 5)
     for played in play_games(sheet, 10, strength="greedy") + play_games(sheet, 1):
-        treasures = sum(1 for t in played.turns for a in t.actions if a.act is Act.TREASURE)
+        treasures = sum(1 for t in played.turns for a in t.actions if a.act is TREASURE)
         full = "_" not in {t.split("/")[0] for row in played.tokens for t in row}
         assert treasures == 5 or full
 

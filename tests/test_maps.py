@@ -34,7 +34,7 @@ from pitable.rules.sheets import (
     neighbours,
     reachable,
 )
-from pitable.rules.titles import Temple
+from pitable.rules.titles import Temple, island, temple
 from pitable.rules.titles.island import COAST, island_spaces_problem
 from pitable.rules.titles.temple import OUTLINES_OF, SIZES, outline_problem
 from pitable.rules.titles.valley import open_valley_problem, pass_problem
@@ -91,14 +91,14 @@ def assert_island(sheet: Sheet) -> None:
     (least, most), (fewest, mountains_most) = ISLANDS[sheet.version]
     spaces = set(sheet.cells(Kind.SPACE))
     assert least <= len(spaces) <= most
-    assert fewest <= len(sheet.cells(Kind.MOUNTAIN)) <= mountains_most
+    assert fewest <= len(sheet.cells(island.MOUNTAIN)) <= mountains_most
     # The island's spaces, not counting its mountains, are one 8-connected group...
     assert connected(spaces)
     # ...so no space stands alone, and the first number has a real choice of coast.
     assert all(any(n in spaces for n in neighbours(s)) for s in spaces)
-    coast = {s for s in spaces if any(sheet.kind(n) is Kind.SEA for n in neighbours(s))}
+    coast = {s for s in spaces if any(sheet.kind(n) is island.SEA for n in neighbours(s))}
     assert sheet.starts == coast and len(coast) >= COAST
-    assert connected(set(sheet.cells(Kind.SEA)), edge_neighbours)
+    assert connected(set(sheet.cells(island.SEA)), edge_neighbours)
 
 
 #: Each map format's temples: their spaces, Doors and doorless spaces, as a player counts
@@ -111,9 +111,9 @@ def assert_temple(sheet: Sheet) -> None:
         sheet.version]
     widths = tuple(sum(k.fillable for k in row) for row in sheet.grid)
     assert least <= sum(widths) <= most and widths[-1] == 9 and len(widths) <= 8
-    assert doorless_least <= sum(widths) - len(sheet.cells(Kind.DOOR)) <= doorless_most
+    assert doorless_least <= sum(widths) - len(sheet.cells(temple.DOOR)) <= doorless_most
     assert list(widths) == sorted(widths) and set(widths) >= {5, 7, 9}
-    doors = sheet.cells(Kind.DOOR)
+    doors = sheet.cells(temple.DOOR)
     assert fewest <= len(doors) <= doors_most
     assert not any(n in doors for d in doors for n in neighbours(d))
 
@@ -228,7 +228,8 @@ def built(title: str, side: str, text: list[str], version: int = MAP_FORMAT) -> 
     row, ``c`` a space beside a cloud), its first spaces where the title puts them."""
     width = max(len(row) for row in text)
     grid = tuple(
-        tuple(Kind.SPACE if ch == "c" else Kind(ch) for ch in row.ljust(width)) for row in text
+        tuple(Kind.SPACE if ch == "c" else Kind.from_str(ch) for ch in row.ljust(width))
+        for row in text
     )
     cells = {(r, c): k for r, row in enumerate(grid) for c, k in enumerate(row)}
     clouds = frozenset(
@@ -240,7 +241,7 @@ def built(title: str, side: str, text: list[str], version: int = MAP_FORMAT) -> 
         starts = frozenset(
             cell
             for cell, k in cells.items()
-            if k is Kind.SPACE and any(cells.get(n) is Kind.SEA for n in neighbours(cell))
+            if k is Kind.SPACE and any(cells.get(n) is island.SEA for n in neighbours(cell))
         )
     else:
         starts = frozenset(cell for cell, k in cells.items() if k is Kind.SPACE)
@@ -381,7 +382,7 @@ def test_an_island_cut_in_two_by_mountains_is_refused() -> None:
     sheet = built("island", "a", SPLIT, 2)
     spaces = set(sheet.cells(Kind.SPACE))
     assert reachable(sheet.starts, spaces) == spaces  # the old check: passed
-    assert connected(set(sheet.cells(Kind.SPACE, Kind.MOUNTAIN)))  # the land is one piece
+    assert connected(set(sheet.cells(Kind.SPACE, island.MOUNTAIN)))  # the land is one piece
     assert map_problem(sheet) == "mountains cut the island's spaces into separate groups"
     assert island_spaces_problem(sheet) == map_problem(sheet)
 

@@ -32,6 +32,7 @@ from pitable.render.sheet_pdf import (
     sheets_pdf,
 )
 from pitable.rules.sheets import Sheet, generate
+from pitable.rules.titles import island
 from tests.conftest import assert_golden_image
 
 GOLDEN = Path(__file__).parent / "golden" / "sheets"
@@ -84,7 +85,7 @@ def test_the_grid_is_drawn_where_the_layout_puts_it() -> None:
     image = render_sheet(sheet)
     drawing = strip_layout(sheet, 384)
     # A mountain is a solid triangle: the middle of its space is ink.
-    r, c = sheet.cells(sheet.grid[0][0].MOUNTAIN)[0]
+    r, c = sheet.cells(island.MOUNTAIN)[0]
     x = round(drawing.grid_x + (c + 0.5) * drawing.cell)
     y = round(drawing.grid_y + (r + 0.6) * drawing.cell)
     assert image.getpixel((x, y)) == 0

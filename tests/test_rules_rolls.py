@@ -21,7 +21,6 @@ from pitable.rules import (
     PENNY,
     SPECIAL,
     Die,
-    GreenEffect,
     Roll,
     all_rolls,
     all_titles,
@@ -99,7 +98,7 @@ def test_perft_totals_worked_out_by_hand() -> None:
     # Penny Papers without a snake: purple special (1) x green any (6) x red numeric (5).
     assert sum(o.penny for o in opts) == 30
     # Dakota Smith without a snake: green special x purple any (6) x red numeric (5).
-    assert sum(o.green is GreenEffect.STRUCTURE for o in opts) == 30
+    assert sum(o.green is valley.green_effect for o in opts) == 30
     # Plays: 125 all-numeric rolls -- 60 with three different values give 5 plays each,
     # 60 with exactly two equal give 4 (the two mixed pairs coincide), 5 triples give 3:
     # 555. 50 rolls with two numeric dice give 2 plays each (x+y written apart or summed),
@@ -129,7 +128,7 @@ def test_perft_totals_worked_out_by_hand() -> None:
     assert sum(island.options(r, 5).hazard for r in rolls) == 0
     assert sum(island.options(r, 5).hazard_ignored for r in rolls) == 36
     temple = find_title("temple")
-    assert sum(temple.options(r).green is GreenEffect.DOOR for r in rolls) == 30
+    assert sum(temple.options(r).green is temple.green_effect for r in rolls) == 30
 
 
 def test_the_rulebook_examples() -> None:
@@ -140,7 +139,7 @@ def test_the_rulebook_examples() -> None:
     assert valley.summary(o) == "2 3 5 -> 2 3 5 7 8 10; plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10"
     # "Dakota Smith, Penny Papers, and a 3: draw a structure, write any number 1-15, use the 3."
     o = valley.options(Roll.from_str("*,*,3"))
-    assert o.green is GreenEffect.STRUCTURE and o.penny
+    assert o.green is valley.green_effect and o.penny
     assert o.plays == ((3, PENNY),)
     for title in ("island", "temple"):
         o = find_title(title).options(Roll.from_str("2,3,5"))
@@ -161,7 +160,7 @@ def test_the_island_ignores_dangers_after_the_fifth() -> None:
     assert not o.hazard and o.hazard_ignored
     assert o.numbers == (2, 4, 6)
     o = island.options(Roll.from_str("*,4,*"), 5)
-    assert o.numbers == (4,) and o.green is GreenEffect.BOAT
+    assert o.numbers == (4,) and o.green is island.green_effect
     assert island.options(Roll.from_str("2,4,*"), 4).hazard
 
 

@@ -3,6 +3,7 @@ stars" and the rulings in docs/rules.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -480,7 +481,7 @@ def backtracking_repeats(pattern: re.Pattern[str]) -> list[str]:
 
 def test_the_token_patterns_cannot_backtrack() -> None:
     assert backtracking_repeats(re.compile(r"a*?b+c{1,3}")) != []  # the check sees them
-    assert backtracking_repeats(scoring._TOKEN) == []
+    assert backtracking_repeats(scoring.alphabet().pattern) == []
     assert backtracking_repeats(scoring._MAP_NAME) == []
 
 
@@ -503,8 +504,10 @@ class CountingPattern:
 def test_a_token_is_matched_on_at_most_a_tokens_length(
     monkeypatch: pytest.MonkeyPatch, text: str
 ) -> None:
-    counting = CountingPattern(scoring._TOKEN)
-    monkeypatch.setattr(scoring, "_TOKEN", counting)
+    known = scoring.alphabet()
+    counting = CountingPattern(known.pattern)
+    monkeypatch.setattr(scoring, "alphabet",
+                        lambda: dataclasses.replace(known, pattern=counting))
     with pytest.raises(BadSheet, match=r"is not a token|numbers go") as refused:
         parse_sheet(text)
     assert counting.characters <= scoring.MAX_TOKEN

@@ -20,6 +20,7 @@ from pitable.rules.sheets import (
     parse_seed,
     reachable,
 )
+from pitable.rules.titles import island, temple
 
 TITLES = ("valley", "island", "temple")
 SEEDS = range(200)
@@ -100,7 +101,7 @@ def test_two_hundred_seeds_keep_the_invariants(title: str, side: str) -> None:
     for seed in SEEDS:
         sheet = generate(title, seed, side)
         check_sheet(sheet)  # generate checks too; this says so out loud
-        fillable = set(sheet.cells(Kind.SPACE, Kind.DOOR))
+        fillable = set(sheet.fillable())
         assert sheet.grid_width <= 9
         assert reachable(sheet.starts, fillable) == fillable
         count = len(fillable)
@@ -110,14 +111,15 @@ def test_two_hundred_seeds_keep_the_invariants(title: str, side: str) -> None:
         elif title == "island":
             assert (sheet.grid_width, sheet.grid_height) == (9, 9)
             assert 32 <= count <= 36  # map v3's islands
-            assert 8 <= len(sheet.cells(Kind.MOUNTAIN)) <= 10
-            assert connected(set(sheet.cells(Kind.SPACE, Kind.MOUNTAIN)))
+            assert 8 <= len(sheet.cells(island.MOUNTAIN)) <= 10
+            assert connected(set(sheet.cells(Kind.SPACE, island.MOUNTAIN)))
             assert connected(set(sheet.cells(Kind.SPACE)))
-            assert all(any(sheet.kind(n) is Kind.SEA for n in neighbours(s)) for s in sheet.starts)
+            assert all(any(sheet.kind(n) is island.SEA for n in neighbours(s))
+                       for s in sheet.starts)
         else:
             # Map v3's temples: three steps, or four with the top one.
             assert 21 <= count <= 24
-            assert 4 <= len(sheet.cells(Kind.DOOR)) <= 8
+            assert 4 <= len(sheet.cells(temple.DOOR)) <= 8
         maps.add(sheet.to_text())
     # Seeds make different maps, not a handful of repeats.
     assert len(maps) > 150
@@ -151,7 +153,7 @@ def test_sheets_carry_what_the_rulebooks_put_around_the_grid() -> None:
 
 
 def _with_grid(sheet: Sheet, rows: list[str]) -> Sheet:
-    grid = tuple(tuple(Kind(ch) for ch in row) for row in rows)
+    grid = tuple(tuple(Kind.from_str(ch) for ch in row) for row in rows)
     return dataclasses.replace(sheet, grid=grid)
 
 

@@ -8,15 +8,26 @@ the registry holds the three real titles again, which other tests and goldens ex
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from pitable.errors import UnknownTitle
-from pitable.render.faces import die_panel
-from pitable.rules import Die, Roll, Title, all_titles, find_title, register, registered, unregister
+from pitable.render.faces import Pen, die_panel, draw_face, symbol_kind
+from pitable.render.status import StatusView, draw_status
+from pitable.rules import (
+    SPECIAL,
+    Die,
+    Roll,
+    Title,
+    all_titles,
+    find_title,
+    register,
+    registered,
+    unregister,
+)
 from pitable.rules.bot import play_games, player_for
 from pitable.rules.bot.model import Act, Action, TurnRecord
 from pitable.rules.session import GameState, Mode, level
@@ -25,14 +36,15 @@ from pitable.rules.validate import breaches
 from tests.conftest import run_cli
 from tests.support.box import fake_printer, make, read_faces
 from tests.support.pictures import same
-from tests.toy_title import PlayedToyCupboard, ToyCupboard
+from tests.toy_pictures import spider, toy_pictures, wind_up_key
+from tests.toy_title import JACK, PlayedToyCupboard, ToyCupboard
 
 THE_THREE = ["valley", "island", "temple"]
 
 
 @pytest.fixture
 def toy() -> Iterator[Title]:
-    with registered(ToyCupboard) as title:
+    with registered(ToyCupboard) as title, toy_pictures():
         yield title
     assert [t.key for t in all_titles()] == THE_THREE
 
@@ -94,7 +106,7 @@ def test_options_reads_a_roll_in_the_toy_title(toy: Title,
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         "1 2 3 -> 1 2 3 4 5 6",
-        "* 2 3 -> 2 3 5; door",
+        "* 2 3 -> 2 3 5; wind-up key",
         "1 2 * -> spider: the other dice are ignored",
     ]
     code, out, _ = run_cli(capsys, "options", "toy", "1,*,3", "--json")
@@ -129,7 +141,7 @@ def test_sheet_writes_the_toy_titles_map(toy: Title, tmp_path: Path,
     run_cli(capsys, "sheet", "cupboard", "--seed", "5", "--out", str(txt))
     sheet = generate(toy, 5)
     assert txt.read_text() == sheet.to_text(label=True)
-    assert len(sheet.cells(Kind.DOOR)) == 2 and sheet.label == f"toy A 5 (map v{MAP_FORMAT})"
+    assert len(sheet.cells(JACK)) == 2 and sheet.label == f"toy A 5 (map v{MAP_FORMAT})"
     # Every seed keeps the toy title's own invariants (generate checks them).
     shapes = {generate(toy, seed, side).to_text() for seed in range(60) for side in "ab"}
     assert len(shapes) > 60
@@ -255,3 +267,105 @@ def test_the_box_prints_a_solo_sheet_of_a_title_the_bot_does_not_play(toy: Title
     assert not printer.spooler.failed()
     assert paper.printout().height > 200
     sim.close()
+
+
+def test_the_screen_shows_the_toy_titles_own_green_face_and_its_chip(
+        toy: Title, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The toy's green face is its own: the die draws its wind-up key, and the status
+    screen's chip says what the face gives in the toy's word."""
+    code, out, err = run_cli(capsys, "screen", "toy", "*,2,3", "--text")
+    assert (code, err) == (0, "")
+    assert "WIND" in out.split() and "Wind up: any space" in out
+    png = tmp_path / "screen.png"
+    code, _out, err = run_cli(capsys, "screen", "toy", "*,2,3", "--png", str(png))
+    assert (code, err) == (0, "")
+    view = StatusView(toy, options=toy.options(Roll.from_str("*,2,3")))
+    with Image.open(png) as image:
+        assert same(image.crop((0, 0, 128, 64)).convert("1"), draw_status(view))
+    assert symbol_kind(Die.GREEN, toy) == "wind-up key"
+    assert same(draw_face(SPECIAL, Die.GREEN, toy), drawn_by(wind_up_key))
+
+
+def test_the_toy_titles_spider_is_its_own_picture_not_the_warning_sign(toy: Title) -> None:
+    assert symbol_kind(Die.RED, toy) == "spider"
+    face = draw_face(SPECIAL, Die.RED, toy)
+    assert same(face, drawn_by(spider))
+    assert not same(face, drawn_by(warning_sign))
+
+
+def drawn_by(draw: Callable[[Pen], None], size: int = 64) -> Image.Image:
+    image = Image.new("1", (size, size), 0)
+    draw(Pen(image))
+    return image
+
+
+def warning_sign(pen: Pen) -> None:
+    """The warning sign as a title with no picture of its own gets it."""
+    with registered(Nameless) as title:
+        pen.image.paste(draw_face(SPECIAL, Die.RED, title))
+
+
+class Nameless(ToyCupboard):
+    """The cupboard under a hazard no picture is registered for."""
+
+    key = "nameless-cupboard"
+    aliases = ()
+    hazard_symbol = "nothing drawn"
+
+
+@pytest.fixture
+def played_toy() -> Iterator[Title]:
+    with registered(PlayedToyCupboard) as title, toy_pictures():
+        yield title
+
+
+def test_a_toy_sheet_with_its_jack_in_the_boxes_reads_back_and_scores(
+        played_toy: Title, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The toy's own kind of space is a letter of the text map (``J``), a token of a
+    finished sheet (``J`` empty, ``J7`` holding 7) and a picture of the printed sheet."""
+    from pitable.render.sheet import (
+        register_cell_picture,
+        render_sheet,
+        unregister_cell_picture,
+    )
+    from pitable.rules.scoring import check_map, parse_sheet
+    from tests.toy_pictures import jack_in_the_box
+
+    sheet = generate(played_toy, 5)
+    label, *lines = sheet.to_text(label=True).splitlines()
+    assert sum(line.count("J") for line in lines) == 2
+    assert {Kind.from_str(letter) for line in lines for letter in line} == {Kind.SPACE, JACK}
+    # The map's letters typed one a position: the empty sheet of that map.
+    typed = "".join(" ".join(line.ljust(sheet.grid_width)) + "\n" for line in lines)
+    finished = parse_sheet(f"{label}\n{typed}")
+    check_map(played_toy, finished)
+    assert finished.shape() == sheet.shape
+    # Filled in: a number in every space, the jack-in-the-boxes included, and a spider.
+    boxes = set(sheet.cells(JACK))
+    rows = [[("J7" if (r, c) in boxes else "X" if (r, c) == (0, 0) else "3")
+             for c in range(sheet.grid_width)] for r in range(sheet.grid_height)]
+    filled = tmp_path / "toy.txt"
+    filled.write_text(f"; {sheet.label}\n" + "".join(" ".join(row) + "\n" for row in rows))
+    score = played_toy.score(parse_sheet(filled.read_text()))
+    spaces = sheet.grid_width * sheet.grid_height
+    assert score.components == (("Shelves", spaces - 1), ("Boxes", 4)) and score.hazards == 1
+    code, out, err = run_cli(capsys, "score", "played-toy", "--sheet", str(filled))
+    assert (code, err) == (0, ""), err
+    assert str(spaces - 1 + 4) in out
+    # A spider typed in a jack-in-the-box is refused with the toy's own words.
+    rows[min(boxes)[0]][min(boxes)[1]] = "JX"
+    code, _, err = run_cli(capsys, "score", "played-toy", "--sheet", str(write(tmp_path, rows)))
+    assert code != 0 and "a jack-in-the-box holds a number, never a spider" in err
+    # The printed sheet draws them with the toy's picture: without it, plain squares.
+    drawn = render_sheet(sheet, 384)
+    unregister_cell_picture(JACK.picture)
+    try:
+        assert not same(drawn, render_sheet(sheet, 384))
+    finally:
+        register_cell_picture(JACK.picture, jack_in_the_box)
+
+
+def write(folder: Path, rows: list[list[str]]) -> Path:
+    path = folder / "sheet.txt"
+    path.write_text("".join(" ".join(row) + "\n" for row in rows))
+    return path

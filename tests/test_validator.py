@@ -11,6 +11,9 @@ from pitable.rules.bot import Act, Action, TurnRecord, game_rng, play
 from pitable.rules.dice import Roll
 from pitable.rules.scoring import parse_sheet
 from pitable.rules.sheets import Cell, Kind, Sheet, generate, neighbours
+from pitable.rules.titles import island, temple
+from pitable.rules.titles.island import moves as island_moves
+from pitable.rules.titles.valley import moves as valley_moves
 from pitable.rules.validate import breaches
 
 STOPPED = "the game stopped before its end"
@@ -108,12 +111,12 @@ def test_valley_penny_papers_is_one_number_from_1_to_15_beside_the_other_dice() 
 
 
 def test_valley_a_structure_needs_dakota_smiths_face_and_is_drawn_once() -> None:
-    assert broken(VALLEY, OPENING, turn("1,2,3", at(Act.STRUCTURE, PATH[3], "H"))) == [
+    assert broken(VALLEY, OPENING, turn("1,2,3", at(valley_moves.STRUCTURE, PATH[3], "H"))) == [
         "a structure needs Dakota Smith's face"
     ]
-    hut = turn("*,1,1", at(Act.STRUCTURE, PATH[3], "H"))
+    hut = turn("*,1,1", at(valley_moves.STRUCTURE, PATH[3], "H"))
     assert broken(VALLEY, OPENING, hut) == []
-    again = turn("*,2,2", at(Act.STRUCTURE, PATH[4], "H"))
+    again = turn("*,2,2", at(valley_moves.STRUCTURE, PATH[4], "H"))
     assert broken(VALLEY, OPENING, hut, again) == ["each structure is drawn once"]
 
 
@@ -146,7 +149,7 @@ def test_valley_a_snake_is_crossed_out_with_a_9_made_from_the_dice() -> None:
 
 
 def discover(letter: str, cells: list[Cell]) -> Action:
-    return Action(Act.DISCOVER, tuple(cells), letter)
+    return Action(valley_moves.DISCOVER, tuple(cells), letter)
 
 
 def filled(values: list[int]) -> list[TurnRecord]:
@@ -285,7 +288,7 @@ def test_valley_the_game_lasts_25_rounds() -> None:
 #: Island 7 of map v2 (a map still drawn under its format), whose spots the tests name.
 ISLAND = generate("island", 7, "a", 2)
 SHORE = reached(ISLAND, Kind.SPACE)
-SEA = ISLAND.cells(Kind.SEA)
+SEA = ISLAND.cells(island.SEA)
 LANDING = turn("1,2,3", write(SHORE[0], 6))
 
 
@@ -301,7 +304,7 @@ def test_island_the_first_number_goes_beside_the_sea() -> None:
 
 
 def test_island_a_number_goes_in_an_empty_island_space_beside_a_number_or_boat() -> None:
-    mountain = ISLAND.cells(Kind.MOUNTAIN)[0]
+    mountain = ISLAND.cells(island.MOUNTAIN)[0]
     assert broken(ISLAND, LANDING, turn("1,1,1", write(mountain, 3))) == [
         "a number goes in an empty island space"
     ]
@@ -324,11 +327,11 @@ def test_island_one_number_the_roll_gives() -> None:
 
 
 def test_island_a_boat_needs_navigation_and_the_sea() -> None:
-    assert broken(ISLAND, LANDING, turn("1,2,3", at(Act.BOAT, SEA[0]))) == [
+    assert broken(ISLAND, LANDING, turn("1,2,3", at(island_moves.BOAT, SEA[0]))) == [
         "a boat needs the Navigation face"
     ]
-    assert broken(ISLAND, LANDING, turn("*,2,3", at(Act.BOAT, SEA[0]))) == []
-    assert broken(ISLAND, LANDING, turn("*,2,3", at(Act.BOAT, SHORE[1]))) == [
+    assert broken(ISLAND, LANDING, turn("*,2,3", at(island_moves.BOAT, SEA[0]))) == []
+    assert broken(ISLAND, LANDING, turn("*,2,3", at(island_moves.BOAT, SHORE[1]))) == [
         "a boat goes in an empty sea space"
     ]
 
@@ -353,18 +356,18 @@ def test_island_a_danger_is_crossed_out_beside_a_9() -> None:
 
 
 def test_island_a_treasure_needs_its_pairs_dry_land_and_a_value_of_its_own() -> None:
-    mountain = ISLAND.cells(Kind.MOUNTAIN)[0]
-    claim = turn("1,1,1", write(SHORE[1], 3), at(Act.TREASURE, mountain, 6))
+    mountain = ISLAND.cells(island.MOUNTAIN)[0]
+    claim = turn("1,1,1", write(SHORE[1], 3), at(island_moves.TREASURE, mountain, 6))
     assert broken(ISLAND, LANDING, claim)[0].startswith("the treasure is not between a pair")
-    wet = turn("1,1,1", write(SHORE[1], 3), at(Act.TREASURE, SEA[0], 6))
+    wet = turn("1,1,1", write(SHORE[1], 3), at(island_moves.TREASURE, SEA[0], 6))
     assert broken(ISLAND, LANDING, wet) == ["a treasure is never in the water"]
     # A game of the bot's with a treasure: claiming the same value again is refused.
     game = next(g for g in (play(ISLAND, game_rng(d, 0), "greedy") for d in range(50))
-                if sum(a.act is Act.TREASURE for t in g.turns for a in t.actions) >= 2)
+                if sum(a.act is island_moves.TREASURE for t in g.turns for a in t.actions) >= 2)
     k, treasure = next((k, a) for k, t in enumerate(game.turns) for a in t.actions
-                       if a.act is Act.TREASURE)
+                       if a.act is island_moves.TREASURE)
     turns = list(game.turns[: k + 2])
-    again = Action(Act.TREASURE, treasure.cells, treasure.value)
+    again = Action(island_moves.TREASURE, treasure.cells, treasure.value)
     turns[-1] = TurnRecord(turns[-1].roll, (*turns[-1].actions, again))
     assert "each treasure is found with a different number" in broken(ISLAND, *turns)
 
@@ -380,14 +383,14 @@ def claimed(values: dict[Cell, int], value: int, *extra: TurnRecord) -> list[Tur
     treasure of ``value`` claimed at :data:`SPOT`."""
     last = max(SHORE.index(c) for c in values)
     turns = [turn("1,*,1", write(c, values.get(c, 1))) for c in SHORE[: last + 1]]
-    final = turn("1,*,1", write(SHORE[last + 1], 1), at(Act.TREASURE, SPOT, value))
+    final = turn("1,*,1", write(SHORE[last + 1], 1), at(island_moves.TREASURE, SPOT, value))
     return [*turns, *extra, final]
 
 
 def test_island_a_treasure_lies_between_the_two_numbers_of_each_pair() -> None:
     # 001: "The intersection of the line between the horizontal pair and the line between
     # the vertical pair reveals the location of the treasure."
-    assert ISLAND.kind(SPOT) is Kind.MOUNTAIN
+    assert ISLAND.kind(SPOT) is island.MOUNTAIN
     cross = {(4, 2): 6, (7, 2): 6, (5, 1): 6, (5, 5): 6}
     assert broken(ISLAND, *claimed(cross, 6)) == []
     # Both 6s of the row on its right: they pinpoint no treasure there.
@@ -401,8 +404,8 @@ def test_island_a_treasure_lies_between_the_two_numbers_of_each_pair() -> None:
 
 
 def test_island_a_boat_at_a_rows_end_stands_in_for_its_outer_number() -> None:
-    boat = turn("*,2,3", at(Act.BOAT, (5, 0)))
-    assert ISLAND.kind((5, 0)) is Kind.SEA
+    boat = turn("*,2,3", at(island_moves.BOAT, (5, 0)))
+    assert ISLAND.kind((5, 0)) is island.SEA
     one_six = {(4, 2): 6, (7, 2): 6, (5, 5): 6}
     assert broken(ISLAND, *claimed(one_six, 6, boat)) == []
     # The boat on the same side as the row's only 6 stands in for nothing.
@@ -423,7 +426,7 @@ def test_island_the_game_ends_at_the_fifth_treasure_or_a_full_island() -> None:
 
 TEMPLE = generate("temple", 7)
 ROOM = TEMPLE.cells(Kind.SPACE)
-DOOR = TEMPLE.cells(Kind.DOOR)
+DOOR = TEMPLE.cells(temple.DOOR)
 
 
 def test_temple_a_number_goes_in_any_empty_doorless_space() -> None:

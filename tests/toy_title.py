@@ -1,14 +1,19 @@
 """A fourth title, made up for the tests: what a new title is, written outside pitable/.
 
-The Toy Cupboard: one space a turn, spiders for hazards, a Lockpick-like green face, six
-solo rounds, levels at 5, 10 and 20 stars less 1 per spider, and a small rectangular sheet
-whose first number goes on the top row. Nothing in pitable/ names it: registering
+The Toy Cupboard: one space a turn, spiders for hazards, a green face of its own (the
+wind-up key: the number goes in any shelf space, a jack-in-the-box included), six solo
+rounds, levels at 5, 10 and 20 stars less 1 per spider, and a small rectangular sheet whose
+first number goes on the top row, with two jack-in-the-box spaces of its own (``J`` on a
+text map; ``J7`` holding 7 on a finished sheet). Nothing in pitable/ names it: registering
 :class:`ToyCupboard` (``register`` as a decorator, or ``registered`` for a while, as the
-tests do so that the three real titles are alone again after them) is all it takes.
+tests do so that the three real titles are alone again after them) is all it takes. Its
+pictures (the wind-up key, the spider and the jack-in-the-box) are drawn by
+tests/toy_pictures.py, registered apart from the title, as the rules import no drawing.
 
 :class:`PlayedToyCupboard` is the same cupboard with a bot player and replay rules of its
 own (:func:`toy_bot`, :func:`toy_rules`), reached only through ``Title.bot`` and
-``Title.replay_rules``, the way a title's package brings them.
+``Title.replay_rules``, the way a title's package brings them, and a score: a star a
+number, two more for a jack-in-the-box holding one.
 """
 
 from __future__ import annotations
@@ -31,12 +36,25 @@ from pitable.rules.sheets import (
 
 if TYPE_CHECKING:
     from pitable.rules.bot.model import Action, Player, TitleBot
+    from pitable.rules.scoring import FinishedSheet, Score
     from pitable.rules.validate import Replay, ReplayRules
 
-#: The sheet's grid: 4 to 7 columns by 3 to 5 rows, every position a space but the Doors.
+#: The sheet's grid: 4 to 7 columns by 3 to 5 rows, every position a space, two of them
+#: jack-in-the-box spaces.
 COLUMNS = range(4, 8)
 ROWS = range(3, 6)
-DOORS = 2
+BOXES = 2
+#: Stars a jack-in-the-box holding a number is worth, beside its star as a space.
+BOX_STARS = 2
+#: A jack-in-the-box space: a number goes there only with the wind-up key, never a spider.
+JACK = Kind("JACK", "J", fillable=True, words="a jack-in-the-box (J)",
+            picture="jack-in-the-box",
+            no_hazard="a jack-in-the-box holds a number, never a spider",
+            hazard_goes="a plain shelf space")
+#: The cupboard's green face: wind the key, and the number goes in any shelf space, a
+#: jack-in-the-box included. Its picture is a wind-up key, which tests/toy_pictures.py
+#: draws.
+WIND_UP = GreenEffect("wind-up", picture="wind-up key", allows="wind-up key", chip="WIND")
 
 
 class ToyCupboard(Title):
@@ -48,7 +66,8 @@ class ToyCupboard(Title):
     aliases = ("toy-cupboard", "cupboard")
     hazard_name = "spider"
     hazard_symbol = "spider"
-    green_effect = GreenEffect.DOOR
+    green_effect = WIND_UP
+    kinds = (JACK,)
 
     solo_rounds = 6
     level_thresholds = (5, 10, 20)
@@ -61,7 +80,7 @@ class ToyCupboard(Title):
         return ("Ignore the other dice.", f"Draw a spider {where}.")
 
     def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
-        return "Open a Door" if options.green is GreenEffect.DOOR else "Fill 1 shelf space"
+        return "Wind up: any space" if options.green is WIND_UP else "Fill 1 shelf space"
 
     def play_lines(self, options: Options, *, tr: Translator = ENGLISH) -> tuple[str, ...]:
         lines = [self.numbers_line(options)]
@@ -76,10 +95,10 @@ class ToyCupboard(Title):
         spaces = [(r, c) for r in range(height) for c in range(width)]
         kinds = dict.fromkeys(spaces, Kind.SPACE)
         below_top = [cell for cell in spaces if cell[0] > 0]
-        doors: set[tuple[int, int]] = set()
-        while len(doors) < DOORS:
-            doors.add(rng.pick(below_top))
-        kinds.update(dict.fromkeys(doors, Kind.DOOR))
+        boxes: set[tuple[int, int]] = set()
+        while len(boxes) < BOXES:
+            boxes.add(rng.pick(below_top))
+        kinds.update(dict.fromkeys(boxes, JACK))
         return Sheet(
             title=self,
             side=side,
@@ -89,9 +108,9 @@ class ToyCupboard(Title):
             starts=frozenset((0, c) for c in range(width)),
             clouds=frozenset(),
             tallies=(Tally("Spiders", 6, Mark.BUBBLE),),
-            score_boxes=("Shelves", "Total"),
+            score_boxes=("Shelves", "Boxes", "Total"),
             reminders=(
-                "Green (Key): the number goes in a Door",
+                "Green (wind-up key): any space, a jack-in-the-box too",
                 "Purple (Penny Papers): any number 1-15",
                 "Red (spider): ignore the dice; draw a spider",
             ),
@@ -100,10 +119,10 @@ class ToyCupboard(Title):
     def check_sheet(self, sheet: Sheet) -> str | None:
         if sheet.grid_width not in COLUMNS or sheet.grid_height not in ROWS:
             return f"a cupboard {sheet.grid_width} by {sheet.grid_height}, expected 4-7 by 3-5"
-        if sheet.cells(Kind.OUTSIDE, Kind.SEA, Kind.MOUNTAIN):
+        if any(k not in (Kind.SPACE, JACK) for row in sheet.grid for k in row):
             return "a cupboard with a hole in it"
-        if len(sheet.cells(Kind.DOOR)) != DOORS:
-            return f"{len(sheet.cells(Kind.DOOR))} Doors, expected {DOORS}"
+        if len(sheet.cells(JACK)) != BOXES:
+            return f"{len(sheet.cells(JACK))} jack-in-the-boxes, expected {BOXES}"
         if sheet.starts != {(0, c) for c in range(sheet.grid_width)}:
             return "the first number must go on the top shelf"
         return None
@@ -134,8 +153,8 @@ def toy_player(title: Title, sheet: Sheet) -> Player:
 
         def turn(self, options: Options, round_: int) -> list[Action]:
             self.choices = 1
-            doors = self.free(Kind.DOOR) if options.green is GreenEffect.DOOR else []
-            where = doors or self.free(Kind.SPACE)
+            boxes = self.free(JACK) if options.green is WIND_UP else []
+            where = boxes or self.free(Kind.SPACE)
             if not where:
                 return []
             if options.hazard:
@@ -185,7 +204,7 @@ def toy_rules() -> ReplayRules:
 
 
 class PlayedToyCupboard(ToyCupboard):
-    """The Toy Cupboard with a bot player and replay rules of its own."""
+    """The Toy Cupboard with a bot player, replay rules and a score of its own."""
 
     key = "played-toy"
     name = "The Played Toy Cupboard"
@@ -196,3 +215,15 @@ class PlayedToyCupboard(ToyCupboard):
 
     def replay_rules(self) -> ReplayRules:
         return toy_rules()
+
+    def score(self, sheet: FinishedSheet) -> Score:
+        """A star a number, and :data:`BOX_STARS` more for each jack-in-the-box holding one."""
+        from pitable.rules.scoring import Score, Token, require
+
+        require(sheet, self.name, (Token.NONE, Token.EMPTY, Token.NUMBER, Token.of(JACK),
+                                   Token.HAZARD, Token.CROSSED), "")
+        numbers = [space for _, space in sheet.cells() if space.number is not None]
+        boxes = sum(1 for space in numbers if space.token is Token.of(JACK))
+        spiders = sum(1 for _, s in sheet.cells() if s.token in (Token.HAZARD, Token.CROSSED))
+        return Score(self.key, (("Shelves", len(numbers)), ("Boxes", BOX_STARS * boxes)),
+                     spiders)

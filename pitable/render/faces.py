@@ -6,6 +6,12 @@ than a lit square with dark pips, because a mostly dark OLED is easier on the ey
 room and wears its pixels evenly. Symbols are drawn with Pillow primitives only, so they
 need no image files and look the same on every machine.
 
+The special faces' pictures are kept by name (:func:`register_picture`): a title names the
+picture of its green face (``GreenEffect.picture``) and of its hazard (``hazard_symbol``),
+and a picture no drawing is registered for is a generic warning sign, never another title's.
+A title registered from outside pitable brings its pictures the same way; the rules never
+import drawing.
+
 Drawing is cached: a face depends only on (face, die, title, size), and the box redraws the
 same 18 faces all evening. Callers get a copy, so they may draw on it.
 """
@@ -13,7 +19,7 @@ same 18 faces all evening. Callers get a copy, so they may draw on it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from PIL import Image, ImageChops, ImageDraw
@@ -21,7 +27,7 @@ from PIL import Image, ImageChops, ImageDraw
 from pitable.i18n import SOURCE_LANGUAGE, translator
 from pitable.render.fonts import CONDENSED_BOLD
 from pitable.render.text import draw_fitted, fit_text, measure
-from pitable.rules.base import N_, PENNY, GreenEffect, Title
+from pitable.rules.base import N_, PENNY, Title
 from pitable.rules.dice import DICE, SPECIAL, Die, Face
 
 GRID = 64
@@ -53,8 +59,13 @@ def die_label(die: Die, lang: str = SOURCE_LANGUAGE) -> str:
     return translator(lang).gettext(DIE_LABELS[die])
 
 
-class _Pen:
-    """Draws on the 64 grid, scaled to the image's size."""
+class Pen:
+    """Draws on the 64 grid, scaled to the image's size: what a picture's drawing gets.
+
+    Coordinates are on the 64 grid, (0, 0) top left; ``ON`` lights a pixel, ``OFF`` puts it
+    out again. :attr:`draw` is the Pillow ``ImageDraw`` for what the helpers do not cover,
+    with :meth:`box`, :meth:`pts` and :meth:`p` to scale its coordinates.
+    """
 
     def __init__(self, image: Image.Image) -> None:
         self.image = image
@@ -83,12 +94,12 @@ class _Pen:
         self.draw.line(self.pts(points), fill=fill, width=self.w(width), joint="curve")
 
 
-def _outline(pen: _Pen) -> None:
+def _outline(pen: Pen) -> None:
     pen.draw.rounded_rectangle(pen.box(1, 1, 62, 62), radius=pen.p(9), outline=ON,
                                width=pen.w(2))
 
 
-def _pips(pen: _Pen, n: int) -> None:
+def _pips(pen: Pen, n: int) -> None:
     for x, y in PIPS[n]:
         pen.disc(x, y, PIP_RADIUS)
 
@@ -96,8 +107,8 @@ def _pips(pen: _Pen, n: int) -> None:
 # --- the special symbols, each inside the die outline ----------------------------
 
 
-def _hut(pen: _Pen) -> None:
-    """Valley, green: Dakota Smith draws a structure: a hut with a pitched roof."""
+def _hut(pen: Pen) -> None:
+    """A hut with a pitched roof, walls, a door and two windows, on the ground."""
     pen.poly([(8, 31), (32, 9), (56, 31)])  # roof
     pen.line([(32, 9), (32, 4)], 2)  # ridge pole, so the roof reads as thatch not a warning
     pen.draw.rectangle(pen.box(15, 31, 49, 52), fill=ON)  # walls
@@ -107,8 +118,8 @@ def _hut(pen: _Pen) -> None:
     pen.line([(6, 55), (58, 55)], 2)  # ground
 
 
-def _boat(pen: _Pen) -> None:
-    """Island, green: Navigation, a sailing boat on a wave."""
+def _boat(pen: Pen) -> None:
+    """A sailing boat on a wave: a mast, a main sail and a jib over the hull."""
     pen.line([(31, 8), (31, 42)], 2)  # mast
     pen.poly([(34, 9), (34, 38), (54, 38)])  # main sail
     pen.poly([(28, 15), (28, 38), (13, 38)])  # jib
@@ -117,8 +128,8 @@ def _boat(pen: _Pen) -> None:
     pen.line(wave, 1.5)
 
 
-def _lockpick(pen: _Pen) -> None:
-    """Temple, green: the Lockpick, a key that opens a Door space."""
+def _lockpick(pen: Pen) -> None:
+    """A key: a round bow with a hole, a shaft and a two-toothed bit."""
     pen.disc(17, 30, 13)  # bow
     pen.disc(17, 30, 6, fill=OFF)
     pen.draw.rectangle(pen.box(28, 26, 59, 34), fill=ON)  # shaft
@@ -135,7 +146,7 @@ def _star_points(cx: float, cy: float, outer: float, inner: float) -> list[tuple
     return points
 
 
-def _penny(pen: _Pen) -> None:
+def _penny(pen: Pen) -> None:
     """Purple: Penny Papers, any number of the rules' range: a star with the range ("1-15")
     under it.
 
@@ -149,8 +160,8 @@ def _penny(pen: _Pen) -> None:
     draw_fitted(pen.draw, box, fitted)
 
 
-def _snake(pen: _Pen) -> None:
-    """Valley, red: the snake, a winding body rising to a head with an eye and a tongue."""
+def _snake(pen: Pen) -> None:
+    """A snake: a winding body rising to a head with an eye and a tongue."""
     # The body tapers from the head to the tail: drawn as discs along a sine, bigger
     # towards the head, which reads as a snake rather than as a thick squiggle.
     steps = 40
@@ -167,8 +178,8 @@ def _snake(pen: _Pen) -> None:
     pen.line([(hx + 12, hy + 2), (hx + 16, hy + 5)], 1.2)
 
 
-def _skull(pen: _Pen) -> None:
-    """Island, red: a danger, the skull of Skull Island, over crossed bones."""
+def _skull(pen: Pen) -> None:
+    """A skull over crossed bones."""
     for a, b in (((10, 44), (54, 58)), ((54, 44), (10, 58))):
         pen.line([a, b], 4)
         for x, y in (a, b):
@@ -182,8 +193,8 @@ def _skull(pen: _Pen) -> None:
         pen.line([(x, 39), (x, 45)], 1.2, fill=OFF)
 
 
-def _mummy(pen: _Pen) -> None:
-    """Temple, red: a mummy's head, wrapped in bandages, two eyes in the gap."""
+def _mummy(pen: Pen) -> None:
+    """A mummy's head, wrapped in bandages, two eyes in the gap."""
     pen.draw.rounded_rectangle(pen.box(15, 6, 49, 58), radius=pen.p(13), fill=ON)
     for y in (13, 20, 40, 47, 54):  # the gaps between bandages, slanting like wrapped cloth
         pen.line([(14, y + 3), (50, y - 3)], 1.6, fill=OFF)
@@ -193,29 +204,69 @@ def _mummy(pen: _Pen) -> None:
         pen.disc(x + 0.8, 30.5, 1.8, fill=OFF)
 
 
-def _warning(pen: _Pen) -> None:
-    """Red, for a hazard with no picture of its own: a warning sign, a triangle with a "!"."""
+def _warning(pen: Pen) -> None:
+    """For a picture name with no drawing of its own: a warning sign, a triangle with a "!"."""
     pen.poly([(32, 5), (60, 56), (4, 56)])
     pen.poly([(32, 17), (50, 50), (14, 50)], fill=OFF)
     pen.line([(32, 26), (32, 38)], 5)
     pen.disc(32, 44.5, 3)
 
 
-_GREEN = {GreenEffect.STRUCTURE: _hut, GreenEffect.BOAT: _boat, GreenEffect.DOOR: _lockpick}
-#: The red die's pictures, by the symbol a title names for its hazard (``hazard_symbol``);
-#: a symbol not here is drawn as :data:`WARNING`, never as another title's hazard.
-_HAZARD = {"snake": _snake, "skull": _skull, "mummy": _mummy}
+#: The name of the generic warning sign: what a picture name with no drawing gets.
 WARNING = "warning"
+#: A picture's drawing: it draws on the 64 grid with the pen it is given.
+Drawing = Callable[[Pen], None]
+#: The special faces' pictures by name: each title names its green face's
+#: (``GreenEffect.picture``) and its hazard's (``Title.hazard_symbol``).
+_PICTURES: dict[str, Drawing] = {
+    "hut": _hut,
+    "boat": _boat,
+    "lockpick": _lockpick,
+    "snake": _snake,
+    "skull": _skull,
+    "mummy": _mummy,
+    WARNING: _warning,
+}
+
+
+def register_picture(name: str, draw: Drawing) -> None:
+    """Draw the picture called ``name`` with ``draw`` from now on: how a title registered
+    from outside pitable brings the pictures its green effect and its hazard name.
+
+    Register before the first face of the title is drawn: the faces already drawn are
+    forgotten here, but a caller's own cache of them is not. Raises :class:`ValueError`
+    when ``name`` already has a drawing.
+    """
+    if name in _PICTURES:
+        raise ValueError(f"picture {name!r}: the name is taken")
+    _PICTURES[name] = draw
+    _forget_faces()
+
+
+def unregister_picture(name: str) -> None:
+    """Forget the picture ``name`` registered with :func:`register_picture`: it is drawn
+    as the warning sign again."""
+    if name in _BUILT_IN:
+        raise ValueError(f"picture {name!r}: pitable's own pictures stay")
+    _PICTURES.pop(name, None)
+    _forget_faces()
+
+
+_BUILT_IN = frozenset(_PICTURES)
+
+
+def picture_name(name: str) -> str:
+    """``name`` when a picture of that name is registered, :data:`WARNING` otherwise."""
+    return name if name in _PICTURES else WARNING
 
 
 def symbol_kind(die: Die, title: Title) -> str:
-    """The name of the symbol on ``die``'s special face in ``title``: "hut", "skull", ..."""
+    """The name of the picture on ``die``'s special face in ``title``: "hut", "skull", ..."""
     if die is Die.GREEN:
-        return {GreenEffect.STRUCTURE: "hut", GreenEffect.BOAT: "boat",
-                GreenEffect.DOOR: "lockpick"}[title.green_effect]
+        return picture_name(title.green_effect.picture)
     if die is Die.PURPLE:
         return "penny"
-    return title.hazard_symbol if title.hazard_symbol in _HAZARD else WARNING
+    return picture_name(title.hazard_symbol)
 
 
 def draw_symbol(image: Image.Image, die: Die, title: Title,
@@ -231,13 +282,11 @@ def draw_symbol(image: Image.Image, die: Die, title: Title,
     else:
         left, top, right, bottom = box
         target = Image.new("1", (right - left, bottom - top), OFF)
-    pen = _Pen(target)
-    if die is Die.GREEN:
-        _GREEN[title.green_effect](pen)
-    elif die is Die.PURPLE:
+    pen = Pen(target)
+    if die is Die.PURPLE:
         _penny(pen)
     else:
-        _HAZARD.get(title.hazard_symbol, _warning)(pen)
+        _PICTURES[symbol_kind(die, title)](pen)
     if box is not None:
         image.paste(ON, box[:2], target)
 
@@ -245,7 +294,7 @@ def draw_symbol(image: Image.Image, die: Die, title: Title,
 @lru_cache(maxsize=256)
 def _face(face: Face, die: Die, title: Title, size: int) -> Image.Image:
     image = Image.new("1", (size, size), OFF)
-    pen = _Pen(image)
+    pen = Pen(image)
     if face is SPECIAL:
         draw_symbol(image, die, title)
     else:
@@ -281,7 +330,7 @@ def _tumble_pips(step: int, die: Die) -> int:
 @lru_cache(maxsize=256)
 def _tumble(die: Die, title: Title, step: int, size: int) -> Image.Image:
     image = Image.new("1", (size, size), OFF)
-    pen = _Pen(image)
+    pen = Pen(image)
     angle = math.radians((step * 27 + int(die) * 31) % 90)
     c, s = math.cos(angle), math.sin(angle)
     half = 20.5  # a side of 41 keeps the rotated die inside the square at every angle
@@ -466,3 +515,9 @@ def die_panel(face: Face | None, die: Die, title: Title, *, width: int = 128,
     """A whole die panel: the face (blank when ``face`` is None), centred, with the die's
     label in ``lang``."""
     return _die_panel(face, die, title, (width, height), lang if label else None).copy()
+
+
+def _forget_faces() -> None:
+    """Forget every face drawn, for a picture registered or forgotten to show."""
+    for cached in (_face, _tumble_panel, _die_panel):
+        cached.cache_clear()

@@ -22,6 +22,7 @@ blank row is fed in about 2 ms: sections are parted by white bands, nearly free 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -33,7 +34,7 @@ from pitable.render.status import LEVEL_WORDS
 from pitable.render.text import words as split_words
 from pitable.rules.base import ENGLISH, Translator, penny_range
 from pitable.rules.sheet_key import Diagram, KeyEntry
-from pitable.rules.sheets import MAX_COLUMNS, Kind, Mark, Sheet, Tally
+from pitable.rules.sheets import MAX_COLUMNS, Mark, Sheet, Tally
 
 #: Thermal printers print 8 dots a millimetre (203 dpi).
 DOTS_PER_MM = 8
@@ -649,34 +650,26 @@ def _grid(
     def at(cell: tuple[int, int]) -> tuple[float, float]:
         return x0 + cell[1] * s, y0 + cell[0] * s
 
-    for cell in sheet.cells(Kind.SEA):
-        x, y = at(cell)
-        _sea(shapes, x, y, s, thin)
-    for cell in sheet.cells(Kind.MOUNTAIN):
-        x, y = at(cell)
-        m = 0.18 * s
-        peak = ((x + s / 2, y + m), (x + s - m, y + s - m), (x + m, y + s - m))
-        shapes.append(Poly(peak, fill=True))
-    for cell in sheet.cells(Kind.DOOR):
-        x, y = at(cell)
-        # A door frame: a second, inner outline.
-        inset = 0.1 * s
-        shapes.append(Rect(x + inset, y + inset, s - 2 * inset, s - 2 * inset, thin))
+    kinds = {kind for row in sheet.grid for kind in row}
+    for name, draw in _CELL_PICTURES.items():
+        drawn = [kind for kind in kinds if kind.picture == name]
+        for cell in sheet.cells(*drawn) if drawn else ():
+            x, y = at(cell)
+            draw(shapes, x, y, s, thin)
     for cell in sorted(sheet.clouds):
         x, y = at(cell)
         shapes.append(Poly(_cloud(x + 0.05 * s, y - 0.04 * s, 0.9 * s, 0.38 * s), thin))
     # Edges: thin between two spaces of the map, thick where the map meets what is not
     # part of it, so that the map stands out as one shape.
-    inside = {Kind.SPACE, Kind.DOOR, Kind.MOUNTAIN}
     for r in range(sheet.grid_height + 1):
         for c in range(sheet.grid_width):
-            a, b = sheet.kind((r - 1, c)) in inside, sheet.kind((r, c)) in inside
+            a, b = sheet.kind((r - 1, c)).inside, sheet.kind((r, c)).inside
             if a or b:
                 x, y = at((r, c))
                 shapes.append(Line(x, y, x + s, y, thin if a and b else thick))
     for c in range(sheet.grid_width + 1):
         for r in range(sheet.grid_height):
-            a, b = sheet.kind((r, c - 1)) in inside, sheet.kind((r, c)) in inside
+            a, b = sheet.kind((r, c - 1)).inside, sheet.kind((r, c)).inside
             if a or b:
                 x, y = at((r, c))
                 shapes.append(Line(x, y, x, y + s, thin if a and b else thick))
@@ -696,6 +689,48 @@ def _sea(shapes: list[Shape], x: float, y: float, s: float, thin: float) -> None
         t = k / 8
         points.append((x + s * (0.3 + 0.4 * t), y + s * (0.62 - 0.07 * math.sin(2 * math.pi * t))))
     shapes.append(Poly(tuple(points), thin, closed=False))
+
+
+def _peak(shapes: list[Shape], x: float, y: float, s: float, thin: float) -> None:
+    """A filled peak: a space no number goes in."""
+    m = 0.18 * s
+    peak = ((x + s / 2, y + m), (x + s - m, y + s - m), (x + m, y + s - m))
+    shapes.append(Poly(peak, fill=True))
+
+
+def _door_frame(shapes: list[Shape], x: float, y: float, s: float, thin: float) -> None:
+    """A door frame: a second, inner outline."""
+    inset = 0.1 * s
+    shapes.append(Rect(x + inset, y + inset, s - 2 * inset, s - 2 * inset, thin))
+
+
+#: A drawing of one map position: the shapes it adds for the square of side ``s`` whose top
+#: left corner is (``x``, ``y``), ``thin`` the width of a thin line.
+CellPicture = Callable[[list[Shape], float, float, float, float], None]
+#: The drawings of the map positions of a title's own kinds, by the name a kind gives
+#: (``Kind.picture``), drawn in this order; a kind with none is a plain square.
+_CELL_PICTURES: dict[str, CellPicture] = {
+    "sea": _sea,
+    "mountain": _peak,
+    "door frame": _door_frame,
+}
+_BUILT_IN = frozenset(_CELL_PICTURES)
+
+
+def register_cell_picture(name: str, draw: CellPicture) -> None:
+    """Draw the map positions of a kind whose picture is ``name`` with ``draw``: how a
+    title registered from outside pitable brings the drawing of its own kind of space.
+    Raises :class:`ValueError` when ``name`` already has a drawing."""
+    if name in _CELL_PICTURES:
+        raise ValueError(f"picture {name!r}: the name is taken")
+    _CELL_PICTURES[name] = draw
+
+
+def unregister_cell_picture(name: str) -> None:
+    """Forget the drawing ``name`` registered with :func:`register_cell_picture`."""
+    if name in _BUILT_IN:
+        raise ValueError(f"picture {name!r}: pitable's own pictures stay")
+    _CELL_PICTURES.pop(name, None)
 
 
 def _cloud(x: float, y_bottom: float, w: float, h: float) -> tuple[Point, ...]:

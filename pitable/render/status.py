@@ -4,11 +4,12 @@
 screen shows; the controller builds a new view on every change (a roll, a blink, a menu
 step, a page turn) and the display layer sends the image. The layout, top to bottom:
 
-- a small header: the title and the map's tag ("A·1234"), the hazards marked (the Island's
-  bubbles, or in solo play) and the round;
-- the body: the legal numbers as big as they fit, then the Valley's plays or the title's
-  headline, then small chips for Dakota Smith's face and Penny Papers; or the hazard word
-  across the whole screen, inverted on every other blink; or the menu;
+- a small header: the title and the map's tag ("A·1234"), the hazards marked (a title's
+  danger bubbles, or in solo play) and the round;
+- the body: the legal numbers as big as they fit, then the plays (of a title that fills
+  several spaces a turn) or the title's headline, then small chips for Dakota Smith's face
+  and Penny Papers; or the hazard word across the whole screen, inverted on every other
+  blink; or the menu;
 - a small footer when there is something to say: a transient message, or the parts that
   are not working ("!" and the part).
 
@@ -57,7 +58,6 @@ from pitable.render.text import words as split_words
 from pitable.rules import Roll
 from pitable.rules.base import (
     N_,
-    GreenEffect,
     Options,
     Reading,
     Title,
@@ -105,7 +105,7 @@ class StatusView:
     notices: tuple[str, ...] = ()
     #: The hazard alarm's phase: the controller toggles it; True draws the screen inverted.
     blink_on: bool = True
-    #: Hazards marked so far (solo play, and the Island's danger bubbles at a table).
+    #: Hazards marked so far (solo play, and a title's danger bubbles at a table).
     hazards: int | None = None
     #: A transient line, e.g. "Printing sheet seed 1234"; wrapped onto two when it must.
     message: str | None = None
@@ -297,7 +297,7 @@ def _below_header_view(view: StatusView) -> StatusView:
     below the header (with the page) and of the pages' words (without).
 
     The hazards marked so far reach the screen below the header only through the title's
-    reading (the Island's bubble to mark), which is kept whole, so the options' count of
+    reading (a danger bubble to mark), which is kept whole, so the options' count of
     them is left out too: otherwise no roll would ever look like one seen before. So is
     the roll itself: the screen shows what it allows (the numbers, the plays, the special
     faces' words), never its faces, and rolls that allow the same draw the same screen (in
@@ -389,9 +389,9 @@ def _word_lines(view: StatusView, reading: Reading, tr: Translator, *,
                 on_left_only: bool) -> tuple[str, ...]:
     """The title's words that the body does not show already.
 
-    The body shows the numbers, the Valley's plays, the hazard's word and its brief; on
-    a narrow screen also the headline of a roll without a hazard (except the Valley's,
-    where the plays take its place).
+    The body shows the numbers, the plays, the hazard's word and its brief; on a narrow
+    screen also the headline of a roll without a hazard (except that of a title that
+    fills several spaces a turn, where the plays take its place).
     """
     title, options = view.title, view.options
     shown = set(reading.brief)
@@ -406,7 +406,7 @@ def _word_lines(view: StatusView, reading: Reading, tr: Translator, *,
                                                      and options.plays)
         rest = [line for line in lines if line and line not in shown]
         if not headline_on_body and (rest or on_left_only):
-            # The Valley's headline ("Fill 1 to 3 spaces") heads its words; alone, on a
+            # The headline of a title with plays ("Fill 1 to 3 spaces") heads its words; alone, on a
             # page of its own, it would only say what the plays show.
             lines.insert(0, reading.headline)
     return tuple(line for line in lines if line and line not in shown)
@@ -647,9 +647,7 @@ def _hazard(canvas: Canvas, view: StatusView, reading: Reading | None, tr: Trans
     canvas.text((x0, y0, x1, y1), word)
 
 
-#: The chips' words: short, for lit boxes under the numbers.
-CHIP_WORDS = {GreenEffect.STRUCTURE: N_("BUILD"), GreenEffect.BOAT: N_("BOAT"),
-              GreenEffect.DOOR: N_("DOOR")}
+#: Penny Papers' chip; the green face's is its effect's own (``GreenEffect.chip``).
 PENNY_CHIP = N_("PENNY")
 
 
@@ -658,7 +656,7 @@ def chips(options: Options, tr: Translator | None = None) -> tuple[str, ...]:
     _ = (tr or translator("en")).gettext
     words: list[str] = []
     if options.green is not None:
-        words.append(_(CHIP_WORDS[options.green]))
+        words.append(_(options.green.chip))
     if options.penny:
         words.append(_(PENNY_CHIP))
     return tuple(words)
@@ -677,7 +675,7 @@ def _roll(canvas: Canvas, view: StatusView, options: Options, tr: Translator,
         _chips(canvas, words, (x0, y1 - chip_h, x1, y1))
         y1 -= chip_h + 2
     if view.title.several_spaces and options.plays:
-        # The Valley's plays, the fact players need most after the numbers: each play kept
+        # The plays, the fact players need most after the numbers: each play kept
         # whole ("2+3+5"), wrapped onto two lines when one is not enough.
         tokens = tuple(format_play(p) for p in options.plays)
         two = 2 * line_height(SMALL_SIZE, SMALL) + 1

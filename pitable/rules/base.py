@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-import enum
 import functools
 import gettext
 from collections.abc import Callable, Iterator, Sequence
@@ -25,9 +24,9 @@ from pitable.rules.sheets import MAP_FORMAT
 
 if TYPE_CHECKING:
     from pitable.rules.bot.model import TitleBot
-    from pitable.rules.scoring import FinishedSheet, Score
+    from pitable.rules.scoring import FinishedSheet, Score, Token
     from pitable.rules.sheet_key import KeyEntry
-    from pitable.rules.sheets import Shape, Sheet, Side
+    from pitable.rules.sheets import Kind, Shape, Sheet, Side
     from pitable.rules.validate import ReplayRules
 
 #: The least and the largest number Penny Papers (the purple special face) gives.
@@ -70,20 +69,43 @@ Number = int | str  # a number written, or PENNY
 Play = tuple[Number, ...]
 
 
-class GreenEffect(enum.Enum):
-    """What Dakota Smith's face (the green special face) lets a player do.
+@dataclass(frozen=True)
+class GreenEffect:
+    """What Dakota Smith's face (the green special face) lets a player do in one title.
 
-    The screens and the dice faces draw each of these, so a title picks one of them.
+    Each title's package defines its own and names it as its :attr:`Title.green_effect`;
+    the screens, the dice faces and the page ask the effect what to show, never which one
+    it is. Each is one value, compared with ``is``, as titles are.
     """
 
-    STRUCTURE = "structure"  # Valley: draw a hut, a statue or a mine
-    BOAT = "boat"  # Island: draw a boat in the sea instead of writing a number
-    DOOR = "door"  # Temple: the number goes in a Door space
+    #: Its name in a roll's JSON and in the page's words: ``"boat"``.
+    key: str
+    #: The picture the green die's special face draws, by name (the drawings are keyed by
+    #: it): ``"boat"``. A name with no drawing gets a generic warning sign.
+    picture: str
+    #: What it allows, in a word or two for a one-line summary (marked with :func:`N_`,
+    #: translated where shown): "boat".
+    allows: str
+    #: The same in one short word in capitals, for the status screen's lit chip: "BOAT".
+    chip: str
+
+    def __post_init__(self) -> None:
+        if _EFFECTS.setdefault(self.key, self) != self:
+            raise ValueError(f"green effect {self.key!r}: the key is taken")
+
+    def __reduce__(self) -> tuple[Callable[[str], GreenEffect], tuple[str]]:
+        # A copied or unpickled effect is the title's own, which ``is`` compares.
+        return (_effect, (self.key,))
 
 
-#: What each green effect is called in a one-line summary.
-GREEN_WORDS = {GreenEffect.STRUCTURE: N_("structure"), GreenEffect.BOAT: N_("boat"),
-               GreenEffect.DOOR: N_("door")}
+#: Every green effect by its key.
+_EFFECTS: dict[str, GreenEffect] = {}
+
+
+def _effect(key: str) -> GreenEffect:
+    """The green effect of ``key``: what a copied or unpickled one is."""
+    return _EFFECTS[key]
+
 
 
 @dataclass(frozen=True)
@@ -94,7 +116,7 @@ class Options:
     roll: Roll
     #: The red special face came up and cancels the other two dice.
     hazard: bool
-    #: The red special face came up but the title ignores it (the Island after five dangers).
+    #: The red special face came up but the title ignores it (a title's, past its hazard limit).
     hazard_ignored: bool
     #: Every number one space may receive this turn, sorted; empty on a hazard.
     numbers: tuple[int, ...]
@@ -105,7 +127,7 @@ class Options:
     penny: bool
     #: Dakota Smith's face was rolled and may be used.
     green: GreenEffect | None
-    #: Hazards marked on the sheet before this roll (the Island's danger bubbles).
+    #: Hazards marked on the sheet before this roll (a title's danger bubbles).
     hazards_marked: int = 0
 
     @property
@@ -120,7 +142,7 @@ class Options:
             "hazard_ignored": self.hazard_ignored,
             "numbers": list(self.numbers),
             "penny": self.penny,
-            "green": self.green.value if self.green else None,
+            "green": self.green.key if self.green else None,
         }
         if self.title.several_spaces:
             data["plays"] = [list(p) for p in self.plays]
@@ -204,13 +226,13 @@ class Title(abc.ABC):
 
     # --- names ---------------------------------------------------------------
 
-    #: The name the box stores and the command line prints: ``valley``.
+    #: The name the box stores and the command line prints, lower case: ``toy``.
     key: ClassVar[str]
-    #: The rulebook's name: "The Valley of Wiraqocha".
+    #: The rulebook's name: "The Toy Cupboard".
     name: ClassVar[str]
-    #: One word for small screens and menus: "Valley".
+    #: One word for small screens and menus: "Toys".
     short_name: ClassVar[str]
-    #: Other names ``find_title`` accepts, lower case: ``wiraqocha``.
+    #: Other names ``find_title`` accepts, lower case: ``cupboard``.
     aliases: ClassVar[tuple[str, ...]] = ()
 
     # --- what a roll allows --------------------------------------------------
@@ -221,9 +243,9 @@ class Title(abc.ABC):
     hazard_symbol: ClassVar[str]
     #: The green special face, when it is usable.
     green_effect: ClassVar[GreenEffect]
-    #: True when the dice may be grouped into up to three numbers a turn (the Valley).
+    #: True when the dice may be grouped into up to three numbers a turn.
     several_spaces: ClassVar[bool] = False
-    #: The most hazards a sheet holds; later ones are ignored (the Island: 5). None: no limit.
+    #: The most hazards a sheet holds; later ones are ignored. None: no limit.
     hazard_limit: ClassVar[int | None] = None
 
     # --- solo play -----------------------------------------------------------
@@ -233,7 +255,7 @@ class Title(abc.ABC):
     solo_rounds: ClassVar[int | None] = None
     #: The least score of Pathfinder, Voyager and Explorer, before any hazard adjustment.
     level_thresholds: ClassVar[tuple[int, int, int]]
-    #: Stars every threshold drops per hazard placed (the Valley: 4 per snake).
+    #: Stars every threshold drops per hazard placed.
     discount_per_hazard: ClassVar[int] = 0
     #: The most hazards one solo game can place, escaped ones included; None: no bound.
     max_hazards: ClassVar[int | None] = None
@@ -243,12 +265,12 @@ class Title(abc.ABC):
     def options(self, roll: Roll, hazards_marked: int = 0) -> Options:
         """What ``roll`` allows, given how many hazards were marked before it.
 
-        Worked out once per title and roll (and the Island's again at its limit), and
+        Worked out once per title and roll (and again at a title's hazard limit), and
         kept: a roll is asked about twice (by the screens, and by the store checking what
         it records), and a title has 216 rolls.
         """
-        # The count changes what a roll allows only once it reaches the title's limit (the
-        # Island ignores a danger after five); below it, only the count recorded. Kept by
+        # The count changes what a roll allows only once it reaches the title's limit (a
+        # hazard past it is ignored); below it, only the count recorded. Kept by
         # the count, the rolls of a long game would each be new to the cache, and push out
         # the ones that come back.
         self.check_hazards_marked(hazards_marked)
@@ -383,7 +405,7 @@ class Title(abc.ABC):
         return tr.gettext("Numbers: {numbers}").format(numbers=format_numbers(options.numbers))
 
     def plays_line(self, options: Options, tr: Translator = ENGLISH) -> str:
-        """The Valley's plays in one line: "Plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10"."""
+        """A title's plays in one line: "Plays: 2+3+5 | 5+5 | 7+3 | 8+2 | 10"."""
         if not options.plays:
             return ""
         plays = " | ".join(format_play(p) for p in options.plays)
@@ -403,7 +425,7 @@ class Title(abc.ABC):
             parts.append(_("{hazard} ignored ({limit} already marked)").format(
                 hazard=hazard, limit=self.hazard_limit))
         if options.green is not None:
-            parts.append(_(GREEN_WORDS[options.green]))
+            parts.append(_(options.green.allows))
         if self.several_spaces and options.plays:
             parts.append(_("plays: {plays}").format(
                 plays=" | ".join(format_play(p) for p in options.plays)))
@@ -427,8 +449,8 @@ class Title(abc.ABC):
 
     def shape_problem(self, shape: Shape, side: Side | None = None,
                       version: int | None = None) -> str | None:
-        """What in ``shape`` (a map's grid alone: its size, its outline, where its Doors,
-        mountains and sea are) no map of this title has on ``side`` (None: on either side)
+        """What in ``shape`` (a map's grid alone: its size, its outline, where each kind of
+        position is) no map of this title has on ``side`` (None: on either side)
         by map format ``version`` (None: by any format drawn), in a few words; None when a
         map of this title could have it.
 
@@ -438,6 +460,21 @@ class Title(abc.ABC):
         title that does not say takes any shape.
         """
         return None
+
+    # --- what a sheet holds -----------------------------------------------------
+
+    #: The kinds of map position this title's maps hold beyond a space and no space (which
+    #: every map has): each with its letter in a text map and its drawing's name.
+    kinds: ClassVar[tuple[Kind, ...]] = ()
+    #: The tokens of a finished sheet typed as text that this title adds to those every
+    #: title knows and those of its :attr:`kinds`: a picture drawn in a space, say.
+    tokens: ClassVar[tuple[Token, ...]] = ()
+    #: The letters of the marks typed after a token and a ``/`` on this title's finished
+    #: sheets, each followed by a number (``7/j1``).
+    marks: ClassVar[str] = ""
+    #: Those of :attr:`marks` that may stand alone in a position (``/T7``): each shows a
+    #: value found at its one position, where the others name a group of positions.
+    lone_marks: ClassVar[str] = ""
 
     # --- the sheet's key --------------------------------------------------------
 
@@ -484,8 +521,8 @@ class Title(abc.ABC):
         return (find_title, (self.key,))
 
 
-#: What rolls allow, kept: the 216 rolls of each title, and the Island's again with its
-#: five dangers marked (864), under a kilobyte each.
+#: What rolls allow, kept: the 216 rolls of each title, and again at a hazard limit (864
+#: for four titles), under a kilobyte each.
 OPTIONS_KEPT = 1024
 
 

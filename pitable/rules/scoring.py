@@ -24,11 +24,11 @@ do not allow, with :class:`~pitable.errors.BadSheet` naming the cell (row and co
 
 from __future__ import annotations
 
-import enum
+import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from pitable.errors import BadSheet, quoted
 from pitable.rules.dice import ONE_TO_FIVE, DiceSet
@@ -63,37 +63,118 @@ def highest_number(dice: DiceSet = ONE_TO_FIVE) -> int:
 COMMENT = ";"
 
 
-class Token(enum.Enum):
-    """What one position of a finished sheet holds, before any mark."""
+@dataclass(frozen=True)
+class Token:
+    """What one position of a finished sheet holds, before any mark.
 
-    NONE = "#"  # not a space
-    EMPTY = "_"
-    NUMBER = "n"
-    SEA = "~"
-    BOAT = "B"
-    MOUNTAIN = "^"
-    DOOR = "D"  # a Door, empty or holding a number
-    HAZARD = "X"  # a snake, danger or mummy standing
-    CROSSED = "x"  # one crossed out
-    HUT = "H"
-    STATUE = "S"
-    MINE = "M"
+    Every title knows :attr:`NONE`, :attr:`EMPTY`, :attr:`NUMBER`, :attr:`HAZARD` and
+    :attr:`CROSSED`; a title adds the token of each kind of position it defines
+    (:meth:`of`) and its own (``Title.tokens``). Each is one value, compared with ``is``.
+    """
+
+    #: Its letter as typed: ``"X"`` (``"n"`` for a number, which is typed as its digits).
+    value: str
+    #: What it is called in code: ``"HAZARD"``.
+    name: str
+    #: The kind of map position it shows (a boat drawn shows the sea under it); None for
+    #: a token written on a space.
+    kind: Kind | None = None
+    #: A number may follow its letter: a space of a kind that holds numbers (``D7``).
+    numbered: bool = False
+
+    NONE: ClassVar[Token]
+    EMPTY: ClassVar[Token]
+    NUMBER: ClassVar[Token]
+    HAZARD: ClassVar[Token]
+    CROSSED: ClassVar[Token]
+
+    def __post_init__(self) -> None:
+        if _TOKENS.setdefault(self.value, self) != self:
+            raise ValueError(f"token {self.value!r}: the letter is taken")
+
+    def __reduce__(self) -> tuple[Callable[[str], Token], tuple[str]]:
+        return (_token, (self.value,))
+
+    def __repr__(self) -> str:
+        if self.name in ("NONE", "EMPTY", "NUMBER", "HAZARD", "CROSSED"):
+            return f"Token.{self.name}"
+        return f"Token({self.value!r}, {self.name!r})"
+
+    @classmethod
+    def of(cls, kind: Kind) -> Token:
+        """The token of a position of ``kind`` typed with its map letter: ``D`` for a
+        space of a kind that holds numbers (``D7`` holding 7), ``^`` for one that holds
+        none."""
+        known = _TOKENS.get(kind.value)
+        if known is not None and known.kind is kind:
+            return known
+        return cls(kind.value, kind.name, kind=kind, numbered=kind.fillable)
 
 
-#: The letters of a printed map that stand for a token here.
+#: Every token by its letter.
+_TOKENS: dict[str, Token] = {}
+
+
+def _token(letter: str) -> Token:
+    """The token of ``letter``: what a copied or unpickled one is."""
+    return _TOKENS[letter]
+
+
+Token.NONE = Token("#", "NONE", kind=Kind.OUTSIDE)  # not a space
+Token.EMPTY = Token("_", "EMPTY")
+Token.NUMBER = Token("n", "NUMBER")
+Token.HAZARD = Token("X", "HAZARD")  # a hazard standing
+Token.CROSSED = Token("x", "CROSSED")  # one crossed out
+
+#: The letters of a printed map that stand for an empty space here (``c``: a space drawn
+#: with a cloud above it).
 _MAP_LETTERS = {".": Token.EMPTY, "c": Token.EMPTY}
-_PLAIN = {t.value: t for t in Token if t is not Token.NUMBER} | _MAP_LETTERS
 #: The longest token a sheet may hold (the longest there is, ``15/T15``, has 6 characters):
 #: a longer one is refused before it is matched, so no file makes the matching slow.
 MAX_TOKEN = 12
-#: One token: a letter or sign, a number, a mark and its number, each part optional. Every
-#: repeat is possessive and the parts cannot share a character (a letter is no digit, a
-#: digit no ``/``), so a match never backtracks: its time grows with the token's length,
-#: whatever the token holds. (A lazy ``[^/]*?`` before ``[0-9]+`` took quadratic time on
-#: a long run of digits ending in a letter.)
-_TOKEN = re.compile(
-    r"(?P<base>[^/0-9]*+)(?P<number>[0-9]++)?+(?:/(?P<mark>[jtrpT])(?P<mark_n>[0-9]++))?+"
-)
+
+
+@dataclass(frozen=True)
+class Alphabet:
+    """The tokens and marks a finished sheet may hold: those every title knows and those
+    of the titles registered, with the pattern of one token."""
+
+    #: The tokens typed as a letter alone, by letter.
+    plain: dict[str, Token]
+    #: The tokens a number may follow, by letter.
+    numbered: dict[str, Token]
+    #: The marks that may stand alone in a position.
+    lone_marks: str
+    #: One token: a letter or sign, a number, a mark and its number, each part optional.
+    #: Every repeat is possessive and the parts cannot share a character (a letter is no
+    #: digit, a digit no ``/``), so a match never backtracks: its time grows with the
+    #: token's length, whatever the token holds. (A lazy ``[^/]*?`` before ``[0-9]+``
+    #: took quadratic time on a long run of digits ending in a letter.)
+    pattern: re.Pattern[str]
+
+
+def alphabet() -> Alphabet:
+    """The tokens and marks of the titles registered now."""
+    from pitable.rules.titles import all_titles
+
+    return _alphabet(tuple(all_titles()))
+
+
+@functools.lru_cache(maxsize=8)
+def _alphabet(titles: tuple[Title, ...]) -> Alphabet:
+    tokens = [Token.NONE, Token.EMPTY, Token.HAZARD, Token.CROSSED]
+    for title in titles:
+        tokens += [Token.of(kind) for kind in title.kinds]
+        tokens += title.tokens
+    plain = {t.value: t for t in tokens} | _MAP_LETTERS
+    numbered = {t.value: t for t in tokens if t.numbered}
+    marks = "".join(dict.fromkeys(m for t in titles for m in t.marks))
+    lone = "".join(dict.fromkeys(m for t in titles for m in t.lone_marks))
+    mark = f"(?:/(?P<mark>[{re.escape(marks)}])(?P<mark_n>[0-9]++))?+" if marks else ""
+    pattern = re.compile(rf"(?P<base>[^/0-9]*+)(?P<number>[0-9]++)?+{mark}")
+    return Alphabet(plain, numbered, lone, pattern)
+
+
 #: The comment ``pitable sheet --out map.txt`` writes first, naming the map:
 #: ``; valley A 7 (map v2)``.
 _MAP_NAME = re.compile(
@@ -192,9 +273,9 @@ class FinishedSheet:
         return [s.number for _, s in self.around(cell) if s.number is not None]
 
     def shape(self) -> Shape:
-        """The map the sheet was filled in on, as far as it shows: where its spaces, Doors,
-        mountains and sea are, and where there is no space (``#``)."""
-        return Shape(tuple(tuple(_KINDS.get(s.token, Kind.SPACE) for s in row)
+        """The map the sheet was filled in on, as far as it shows: the kind of each
+        position, and where there is no space (``#``)."""
+        return Shape(tuple(tuple(s.token.kind or Kind.SPACE for s in row)
                            for row in self.rows))
 
     def mirrored(self) -> FinishedSheet:
@@ -234,24 +315,6 @@ class Score:
         }
 
 
-#: What each token shows of the map under it; every other token is written on a space.
-_KINDS = {
-    Token.NONE: Kind.OUTSIDE,
-    Token.SEA: Kind.SEA,
-    Token.BOAT: Kind.SEA,
-    Token.MOUNTAIN: Kind.MOUNTAIN,
-    Token.DOOR: Kind.DOOR,
-}
-#: How a refusal names what the map has at a position.
-_KIND_WORDS = {
-    Kind.OUTSIDE: "no space (#)",
-    Kind.SPACE: "a space",
-    Kind.DOOR: "a Door (D)",
-    Kind.MOUNTAIN: "a mountain (^)",
-    Kind.SEA: "sea (~ or B)",
-}
-
-
 def where(cell: Cell, space: Space | None = None) -> str:
     """``row 3, column 5`` (from 1), with the token as typed when there is one."""
     text = f"row {cell[0] + 1}, column {cell[1] + 1}"
@@ -262,37 +325,42 @@ def bad(cell: Cell, space: Space | None, why: str) -> BadSheet:
     return BadSheet(f"{where(cell, space)}: {why}")
 
 
-def parse_token(text: str, cell: Cell, highest: int = HIGHEST) -> Space:
+def parse_token(text: str, cell: Cell, highest: int = HIGHEST,
+                known: Alphabet | None = None) -> Space:
     """One token of a finished sheet; :class:`BadSheet` naming ``cell`` if it is none, or
     if its number is outside :data:`LOWEST` to ``highest``.
 
     Linear in the token's length: a token longer than :data:`MAX_TOKEN` is refused unread,
-    and a number's digits are counted before they are converted.
+    and a number's digits are counted before they are converted. The tokens and marks
+    are those of ``known``, by default of the titles registered (:func:`alphabet`).
     """
     if len(text) > MAX_TOKEN:
         raise bad(cell, None, f"{quoted(text)} is not a token")
-    match = _TOKEN.fullmatch(text)
+    known = known or alphabet()
+    match = known.pattern.fullmatch(text)
     if match is None:
         raise bad(cell, None, f"{quoted(text)} is not a token")
-    base, digits, mark, mark_n = match.group("base", "number", "mark", "mark_n")
+    base, digits = match.group("base", "number")
+    mark, mark_n = match.groupdict().get("mark"), match.groupdict().get("mark_n")
     if digits is not None and len(digits.lstrip("0")) > len(str(highest)):
         raise bad(cell, None, f"{quoted(text)}: numbers go from {LOWEST} to {highest}")
     number = int(digits) if digits is not None else None
     n = int(mark_n) if mark_n is not None else None
     if number is not None and not LOWEST <= number <= highest:
         raise bad(cell, None, f"{quoted(text)}: numbers go from {LOWEST} to {highest}")
+    holder = known.numbered.get(base[:1])
     if base == "" and number is not None:
         token = Token.NUMBER
-    elif base == "D":
-        token = Token.DOOR
-    elif base in ("DX", "Dx") and number is None:
-        # What a Door with a mummy drawn in it would be typed as: the rule it breaks, not
-        # "no token".
-        raise bad(cell, None, f"{quoted(text)}: a Door holds a number, never a hazard"
-                              " (a mummy goes in a doorless space)")
-    elif base in _PLAIN and number is None:
-        token = _PLAIN[base]
-    elif base == "" and mark == "T":
+    elif base in known.numbered:
+        token = known.numbered[base]
+    elif (holder is not None and holder.kind is not None and holder.kind.no_hazard
+          and base[1:] in (Token.HAZARD.value, Token.CROSSED.value) and number is None):
+        # What a hazard drawn in a space that holds none would be typed as: the rule it
+        # breaks, not "no token".
+        raise bad(cell, None, f"{quoted(text)}: {holder.kind.no_hazard}")
+    elif base in known.plain and number is None:
+        token = known.plain[base]
+    elif base == "" and mark is not None and mark in known.lone_marks:
         token = Token.EMPTY
     else:
         raise bad(cell, None, f"{quoted(text)} is not a token")
@@ -310,6 +378,7 @@ def parse_sheet(text: str, dice: DiceSet = ONE_TO_FIVE) -> FinishedSheet:
     the text's length.
     """
     highest = highest_number(dice)
+    known = alphabet()
     rows: list[tuple[Space, ...]] = []
     lines: list[int] = []
     named: MapName | None = None
@@ -321,7 +390,7 @@ def parse_sheet(text: str, dice: DiceSet = ONE_TO_FIVE) -> FinishedSheet:
         if not stripped:
             continue
         r = len(rows)
-        rows.append(tuple(parse_token(t, (r, c), highest)
+        rows.append(tuple(parse_token(t, (r, c), highest, known)
                           for c, t in enumerate(stripped.split())))
         lines.append(number)
     if not rows:
@@ -370,12 +439,12 @@ def check_map(title: Title, sheet: FinishedSheet) -> None:
         )
     for cell, space in sheet.cells():
         want, got = expected.kind(cell), shape.kind(cell)
-        if want is Kind.DOOR and space.token in (Token.HAZARD, Token.CROSSED):
-            raise bad(cell, space, f"a {title.hazard_name} goes in a doorless space, and the"
-                                   f" map {named} has a Door (D) here")
+        if want.no_hazard and space.token in (Token.HAZARD, Token.CROSSED):
+            raise bad(cell, space, f"a {title.hazard_name} goes in {want.hazard_goes}, and"
+                                   f" the map {named} has {want.words} here")
         if want is not got:
-            raise bad(cell, space, f"the map {named} has {_KIND_WORDS[want]} here,"
-                                   f" not {_KIND_WORDS[got]}")
+            raise bad(cell, space, f"the map {named} has {want.words} here,"
+                                   f" not {got.words}")
 
 
 def require(sheet: FinishedSheet, title: str, tokens: Iterable[Token], marks: str) -> None:

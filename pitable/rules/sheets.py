@@ -27,10 +27,10 @@ title, side, seed and map format. :class:`random.Random` is not used: its ``rand
 ``choice`` and ``shuffle`` are free to change between CPython versions, and only a fixed,
 tested algorithm makes the promise above true.
 
->>> from pitable.rules.titles import Island
->>> sheet = generate(Island.key, 7)
->>> sheet.grid_width, sheet.grid_height, 28 <= sheet.fillable_count <= 32
-(9, 9, True)
+>>> from pitable.rules.titles import all_titles
+>>> sheet = generate(all_titles()[0], 7)
+>>> sheet.grid_width <= MAX_COLUMNS, sheet.to_text() == generate(sheet.title, 7).to_text()
+(True, True)
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import enum
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from pitable.errors import BadMapFormat, BadSeed, BadSide, SheetError, quoted
 
@@ -47,10 +47,7 @@ if TYPE_CHECKING:
     from pitable.rules.base import Title
 
 #: Bumped whenever a change to the generators or to what they accept changes the map a seed
-#: gives. 2: the Valley's side B is a valley of its own (a pass) with no lake, the Island's
-#: spaces are one group, the Temple's outlines fill 40 to 56 spaces. 3: temples sized by
-#: the solo levels (21 to 24 spaces, 16 or 17 doorless), islands too (32 to 36 spaces; the
-#: Valley's maps are those of map v2).
+#: gives; each title's package says what each format changed in its maps.
 MAP_FORMAT = 3
 #: Every format this version still draws, oldest first: a sheet printed under an older one
 #: is drawn again, the same map, from its version and seed.
@@ -123,18 +120,73 @@ class Pcg32:
 # --- the model -------------------------------------------------------------------
 
 
-class Kind(enum.Enum):
-    """What one position of a sheet's grid holds; the value is its letter in a text map."""
+@dataclass(frozen=True)
+class Kind:
+    """What one position of a sheet's grid holds; its value is its letter in a text map.
 
-    OUTSIDE = " "  # not part of the map: nothing is printed there
-    SPACE = "."  # a space a number goes in
-    DOOR = "D"  # Temple: a Door space, filled only with a Lockpick
-    MOUNTAIN = "^"  # Island: no number goes there (a treasure may)
-    SEA = "~"  # Island: only boats go there
+    Every map has :attr:`OUTSIDE` and :attr:`SPACE`; a title's package defines the other
+    kinds its maps hold and names them in its ``kinds``. Each is one value, compared with
+    ``is``; a copy or an unpickled one is that value again.
+    """
 
-    @property
-    def fillable(self) -> bool:
-        return self in (Kind.SPACE, Kind.DOOR)
+    #: What it is called in code: ``"SPACE"``.
+    name: str
+    #: Its letter in a text map, and in a finished sheet typed as text: ``"."``.
+    value: str
+    #: A number may be written there.
+    fillable: bool = False
+    #: Part of the map: the drawing's thick outline goes round the positions that are.
+    inside: bool = True
+    #: How a refusal names it, with its letters: ``"a space"``.
+    words: str = ""
+    #: The name of its drawing on a printed sheet (:mod:`pitable.render.sheet` keys its
+    #: drawings by it); empty for a plain square.
+    picture: str = ""
+    #: Why no hazard may be typed there, for a refusal; empty where one may.
+    no_hazard: str = ""
+    #: Where a hazard goes instead, for a refusal: ``"a space of another kind"``.
+    hazard_goes: str = ""
+
+    #: Not part of the map: nothing is printed there.
+    OUTSIDE: ClassVar[Kind]
+    #: A space a number goes in.
+    SPACE: ClassVar[Kind]
+
+    def __post_init__(self) -> None:
+        if _KINDS.setdefault(self.value, self) != self:
+            raise ValueError(f"kind {self.value!r}: the letter is taken")
+
+    def __reduce__(self) -> tuple[Callable[[str], Kind], tuple[str]]:
+        return (_kind, (self.value,))
+
+    def __repr__(self) -> str:
+        if self.name in ("OUTSIDE", "SPACE"):
+            return f"Kind.{self.name}"
+        return f"Kind.from_str({self.value!r})"
+
+    @classmethod
+    def from_str(cls, letter: str) -> Kind:
+        """The kind ``letter`` stands for in a text map: the two every map has, or one a
+        title defines (:attr:`~pitable.rules.base.Title.kinds`) and that is registered."""
+        from pitable.rules.titles import all_titles
+
+        for kind in (cls.OUTSIDE, cls.SPACE, *(k for t in all_titles() for k in t.kinds)):
+            if kind.value == letter:
+                return kind
+        raise ValueError(f"{letter!r} is not the letter of a kind of map position")
+
+
+#: Every kind by its letter.
+_KINDS: dict[str, Kind] = {}
+
+
+def _kind(letter: str) -> Kind:
+    """The kind of ``letter``: what a copied or unpickled one is."""
+    return _KINDS[letter]
+
+
+Kind.OUTSIDE = Kind("OUTSIDE", " ", inside=False, words="no space (#)")
+Kind.SPACE = Kind("SPACE", ".", fillable=True, words="a space")
 
 
 class Side(enum.Enum):
@@ -199,9 +251,14 @@ class GridQueries:
             (r, c) for r, row in enumerate(self.grid) for c, kind in enumerate(row) if kind in kinds
         ]
 
+    def fillable(self) -> list[Cell]:
+        """Every position a number may go in, row by row."""
+        return [(r, c) for r, row in enumerate(self.grid) for c, kind in enumerate(row)
+                if kind.fillable]
+
     @property
     def fillable_count(self) -> int:
-        return len(self.cells(Kind.SPACE, Kind.DOOR))
+        return len(self.fillable())
 
 
 @dataclass(frozen=True)
@@ -225,11 +282,12 @@ class Sheet(GridQueries):
     grid: tuple[tuple[Kind, ...], ...]
     #: The spaces where the first number may go.
     starts: frozenset[Cell]
-    #: Valley: the spaces beside the clouds, each drawn with a cloud above it.
+    #: The spaces beside the clouds, each drawn with a cloud above it (for a title whose
+    #: first number goes beside them); none for the others.
     clouds: frozenset[Cell]
     tallies: tuple[Tally, ...]
     #: The score lines, last of all the total; short words, as each shares its box with a
-    #: number (Ranges: mountain ranges; Sequence: the longest sequence).
+    #: number ("Ranges" for mountain ranges, say).
     score_boxes: tuple[str, ...]
     #: One line per die: what its special face does in this title.
     reminders: tuple[str, ...]
@@ -242,7 +300,8 @@ class Sheet(GridQueries):
 
     @property
     def label(self) -> str:
-        """What the sheet prints to say which map it is: ``valley A 7 (map v2)``."""
+        """What the sheet prints to say which map it is: its title's key, side, seed and map
+        format, ``toy A 7 (map v3)`` for the map of seed 7 of a title whose key is ``toy``."""
         return f"{self.title.key} {self.side.value.upper()} {self.seed} (map v{self.version})"
 
     @property
@@ -252,7 +311,7 @@ class Sheet(GridQueries):
     def to_text(self, *, label: bool = False) -> str:
         """The map as text, one line a row: ``c`` marks a space beside a cloud. With
         ``label`` a first line, a comment to ``pitable score``, names the map
-        (``; valley A 7 (map v2)``), so that a sheet filled in from it is checked against it.
+        (``; toy A 7 (map v3)``), so that a sheet filled in from it is checked against it.
         """
         lines = [f"; {self.label}"] if label else []
         for r, row in enumerate(self.grid):
@@ -371,13 +430,20 @@ def map_problem(sheet: Sheet) -> str | None:
     widths = {len(row) for row in sheet.grid}
     if len(widths) != 1:
         return "rows of different lengths"
+    declared = {Kind.OUTSIDE, Kind.SPACE, *sheet.title.kinds}
+    undeclared = {k for row in sheet.grid for k in row} - declared
+    if undeclared:
+        # Its text map could not be read back, nor a finished sheet of it scored.
+        letters = ", ".join(sorted(repr(k.value) for k in undeclared))
+        return f"kinds of position the title does not declare: {letters}"
     if sheet.grid_width > MAX_COLUMNS:
         return f"{sheet.grid_width} spaces wide, more than {MAX_COLUMNS}"
-    fillable = set(sheet.cells(Kind.SPACE, Kind.DOOR))
+    fillable = set(sheet.fillable())
     if not sheet.starts or not sheet.starts <= fillable:
         return "no space for the first number, or one that cannot be filled"
     # The first number goes on a start; every later one next to a filled space (a title
-    # whose numbers go anywhere makes every space a start). Doors are reached like the rest.
+    # whose numbers go anywhere makes every space a start). Every space a number may go in
+    # is reached, whatever its kind.
     if reachable(sheet.starts, fillable) != fillable:
         return "some spaces cannot be reached from the first one"
     return sheet.title.check_sheet(sheet)

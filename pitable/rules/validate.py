@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from pitable.rules.base import Options
 from pitable.rules.bot.model import Act, Action, TurnRecord
-from pitable.rules.scoring import FinishedSheet, Token
+from pitable.rules.scoring import FinishedSheet, Token, alphabet
 from pitable.rules.sheets import Cell, Kind, Sheet, neighbours
 
 NINE = 9
@@ -203,7 +203,7 @@ def split_reveals(replay: Replay, actions: Sequence[Action], reveal: Act) -> Non
     for a in actions:
         if a.act is reveal:
             seen = True
-        elif seen and a.act in (Act.WRITE, Act.STRUCTURE, Act.BOAT, Act.HAZARD):
+        elif seen and a.act.fills:
             replay.breach(a, "a space filled after the turn's discovery")
 
 
@@ -216,8 +216,8 @@ def _compare(replay: Replay, finished: FinishedSheet) -> None:
     if (finished.height, finished.width) != (replay.sheet.grid_height, replay.sheet.grid_width):
         replay.breach(None, "the finished sheet is not the map's size")
         return
-    letters = {"H": Token.HUT, "S": Token.STATUE, "M": Token.MINE, "B": Token.BOAT,
-               "X": Token.HAZARD, "x": Token.CROSSED}
+    known = alphabet()
+    letters = known.plain
     groups: dict[tuple[str, int], set[Cell]] = {}
     for cell, space in finished.cells():
         kind = replay.kind[cell]
@@ -225,12 +225,9 @@ def _compare(replay: Replay, finished: FinishedSheet) -> None:
         mark = replay.mark.get(cell)
         if kind is Kind.OUTSIDE:
             expected = Token.NONE
-        elif kind is Kind.SEA:
-            expected = Token.BOAT if mark == "B" else Token.SEA
-        elif kind is Kind.MOUNTAIN:
-            expected = Token.MOUNTAIN
-        elif kind is Kind.DOOR:
-            expected = Token.DOOR
+        elif kind is not Kind.SPACE:
+            # A position of a title's own kind shows its letter, or what was drawn there.
+            expected = letters[mark] if mark is not None else Token.of(kind)
         elif number is not None:
             expected = Token.NUMBER
         elif mark is not None:
@@ -238,12 +235,14 @@ def _compare(replay: Replay, finished: FinishedSheet) -> None:
         else:
             expected = Token.EMPTY
         treasure = replay.treasures.get(cell)
-        shown_treasure = space.mark_n if space.mark == "T" else None
+        # A lone mark shows the value found at its one position; the others name a group.
+        lone = space.mark is not None and space.mark in known.lone_marks
+        shown_treasure = space.mark_n if lone else None
         if space.token is not expected or space.number != number or treasure != shown_treasure:
             r, c = cell
             replay.breach(None, f"row {r + 1}, column {c + 1} shows {space.text!r},"
                                 " not what the moves leave")
-        if space.mark is not None and space.mark != "T" and space.mark_n is not None:
+        if space.mark is not None and not lone and space.mark_n is not None:
             groups.setdefault((space.mark, space.mark_n), set()).add(cell)
     shown = Counter((letter, frozenset(cells)) for (letter, _), cells in groups.items())
     if shown != Counter(replay.discoveries):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pitable.i18n import translator
 from pitable.rules import all_titles
-from pitable.rules.base import GREEN_WORDS, N_, PENNY_HIGH, PENNY_LOW, penny_range
+from pitable.rules.base import N_, PENNY_HIGH, PENNY_LOW, penny_range
 from pitable.rules.dice import DICE
 
 #: Every word of the page, by the key the page knows it by. ``{name}`` fields are filled in
@@ -67,7 +67,7 @@ def page_words(lang: str) -> dict[str, object]:
         "lang": lang,
         "words": {key: _(message) for key, message in PAGE_WORDS.items()},
         "dice": {str(die): _(DIE_NAMES[str(die)]) for die in DICE},
-        "green": {effect.value: _(word) for effect, word in GREEN_WORDS.items()},
+        "green": {t.green_effect.key: _(t.green_effect.allows) for t in all_titles()},
         "penny": {"face": f"{PENNY_LOW}-{PENNY_HIGH}", "words": penny_range(tr)},
         "titles": [{"key": t.key, "name": t.display_name(tr)} for t in all_titles()],
     }

@@ -1,9 +1,10 @@
 """What a bot's game is made of: the moves of each turn, the finished game, and the grid
 every title's player keeps. Pure Python, standard library only.
 
-A move is an :class:`Action`: a number written, a structure or boat drawn, a hazard drawn or
-crossed out, a discovery revealed or a treasure found. A turn is its roll and its actions in
-the order they were made; a game is its map and its turns. The validator
+A move is an :class:`Action`: a number written, a hazard drawn or crossed out, or a move a
+title's package defines for itself (a picture drawn in a space, something revealed or found
+on the sheet). A turn is its roll and its actions in the order they were made; a game is
+its map and its turns. The validator
 (:mod:`pitable.rules.validate`) replays exactly this, with rules of its own.
 """
 
@@ -11,10 +12,9 @@ from __future__ import annotations
 
 import abc
 import copy
-import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from pitable.rules.base import Options, Title
 from pitable.rules.dice import Roll
@@ -26,22 +26,54 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class Act(enum.Enum):
-    """What one action does; the value is its word in a move log."""
+@dataclass(frozen=True)
+class Act:
+    """What one action does: those of every title (:attr:`WRITE`, :attr:`HAZARD`,
+    :attr:`CROSS`), or one a title's package defines for its own moves. Each is one value,
+    compared with ``is``; a copy or an unpickled one is that value again."""
 
-    WRITE = "write"  # a number in a space (a Door in the Temple)
-    STRUCTURE = "structure"  # Valley: a hut (H), statue (S) or mine (M)
-    BOAT = "boat"  # Island: a boat in a sea space
-    HAZARD = "hazard"  # a snake, danger or mummy drawn
-    CROSS = "cross"  # a hazard crossed out (the Valley: with a 9 from the dice)
-    DISCOVER = "discover"  # Valley: a jungle (j), town (t), mountain range (r), pyramid (p)
-    TREASURE = "treasure"  # Island: the treasure of a value found at a space
+    #: Its word in a move log: ``"write"``.
+    value: str
+    #: It fills an empty space (a number, a hazard, a picture drawn): what a title's reveal
+    #: of a turn comes after.
+    fills: bool = False
+
+    #: A number in a space.
+    WRITE: ClassVar[Act]
+    #: A hazard drawn in a space.
+    HAZARD: ClassVar[Act]
+    #: A hazard crossed out (with a 9, as the title's rules say).
+    CROSS: ClassVar[Act]
+
+    def __post_init__(self) -> None:
+        if _ACTS.setdefault(self.value, self) != self:
+            raise ValueError(f"act {self.value!r}: the word is taken")
+
+    def __reduce__(self) -> tuple[Callable[[str], Act], tuple[str]]:
+        return (_act, (self.value,))
+
+    def __repr__(self) -> str:
+        return f"Act({self.value!r}, fills={self.fills})"
+
+
+#: Every act by its word.
+_ACTS: dict[str, Act] = {}
+
+
+def _act(word: str) -> Act:
+    """The act of ``word``: what a copied or unpickled one is."""
+    return _ACTS[word]
+
+
+Act.WRITE = Act("write", fills=True)
+Act.HAZARD = Act("hazard", fills=True)
+Act.CROSS = Act("cross")
 
 
 @dataclass(frozen=True)
 class Action:
-    """One move: what it does, where, and its value (a number, a structure's or a
-    discovery's letter, a treasure's value); a discovery names all its cells."""
+    """One move: what it does, where, and its value (a number, or a title's letter or value
+    for its own moves); a move that takes several cells names them all."""
 
     act: Act
     cells: tuple[Cell, ...]
@@ -76,7 +108,7 @@ class Game:
     tokens: tuple[tuple[str, ...], ...]
     #: Each score component by name, as the bot counted it.
     components: tuple[tuple[str, int], ...]
-    #: Hazards placed during the game (the Valley's levels depend on them).
+    #: Hazards placed during the game (a title's levels may depend on them).
     hazards: int
 
     @property
@@ -190,7 +222,7 @@ class Player(abc.ABC):
 
     @abc.abstractmethod
     def over(self) -> bool:
-        """The sheet has ended the game (full, or every treasure found)."""
+        """The sheet has ended the game (full, or whatever else the title's rules say)."""
 
     @abc.abstractmethod
     def components(self) -> tuple[tuple[str, int], ...]:

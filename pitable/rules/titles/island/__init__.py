@@ -10,6 +10,9 @@ in for one end of a pair) are worth most, and mountains that cut rows and column
 cost most; a danger costs (or, overcome, earns) the smallest number next to it, so how many
 island neighbours the spaces have changes what dangers are worth; and the number of island
 spaces sets how long a game lasts.
+
+Map formats: since map v2 the island's spaces are one group; map v3 sizes the islands by
+the solo levels (32 to 36 spaces).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from pitable.rules.base import ENGLISH, N_, GreenEffect, Options, Title, Translator, penny_range
+from pitable.rules.scoring import Token
 from pitable.rules.sheets import (
     MAP_FORMAT,
     MAP_FORMATS,
@@ -60,6 +64,20 @@ DANGERS = 5
 TREASURES = 5
 
 
+#: The sea round the island: only boats go there; it is drawn with dotted edges and a wave.
+SEA = Kind("SEA", "~", inside=False, words="sea (~ or B)", picture="sea")
+#: A mountain: no number goes there (a treasure may); it is drawn as a filled peak.
+MOUNTAIN = Kind("MOUNTAIN", "^", words="a mountain (^)", picture="mountain")
+#: What a finished sheet shows at a sea space and at a mountain: their map letters.
+SEA_TOKEN, MOUNTAIN_TOKEN = Token.of(SEA), Token.of(MOUNTAIN)
+#: A boat drawn in a sea space, typed ``B``.
+BOAT = Token("B", "BOAT", kind=SEA)
+
+#: Dakota Smith's face on the Island, Navigation: draw a boat in the sea instead of writing a
+#: number; the die shows a sailing boat on a wave.
+NAVIGATION = GreenEffect("boat", picture="boat", allows=N_("boat"), chip=N_("BOAT"))
+
+
 class Island(Title):
     """Skull Island: one island space a turn, boats, at most five dangers."""
 
@@ -69,8 +87,12 @@ class Island(Title):
     aliases = ("skull-island", "skull", "skullisland")
     hazard_name = N_("danger")
     hazard_symbol = "skull"
-    green_effect = GreenEffect.BOAT
+    green_effect = NAVIGATION
     hazard_limit = DANGERS
+    kinds = (SEA, MOUNTAIN)
+    tokens = (BOAT,)
+    #: ``/T7``: the treasure worth 7 found at a position, alone or after its token.
+    marks = lone_marks = "T"
     max_hazards = DANGERS
 
     # The rulebook's solo levels are 60/75/90, whatever the dangers. The game ends when the
@@ -117,7 +139,7 @@ class Island(Title):
         _ = tr.gettext
         if options.hazard_ignored:
             return _("Danger ignored: {limit} marked").format(limit=DANGERS)
-        if options.green is GreenEffect.BOAT:
+        if options.green is NAVIGATION:
             return _("1 island space, or a boat")
         return _("Fill 1 island space")
 
@@ -127,12 +149,12 @@ class Island(Title):
         if options.hazard_ignored:
             lines.append(_("Danger ignored: all 5 danger bubbles are marked."))
         lines.append(self.numbers_line(options, tr))
-        if options.penny and options.green is GreenEffect.BOAT:
+        if options.penny and options.green is NAVIGATION:
             lines.append(_("Choose: Penny Papers (any number {range}) or Navigation"
                            " (a boat).").format(range=penny_range(tr)))
         elif options.penny:
             lines.append(_("Penny Papers: any number {range}.").format(range=penny_range(tr)))
-        if options.green is GreenEffect.BOAT:
+        if options.green is NAVIGATION:
             lines.append(_("Navigation: you may draw a boat in an empty sea space instead."))
         if 9 in options.numbers:
             lines.append(_("A 9 written next to a danger overcomes it."))
@@ -159,11 +181,11 @@ class Island(Title):
 
     def _sheet(self, side: Side, seed: int, version: int, land: set[Cell],
                peaks: set[Cell]) -> Sheet:
-        kinds = {(r, c): Kind.SEA for r in range(SIZE) for c in range(SIZE)}
+        kinds = {(r, c): SEA for r in range(SIZE) for c in range(SIZE)}
         kinds.update(dict.fromkeys(land, Kind.SPACE))
-        kinds.update(dict.fromkeys(peaks, Kind.MOUNTAIN))
+        kinds.update(dict.fromkeys(peaks, MOUNTAIN))
         starts = frozenset(
-            s for s in land - peaks if any(kinds.get(n) is Kind.SEA for n in neighbours(s))
+            s for s in land - peaks if any(kinds.get(n) is SEA for n in neighbours(s))
         )
         return Sheet(
             title=self,
@@ -192,7 +214,7 @@ class Island(Title):
         require(
             sheet,
             self.name,
-            (Token.NONE, Token.EMPTY, Token.NUMBER, Token.SEA, Token.BOAT, Token.MOUNTAIN,
+            (Token.NONE, Token.EMPTY, Token.NUMBER, SEA_TOKEN, BOAT, MOUNTAIN_TOKEN,
              Token.HAZARD, Token.CROSSED),
             "T",
         )
@@ -208,7 +230,7 @@ class Island(Title):
             if space.mark != "T" or space.mark_n is None:
                 continue
             value = space.mark_n
-            if space.token in (Token.SEA, Token.BOAT, Token.NONE):
+            if space.token in (SEA_TOKEN, BOAT, Token.NONE):
                 raise bad(cell, space, "a treasure is never found in the water or off the map")
             if any(value == v for _, _, v in found):
                 raise bad(cell, space, f"a second treasure of {value}: each needs another number")
@@ -256,23 +278,23 @@ class Island(Title):
         if (shape.grid_width, shape.grid_height) != (SIZE, SIZE):
             return (f"the island's grid is {SIZE} by {SIZE}, not"
                     f" {shape.grid_width} by {shape.grid_height}")
-        if shape.cells(Kind.OUTSIDE, Kind.DOOR):
+        if any(k not in (Kind.SPACE, SEA, MOUNTAIN) for row in shape.grid for k in row):
             return "kinds that belong to another title"
         last = SIZE - 1
         ring = [
             (r, c) for r in range(SIZE) for c in range(SIZE) if r in (0, last) or c in (0, last)
         ]
-        if any(shape.kind(cell) is not Kind.SEA for cell in ring):
+        if any(shape.kind(cell) is not SEA for cell in ring):
             return "the outer ring is not all sea"
         count = shape.fillable_count
         if count not in spaces:
             return f"{count} island spaces, expected {spaces.start} to {spaces.stop - 1}"
-        mountains = len(shape.cells(Kind.MOUNTAIN))
+        mountains = len(shape.cells(MOUNTAIN))
         if mountains not in heights:
             return f"{mountains} mountains, expected {heights.start} to {heights.stop - 1}"
-        if not connected(set(shape.cells(Kind.SPACE, Kind.MOUNTAIN))):
+        if not connected(set(shape.cells(Kind.SPACE, MOUNTAIN))):
             return "the island is not one piece"
-        if not connected(set(shape.cells(Kind.SEA)), edge_neighbours):
+        if not connected(set(shape.cells(SEA)), edge_neighbours):
             return "a lagoon: sea enclosed by the island"
         return island_spaces_problem(shape)
 
@@ -314,7 +336,7 @@ class Island(Title):
 def coast_of(sheet: Shape | Sheet) -> set[Cell]:
     """The island spaces beside the sea, where the first number goes."""
     spaces = set(sheet.cells(Kind.SPACE))
-    return {s for s in spaces if any(sheet.kind(n) is Kind.SEA for n in neighbours(s))}
+    return {s for s in spaces if any(sheet.kind(n) is SEA for n in neighbours(s))}
 
 
 def island_spaces_problem(sheet: Shape | Sheet) -> str | None:
@@ -401,7 +423,7 @@ def _unpaired(value: int, before: list[Space], after: list[Space]) -> str | None
 
     def holds(spaces: list[Space]) -> tuple[bool, bool]:
         number = any(s.token is Token.NUMBER and s.number == value for s in spaces)
-        return number, any(s.token is Token.BOAT for s in spaces)
+        return number, any(s.token is BOAT for s in spaces)
 
     (number_before, boat_before), (number_after, boat_after) = holds(before), holds(after)
     if (number_before and (number_after or boat_after)) or (number_after and boat_before):

@@ -11,11 +11,13 @@ is claimed as soon as its four numbers stand.
 
 from __future__ import annotations
 
-from pitable.rules.base import GreenEffect, Options, Title
+from pitable.rules.base import Options, Title
 from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
 from pitable.rules.dice import all_rolls
 from pitable.rules.sheets import Kind, Sheet
+from pitable.rules.titles.island import MOUNTAIN, NAVIGATION, SEA
+from pitable.rules.titles.island.moves import BOAT, TREASURE
 
 NINE = 9
 TREASURES = 5
@@ -92,14 +94,14 @@ class IslandPlayer(Player):
         self.row_boats = [0] * grid.height
         self.col_boats = [0] * width
         kinds = grid.kinds
-        self.spots = [i for i, k in enumerate(kinds) if k in (Kind.SPACE, Kind.MOUNTAIN)]
+        self.spots = [i for i, k in enumerate(kinds) if k in (Kind.SPACE, MOUNTAIN)]
         self.row_spots: list[list[int]] = [[] for _ in range(grid.height)]
         self.col_spots: list[list[int]] = [[] for _ in range(width)]
         for i in self.spots:
             self.row_spots[self.rows[i]].append(i)
             self.col_spots[self.cols[i]].append(i)
         self.empty_spaces = {i for i, k in enumerate(kinds) if k is Kind.SPACE}
-        self.empty_sea = {i for i, k in enumerate(kinds) if k is Kind.SEA}
+        self.empty_sea = {i for i, k in enumerate(kinds) if k is SEA}
         #: Numbers and boats beside each position: a number goes beside one.
         self.anchors = [0] * size
         self.written = False
@@ -116,13 +118,13 @@ class IslandPlayer(Player):
             self.hazards += 1
             self.last_filled = []
             actions.append(Action(Act.HAZARD, (cell(i),)))
-        elif self.empty_spaces or (options.green is GreenEffect.BOAT and self.empty_sea):
+        elif self.empty_spaces or (options.green is NAVIGATION and self.empty_sea):
             score, value, i = self._best_write(options.numbers)
-            if options.green is GreenEffect.BOAT and self.empty_sea:
+            if options.green is NAVIGATION and self.empty_sea:
                 boat_score, sea = self._best_boat()
                 if boat_score > score:
                     self._draw_boat(sea)
-                    actions.append(Action(Act.BOAT, (cell(sea),)))
+                    actions.append(Action(BOAT, (cell(sea),)))
                     i = -1
             if i >= 0:
                 self._write(i, value)
@@ -136,7 +138,7 @@ class IslandPlayer(Player):
             value, i = claim
             self.treasure[i] = value
             self.found.add(value)
-            actions.append(Action(Act.TREASURE, (cell(i),), value))
+            actions.append(Action(TREASURE, (cell(i),), value))
         return actions
 
     def over(self) -> bool:
@@ -409,9 +411,9 @@ class IslandPlayer(Player):
     def tokens(self) -> tuple[tuple[str, ...], ...]:
         out = []
         for i, kind in enumerate(self.grid.kinds):
-            if kind is Kind.SEA:
+            if kind is SEA:
                 token = "B" if self.boat[i] else "~"
-            elif kind is Kind.MOUNTAIN:
+            elif kind is MOUNTAIN:
                 token = "^"
             elif kind is Kind.SPACE:
                 if self.num[i]:

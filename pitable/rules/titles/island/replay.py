@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pitable.rules.base import GreenEffect, Options
+from pitable.rules.base import Options
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
+from pitable.rules.titles.island import MOUNTAIN, NAVIGATION, SEA
+from pitable.rules.titles.island.moves import BOAT, TREASURE
 from pitable.rules.validate import Replay, ReplayRules, split_reveals
 
 TREASURES = 5
@@ -22,16 +24,16 @@ TREASURES = 5
 
 def _island_turn(replay: Replay, options: Options, actions: Sequence[Action]) -> None:
     spaces = (Kind.SPACE,)
-    split_reveals(replay, actions, Act.TREASURE)
+    split_reveals(replay, actions, TREASURE)
     filled: list[Cell] = []
-    fills = [a for a in actions if a.act in (Act.WRITE, Act.BOAT)]
+    fills = [a for a in actions if a.act in (Act.WRITE, BOAT)]
     if options.hazard:
         replay.hazard_turn(actions, fills, spaces)
     else:
         for a in actions:
-            if a.act in (Act.HAZARD, Act.STRUCTURE, Act.DISCOVER):
+            if a.act not in (Act.WRITE, Act.CROSS, BOAT, TREASURE):
                 replay.breach(a, "not a move of this roll")
-        can_boat = options.green is GreenEffect.BOAT and bool(replay.empties(Kind.SEA))
+        can_boat = options.green is NAVIGATION and bool(replay.empties(SEA))
         if len(fills) != 1 and (replay.empties(*spaces) or can_boat):
             replay.breach(None, f"a turn fills one space, not {len(fills)}")
     for a in actions:
@@ -45,17 +47,17 @@ def _island_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
                                  first=not replay.number)
             replay.number[a.cell] = int(a.value) if isinstance(a.value, int) else 0
             filled.append(a.cell)
-        elif a.act is Act.BOAT and not options.hazard:
-            if options.green is not GreenEffect.BOAT:
+        elif a.act is BOAT and not options.hazard:
+            if options.green is not NAVIGATION:
                 replay.breach(a, "a boat needs the Navigation face")
-            if replay.kind.get(a.cell) is not Kind.SEA or not replay.empty(a.cell):
+            if replay.kind.get(a.cell) is not SEA or not replay.empty(a.cell):
                 replay.breach(a, "a boat goes in an empty sea space")
                 continue
             replay.mark[a.cell] = "B"
             filled.append(a.cell)
         elif a.act is Act.CROSS:
             replay.cross_with_nine_on_sheet(a)
-        elif a.act is Act.TREASURE:
+        elif a.act is TREASURE:
             _treasure(replay, a)
     replay.filled_before = filled
 
@@ -67,7 +69,7 @@ def _treasure(replay: Replay, action: Action) -> None:
         replay.breach(action, "each treasure is found with a different number")
     elif len(replay.treasures) >= TREASURES:
         replay.breach(action, f"{TREASURES} treasures at most")
-    elif replay.kind.get(cell) not in (Kind.SPACE, Kind.MOUNTAIN):
+    elif replay.kind.get(cell) not in (Kind.SPACE, MOUNTAIN):
         replay.breach(action, "a treasure is never in the water")
     elif cell in replay.treasures:
         replay.breach(action, "one treasure a space")

@@ -9,6 +9,9 @@ sequences and more groups), how many neighbours each space has (a wide, low temp
 than a tall, narrow one, and sequences and groups are built from neighbours), and the Doors:
 how many there are, since a Lockpick rolled once they are full is lost, and whether they
 sit where a sequence or a 9 beside a mummy would want them.
+
+Map formats: map v2's outlines fill 40 to 56 spaces; map v3 sizes the temples by the solo
+levels (21 to 24 spaces, 16 or 17 of them doorless).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pitable.rules.base import ENGLISH, N_, GreenEffect, Options, Title, Translator, penny_range
+from pitable.rules.scoring import Token
 from pitable.rules.sheets import (
     MAP_FORMAT,
     MAP_FORMATS,
@@ -41,6 +45,20 @@ if TYPE_CHECKING:
     from pitable.rules.validate import ReplayRules
 
 MAX_ROWS = 8
+
+
+#: A Door space: a number goes there only with the Lockpick, and never a mummy; it is drawn
+#: with a door frame, a second outline inside its square.
+DOOR = Kind("DOOR", "D", fillable=True, words="a Door (D)", picture="door frame",
+            no_hazard="a Door holds a number, never a hazard (a mummy goes in a doorless"
+                      " space)",
+            hazard_goes="a doorless space")
+#: A Door on a finished sheet: ``D`` empty, ``D7`` holding 7.
+DOOR_TOKEN = Token.of(DOOR)
+
+#: Dakota Smith's face in the Temple, the Lockpick: the number goes in a Door space; the die
+#: shows a key.
+LOCKPICK = GreenEffect("door", picture="lockpick", allows=N_("door"), chip=N_("DOOR"))
 
 
 @dataclass(frozen=True)
@@ -88,7 +106,8 @@ class Temple(Title):
     aliases = ("apikhabou", "temple-of-apikhabou")
     hazard_name = N_("mummy")
     hazard_symbol = "mummy"
-    green_effect = GreenEffect.DOOR
+    green_effect = LOCKPICK
+    kinds = (DOOR,)
 
     # The rulebook's solo levels are 15/25/30, whatever the mummies. The game ends when the
     # sheet is full or five treasures are found, so there is no round limit.
@@ -122,19 +141,19 @@ class Temple(Title):
 
     def play_headline(self, options: Options, *, tr: Translator = ENGLISH) -> str:
         _ = tr.gettext
-        if options.green is GreenEffect.DOOR:
+        if options.green is LOCKPICK:
             return _("Lockpick: fill 1 Door space")
         return _("Fill 1 doorless space")
 
     def play_lines(self, options: Options, *, tr: Translator = ENGLISH) -> tuple[str, ...]:
         _ = tr.gettext
         lines = [self.numbers_line(options, tr)]
-        if options.penny and options.green is GreenEffect.DOOR:
+        if options.penny and options.green is LOCKPICK:
             lines.append(_("Penny Papers: any number {range}.").format(range=penny_range(tr)))
         elif options.penny:
             lines.append(_("Penny Papers: any number {range}, in a doorless space.").format(
                 range=penny_range(tr)))
-        if options.green is GreenEffect.DOOR:
+        if options.green is LOCKPICK:
             lines.append(_("The number goes in a Door space; if every Door is filled,"
                            " ignore the Lockpick."))
         if 9 in options.numbers:
@@ -168,7 +187,7 @@ class Temple(Title):
     def _sheet(self, side: Side, seed: int, widths: tuple[int, ...], spaces: set[Cell],
                doors: set[Cell], *, version: int) -> Sheet:
         kinds = dict.fromkeys(spaces, Kind.SPACE)
-        kinds.update(dict.fromkeys(doors, Kind.DOOR))
+        kinds.update(dict.fromkeys(doors, DOOR))
         return Sheet(
             title=self,
             side=side,
@@ -194,7 +213,7 @@ class Temple(Title):
         require(
             sheet,
             self.name,
-            (Token.NONE, Token.EMPTY, Token.NUMBER, Token.DOOR, Token.HAZARD, Token.CROSSED),
+            (Token.NONE, Token.EMPTY, Token.NUMBER, DOOR_TOKEN, Token.HAZARD, Token.CROSSED),
             "",
         )
         crossed_needs_nine(sheet, "mummy")
@@ -263,13 +282,13 @@ class Temple(Title):
             previous = len(cols)
         if previous != shape.grid_width:
             return "the base does not span the grid"
-        if any(k in (Kind.MOUNTAIN, Kind.SEA) for row in shape.grid for k in row):
+        if any(k not in (Kind.OUTSIDE, Kind.SPACE, DOOR) for row in shape.grid for k in row):
             return "kinds that belong to another title"
         problem = outline_problem(tuple(sum(k.fillable for k in row) for row in shape.grid),
                                   sizes)
         if problem is not None:
             return problem
-        doors = shape.cells(Kind.DOOR)
+        doors = shape.cells(DOOR)
         if len(doors) not in sizes.doors:
             return f"{len(doors)} Door spaces, expected {_span(sizes.doors)}"
         doorless = shape.fillable_count - len(doors)

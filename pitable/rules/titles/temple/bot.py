@@ -8,10 +8,11 @@ beside a 9 is crossed out as soon as it can be.
 
 from __future__ import annotations
 
-from pitable.rules.base import GreenEffect, Options, Title
+from pitable.rules.base import Options, Title
 from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
 from pitable.rules.sheets import Kind, Sheet
+from pitable.rules.titles.temple import DOOR, LOCKPICK
 
 #: Stars of a group of three identical numbers, and what half of one (two) is worth.
 GROUP_DONE, GROUP_HALF = 3.0, 1.2
@@ -32,7 +33,7 @@ class TemplePlayer(Player):
         self.num = [0] * self.grid.size
         self.mummy = [0] * self.grid.size
         self.empty_spaces = {i for i, k in enumerate(kinds) if k is Kind.SPACE}
-        self.empty_doors = {i for i, k in enumerate(kinds) if k is Kind.DOOR}
+        self.empty_doors = {i for i, k in enumerate(kinds) if k is DOOR}
         self.numbered: list[int] = []
 
     # --- a turn ---------------------------------------------------------------------
@@ -48,7 +49,7 @@ class TemplePlayer(Player):
             self.last_filled = []
             actions.append(Action(Act.HAZARD, (cell(i),)))
         else:
-            lockpick = options.green is GreenEffect.DOOR and bool(self.empty_doors)
+            lockpick = options.green is LOCKPICK and bool(self.empty_doors)
             targets = self.empty_doors if lockpick else self.empty_spaces
             value, i = self._best_write(targets, options.numbers)
             self.num[i] = value
@@ -175,7 +176,7 @@ class TemplePlayer(Player):
     def tokens(self) -> tuple[tuple[str, ...], ...]:
         out = []
         for i, kind in enumerate(self.grid.kinds):
-            if kind is Kind.DOOR:
+            if kind is DOOR:
                 out.append(f"D{self.num[i]}" if self.num[i] else "D")
             elif kind is Kind.SPACE:
                 if self.num[i]:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pitable.rules.base import GreenEffect, Options
+from pitable.rules.base import Options
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
+from pitable.rules.titles.temple import DOOR, LOCKPICK
 from pitable.rules.validate import Replay, ReplayRules
 
 
@@ -20,12 +21,12 @@ def _temple_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
     if options.hazard:
         replay.hazard_turn(actions, writes, spaces)
     else:
-        lockpick = options.green is GreenEffect.DOOR and bool(replay.empties(Kind.DOOR))
-        where = (Kind.DOOR,) if lockpick else spaces
+        lockpick = options.green is LOCKPICK and bool(replay.empties(DOOR))
+        where = (DOOR,) if lockpick else spaces
         if len(writes) != 1 and replay.empties(*where):
             replay.breach(None, f"a turn writes one number, not {len(writes)}")
         for a in actions:
-            if a.act in (Act.HAZARD, Act.STRUCTURE, Act.BOAT, Act.DISCOVER, Act.TREASURE):
+            if a.act not in (Act.WRITE, Act.CROSS):
                 replay.breach(a, "not a move of this roll")
         for a in writes:
             if a.value not in options.numbers:

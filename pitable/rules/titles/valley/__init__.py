@@ -10,6 +10,9 @@ spaces (each one more turn before the full grid's 7 stars, and more room for dis
 how many spaces each space touches (a narrow pass or a ragged edge leaves spaces with few
 neighbours, which structures and 8-connected discoveries need), and how many cloud spaces
 there are to start from.
+
+Map formats: since map v2, side B is a valley of its own (a pass) with no lake; map v3
+left the Valley's maps as they were in map v2.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pitable.rules.base import (
     Translator,
     penny_range,
 )
+from pitable.rules.scoring import Token
 from pitable.rules.sheets import (
     MAP_FORMAT,
     Cell,
@@ -79,6 +83,14 @@ STRUCTURES = {"H": ("hut", "j"), "S": ("statue", "t"), "M": ("mine", "r")}
 STRUCTURE_STARS = 2
 
 
+#: The structures drawn on a finished sheet: ``H`` a hut, ``S`` a statue, ``M`` a mine.
+HUT, STATUE, MINE = Token("H", "HUT"), Token("S", "STATUE"), Token("M", "MINE")
+
+#: Dakota Smith's face in the Valley: draw a structure (a hut, a statue or a mine) instead
+#: of writing a number; the die shows a hut with a pitched roof.
+BUILD = GreenEffect("structure", picture="hut", allows=N_("structure"), chip=N_("BUILD"))
+
+
 class Valley(Title):
     """The Valley of Wiraqocha: up to three spaces a turn, structures, snakes."""
 
@@ -88,8 +100,12 @@ class Valley(Title):
     aliases = ("wiraqocha", "valley-of-wiraqocha")
     hazard_name = N_("snake")
     hazard_symbol = "snake"
-    green_effect = GreenEffect.STRUCTURE
+    green_effect = BUILD
     several_spaces = True
+    tokens = (HUT, STATUE, MINE)
+    #: A discovery after a number: ``7/j1`` a space of jungle 1, ``/t2`` town 2, ``/r1``
+    #: mountain range 1, ``/p1`` pyramid 1.
+    marks = "jtrp"
 
     # The rulebook's "Solo Adventure": 25 rounds, levels 90/110/130, and 4 fewer stars per
     # snake placed, escaped ones included, with no floor (after 23 snakes even a score
@@ -137,7 +153,7 @@ class Valley(Title):
         if options.penny:
             lines.append(_("Penny Papers: one number of your choice, {range}.").format(
                 range=penny_range(tr)))
-        if options.green is GreenEffect.STRUCTURE:
+        if options.green is BUILD:
             lines.append(_("Dakota Smith: you may draw a hut, a statue or a mine (each once)."))
         if 9 in options.numbers:
             lines.append(_("A 9 may cross out a snake instead of being written."))
@@ -197,8 +213,8 @@ class Valley(Title):
         require(
             sheet,
             self.name,
-            (Token.NONE, Token.EMPTY, Token.NUMBER, Token.HAZARD, Token.CROSSED, Token.HUT,
-             Token.STATUE, Token.MINE),
+            (Token.NONE, Token.EMPTY, Token.NUMBER, Token.HAZARD, Token.CROSSED, HUT,
+             STATUE, MINE),
             "jtrp",
         )
         kinds = _discoveries(sheet)
@@ -258,7 +274,7 @@ class Valley(Title):
         if (shape.grid_width, shape.grid_height) != (WIDTH, HEIGHT):
             return (f"the valley's grid is {WIDTH} by {HEIGHT}, not"
                     f" {shape.grid_width} by {shape.grid_height}")
-        if shape.cells(Kind.DOOR, Kind.MOUNTAIN, Kind.SEA):
+        if any(k not in (Kind.OUTSIDE, Kind.SPACE) for row in shape.grid for k in row):
             return "kinds that belong to another title"
         count = shape.fillable_count
         if count not in SPACES:

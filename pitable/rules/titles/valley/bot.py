@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pitable.rules.base import PENNY, GreenEffect, Options, Title
+from pitable.rules.base import PENNY, Options, Title
 from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
 from pitable.rules.sheets import Kind, Sheet
+from pitable.rules.titles.valley import BUILD
+from pitable.rules.titles.valley import moves as valley_moves
 
 EMPTY, NUMBER, STRUCTURE, SNAKE, CROSSED, NONE = range(6)
 NINE = 9
@@ -185,7 +187,7 @@ class ValleyPlayer(Player):
             self.last_filled = []
         else:
             filled: list[int] = []
-            if options.green is GreenEffect.STRUCTURE and self.empty:
+            if options.green is BUILD and self.empty:
                 chosen = self._structure(round_)
                 if chosen is not None:
                     letter, i = chosen
@@ -193,7 +195,7 @@ class ValleyPlayer(Player):
                     self.structures[letter] = i
                     self.filled = True
                     filled.append(i)
-                    actions.append(Action(Act.STRUCTURE, (cell(i),), letter))
+                    actions.append(Action(valley_moves.STRUCTURE, (cell(i),), letter))
             for act, i, value in self._best_play(options.plays, need=not filled):
                 if act is Act.CROSS:
                     self.what[i] = CROSSED
@@ -215,7 +217,8 @@ class ValleyPlayer(Player):
                 self.disc_n[i] = self.count[letter]
             if letter == "t":
                 self.towns.add(self.num[cells[0]])
-            actions.append(Action(Act.DISCOVER, tuple(cell(i) for i in cells), letter))
+            actions.append(Action(valley_moves.DISCOVER, tuple(cell(i) for i in cells),
+                                  letter))
         return actions
 
     def over(self) -> bool:

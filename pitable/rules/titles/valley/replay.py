@@ -13,14 +13,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from pitable.rules.base import PENNY, GreenEffect, Options
+from pitable.rules.base import PENNY, Options
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
+from pitable.rules.titles.valley import BUILD
+from pitable.rules.titles.valley.moves import DISCOVER, STRUCTURE
 from pitable.rules.validate import NINE, Replay, ReplayRules, split_reveals
 
 #: Each discovery's spaces, by letter.
 SIZES = {"j": 5, "t": 4, "r": 3, "p": 4}
 STRUCTURE_LETTERS = ("H", "S", "M")
+#: The moves of the Valley; any other title's is not a move of any roll here.
+ACTS = (Act.WRITE, Act.HAZARD, Act.CROSS, STRUCTURE, DISCOVER)
 
 
 def _fits_a_play(used: list[int], options: Options) -> bool:
@@ -38,16 +42,17 @@ def _fits_a_play(used: list[int], options: Options) -> bool:
 
 def _valley_turn(replay: Replay, options: Options, actions: Sequence[Action]) -> None:
     spaces = (Kind.SPACE,)
-    split_reveals(replay, actions, Act.DISCOVER)
+    split_reveals(replay, actions, DISCOVER)
     filled: list[Cell] = []
     if options.hazard:
-        ignored = [a for a in actions if a.act in (Act.WRITE, Act.STRUCTURE, Act.CROSS, Act.BOAT)]
+        ignored = [a for a in actions if a.act in (Act.WRITE, STRUCTURE, Act.CROSS)
+                   or a.act not in ACTS]
         replay.hazard_turn(actions, ignored, spaces)
     else:
         used: list[int] = []
         structures = 0
         for a in actions:
-            if a.act is Act.HAZARD or a.act is Act.BOAT:
+            if a.act is Act.HAZARD or a.act not in ACTS:
                 replay.breach(a, "not a move of this roll")
             elif a.act is Act.CROSS:
                 used.append(NINE)
@@ -55,7 +60,7 @@ def _valley_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
                     replay.breach(a, "no snake stands there to cross out")
                 else:
                     replay.mark[a.cell] = "x"
-            elif a.act in (Act.WRITE, Act.STRUCTURE):
+            elif a.act in (Act.WRITE, STRUCTURE):
                 first = not any(v in STRUCTURE_LETTERS for v in replay.mark.values()) and not (
                     replay.number
                 )
@@ -72,7 +77,7 @@ def _valley_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
                     replay.number[a.cell] = a.value
                 else:
                     structures += 1
-                    if options.green is not GreenEffect.STRUCTURE:
+                    if options.green is not BUILD:
                         replay.breach(a, "a structure needs Dakota Smith's face")
                     elif structures > 1:
                         replay.breach(a, "one structure a roll")
@@ -82,16 +87,16 @@ def _valley_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
                 filled.append(a.cell)
         if not _fits_a_play(used, options):
             replay.breach(None, f"the numbers {sorted(used)} are not a grouping of the dice")
-        moved = any(a.act in (Act.WRITE, Act.STRUCTURE, Act.CROSS) for a in actions)
+        moved = any(a.act in (Act.WRITE, STRUCTURE, Act.CROSS) for a in actions)
         if not moved and replay.empties(*spaces):
             replay.breach(None, "a turn fills a space or crosses out a snake")
     for a in actions:
-        if a.act is Act.DISCOVER and options.hazard:
+        if a.act is DISCOVER and options.hazard:
             # 000: "After everyone has filled their one to three spaces for this turn (or
             # crossed out a snake)": a snake's turn fills nothing and crosses nothing out.
             replay.breach(a, "a discovery follows the turn's spaces or a snake crossed out,"
                              " never a snake's turn")
-        elif a.act is Act.DISCOVER:
+        elif a.act is DISCOVER:
             _discovery(replay, a)
     replay.filled_before = filled
 
