@@ -4,18 +4,14 @@ A finished sheet is typed as text: the map's rows, top first, one whitespace-sep
 per position, in the positions ``pitable sheet GAME --out map.txt`` prints (a position left
 blank there is ``#`` here). Blank lines and lines starting with ``;`` are ignored.
 
-Tokens every title knows: ``#`` not a space, ``_`` an empty space, ``1`` to ``15`` a number.
-The letters of the printed map are accepted for what they are: ``.`` (and the Valley's ``c``,
-a space beside a cloud) an empty space, ``~``, ``^`` and ``D`` as below. Each title knows
-some more:
-
-- Valley: ``H`` ``S`` ``M`` the hut, statue and mine, ``X`` a snake standing, ``x`` one
-  crossed out, and a discovery mark after a number: ``7/j1`` (a space of jungle 1), ``/t2``
-  (town 2), ``/r1`` (mountain range 1), ``/p1`` (pyramid 1).
-- Island: ``~`` sea, ``B`` a boat, ``^`` a mountain, ``X`` a danger, ``x`` one crossed out,
-  and ``/T7`` after any token of an island space (``^/T7``, ``X/T7``, ``4/T7``, ``_/T7`` or
-  ``/T7`` alone) where the treasure worth 7 was found.
-- Temple: ``D`` an empty Door, ``D7`` a Door holding 7, ``X`` a mummy, ``x`` one vanquished.
+Tokens every title knows: ``#`` not a space, ``_`` an empty space, ``1`` to ``15`` a number,
+``X`` a hazard standing and ``x`` one crossed out. The letters of the printed map are
+accepted for what they are: ``.`` (and ``c``, a space drawn with a cloud above it) an
+empty space, and the letter of each kind of position a title adds. The rest comes from the
+registered titles (:func:`alphabet`): the tokens each adds (a structure, a boat; a kind's
+letter with a number after it, as a Door holding 7 is ``D7``), and the marks typed after a
+``/`` (``7/j1``, or ``/T7`` alone where a lone mark may stand). Each title's package, and
+docs/sheets.md, list its own.
 
 :func:`parse_sheet` reads the tokens every title may use; each title's
 :meth:`~pitable.rules.base.Title.score` refuses those it does not know and any mark its rules
@@ -176,7 +172,7 @@ def _alphabet(titles: tuple[Title, ...]) -> Alphabet:
 
 
 #: The comment ``pitable sheet --out map.txt`` writes first, naming the map:
-#: ``; valley A 7 (map v2)``.
+#: ``; toy A 7 (map v3)``.
 _MAP_NAME = re.compile(
     r";\s*+(?P<key>[a-z][a-z0-9-]{0,39}+)\s++(?P<side>[ABab])\s++(?P<seed>[0-9]{1,6}+)"
     r"(?:\s++\(map v(?P<format>[0-9]{1,4}+)\))?+\s*+"
@@ -225,9 +221,9 @@ class Space:
     token: Token
     #: The number written (in a space or a Door); None where none is.
     number: int | None = None
-    #: A discovery's letter (Valley ``j`` ``t`` ``r`` ``p``) or ``T`` (an Island treasure).
+    #: The letter of a mark typed after ``/`` (one of a title's :attr:`~Title.marks`).
     mark: str | None = None
-    #: Which discovery of that kind (Valley), or the treasure's value (Island).
+    #: The number after that letter: which one of its kind, or what it is worth.
     mark_n: int | None = None
     #: The token as typed, for the error that names it.
     text: str = ""
@@ -238,7 +234,7 @@ class FinishedSheet:
     """The grid of a finished sheet: rows of spaces, every row the same length."""
 
     rows: tuple[tuple[Space, ...], ...]
-    #: The map the sheet's comments name (``; valley A 7 (map v2)``); None when none.
+    #: The map the sheet's comments name (``; toy A 7 (map v3)``); None when none.
     map_name: MapName | None = None
 
     @property
@@ -371,7 +367,7 @@ def parse_sheet(text: str, dice: DiceSet = ONE_TO_FIVE) -> FinishedSheet:
     """The grid of a finished sheet typed as text (see the module's docstring).
 
     A byte order mark at the start is skipped; the first comment that names a map
-    (``; valley A 7 (map v2)``, as ``pitable sheet --out map.txt`` writes it) is kept as
+    (``; toy A 7 (map v3)``, as ``pitable sheet --out map.txt`` writes it) is kept as
     :attr:`FinishedSheet.map_name`. Raises :class:`BadSheet` for a token that is none, rows
     of different lengths or no row. A number goes up to 15, or with ``dice`` whose three
     faces add up to more, to their sum (:func:`highest_number`). The time taken grows with
