@@ -15,6 +15,7 @@ from pitable.rules import scoring
 from pitable.rules.scoring import FinishedSheet, Score, parse_sheet, parse_token
 from pitable.rules.sheets import Side, generate
 from pitable.rules.titles import Title, all_titles, find_title, registered
+from tests.support.titles import says_its_shapes
 from tests.toy_title import ToyCupboard
 
 EXAMPLES = Path(__file__).parent / "golden" / "scoring"
@@ -515,11 +516,6 @@ def test_every_token_a_sheet_holds_is_within_the_longest_read() -> None:
     for token in ("15/T15", "15/j12", "D15", "x/T10", "^/T4", "_/T15"):
         assert len(token) <= scoring.MAX_TOKEN
         parse_token(token, (0, 0))
-
-
-def says_its_shapes(title: Title) -> bool:
-    """Whether ``title`` says which shapes its maps have (the default takes any shape)."""
-    return type(title).shape_problem is not Title.shape_problem
 
 
 def test_every_map_of_a_title_has_its_titles_shape_and_no_other_titles(title: Title) -> None:

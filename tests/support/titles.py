@@ -37,6 +37,11 @@ def scores(title: Title) -> bool:
     return type(title).score is not Title.score
 
 
+def says_its_shapes(title: Title) -> bool:
+    """Whether ``title`` says which shapes its maps have (the default takes any shape)."""
+    return type(title).shape_problem is not Title.shape_problem
+
+
 def titles_to_run(having: Callable[[Title], object] | None = None) -> list[Title]:
     """The registered titles that have ``having`` (all of them: None), and the first title
     of tests/ that has it: the toy, or the toy with a bot when the test needs one.
