@@ -22,7 +22,9 @@ import pytest
 from PIL import Image, ImageChops
 
 from pitable import xdg
+from pitable.rules import Title
 from tests.support.install import CMDLINE, USER_CONFIG_TXT
+from tests.support.titles import title_for_test, title_params
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -239,6 +241,15 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
         code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@pytest.fixture(params=title_params())
+def title(request: pytest.FixtureRequest) -> Iterator[Title]:
+    """Each registered title in turn, and the toy title of tests/ registered for the test
+    (see :mod:`tests.support.titles`; ``indirect=True`` with ``title_params(having)`` runs
+    a test over the titles that have what it needs)."""
+    with title_for_test(request.param) as title:
+        yield title
 
 
 @pytest.fixture

@@ -8,17 +8,18 @@ import pytest
 from PIL import ImageChops
 
 from pitable.render.sheet import render_sheet
+from pitable.rules import Title
 from pitable.rules.sheets import generate
 from tests.support.box import fake_printer, make, print_from_menu, read_faces
 
 
-def test_the_menu_prints_a_sheet_of_the_games_map() -> None:
+def test_the_menu_prints_a_sheet_of_the_games_map(title: Title) -> None:
     printer, paper = fake_printer()
-    sim = make("1,2,3", title="island", printer=printer)
+    sim = make("1,2,3", title=title.key, printer=printer)
     sim.press()
     print_from_menu(sim)
-    assert sim.box.view().message == "Printed: Island A·1234"
-    expected = render_sheet(generate("island", 1234), printer.settings.dots)
+    assert sim.box.view().message == f"Printed: {title.short_name} A·1234"
+    expected = render_sheet(generate(title, 1234), printer.settings.dots)
     out = paper.printout()
     top = out.crop((0, 0, expected.width, expected.height))
     assert ImageChops.logical_xor(top.convert("1"), expected.convert("1")).getbbox() is None

@@ -26,7 +26,7 @@ from pitable import i18n
 from pitable.config import load_config
 from pitable.errors import ConfigError, UsageError
 from pitable.render.fonts import BOLD, CONDENSED_BOLD, FONT_DIR, REGULAR
-from pitable.rules import all_titles, find_title, registered
+from pitable.rules import Title, all_titles, find_title, registered
 from tests.support.i18n import (
     box_messages,
     catalogue_messages,
@@ -710,18 +710,17 @@ def test_text_breaks_only_at_ordinary_spaces() -> None:
 
 
 @pytest.mark.parametrize("size", [(128, 64), (256, 64)])
-def test_no_french_line_starts_with_its_punctuation(size: tuple[int, int]) -> None:
+def test_no_french_line_starts_with_its_punctuation(title: Title, size: tuple[int, int]) -> None:
     """Every page of every title's screens, table and solo, for a roll of each kind."""
     from pitable.render.status import StatusView, status_lines
-    from pitable.rules import Roll, all_titles
+    from pitable.rules import Roll
 
-    for title in all_titles():
-        for roll in ("1,2,3", "*,2,3", "2,*,5", "1,2,*", "*,*,*", "5,5,5"):
-            for solo in (False, True):
-                view = StatusView(title, solo=solo, round=3 if solo else None,
-                                  round_limit=title.solo_rounds if solo else None,
-                                  options=title.options(Roll.from_str(roll), 0), hazards=0,
-                                  lang="fr")
-                lines = [line for page in status_lines(view, size) for line in page]
-                assert not [line for line in lines if line[:1] in ":;!?"], (title.key, roll)
-                assert not [line for line in lines if line.endswith("\u202f")], (title.key, roll)
+    for roll in ("1,2,3", "*,2,3", "2,*,5", "1,2,*", "*,*,*", "5,5,5"):
+        for solo in (False, True):
+            view = StatusView(title, solo=solo, round=3 if solo else None,
+                              round_limit=title.solo_rounds if solo else None,
+                              options=title.options(Roll.from_str(roll), 0), hazards=0,
+                              lang="fr")
+            lines = [line for page in status_lines(view, size) for line in page]
+            assert not [line for line in lines if line[:1] in ":;!?"], (title.key, roll)
+            assert not [line for line in lines if line.endswith("\u202f")], (title.key, roll)

@@ -20,16 +20,19 @@ from pitable.render.sheet import Text, strip_layout
 from pitable.render.sheet_pdf import page_layout
 from pitable.render.status import StatusView, status_lines
 from pitable.render.tv import _status_line
-from pitable.rules import DICE, Roll, all_titles
+from pitable.rules import DICE, Roll, Title
 from pitable.rules.base import PENNY_HIGH, PENNY_LOW
 from pitable.rules.sheets import generate
 from pitable.web.app import STATIC
 from pitable.web.words import page_words
 from tests.conftest import GOLDEN, run_cli
 from tests.support.box import configured, make
-from tests.support.i18n import english_in
+from tests.support.i18n import english_in, has_translations
+from tests.support.titles import title_params
 
 TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE_LANGUAGE]
+#: The titles whose words the catalogues translate (the toy title of tests/ brings none).
+TRANSLATED_TITLES = title_params(has_translations)
 
 
 def test_the_detector_finds_english() -> None:
@@ -37,7 +40,7 @@ def test_the_detector_finds_english() -> None:
         ["Stars to beat: 70"]
 
 
-def sheet_texts(title: str, lang: str, *, page: bool) -> list[str]:
+def sheet_texts(title: Title | str, lang: str, *, page: bool) -> list[str]:
     sheet = generate(title, 7, "a")
     if page:
         drawing = page_layout(sheet, "a4", solo=True, target=70, lang=lang)
@@ -47,9 +50,9 @@ def sheet_texts(title: str, lang: str, *, page: bool) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
-@pytest.mark.parametrize("title", [t.key for t in all_titles()])
+@pytest.mark.parametrize("title", TRANSLATED_TITLES, indirect=True)
 @pytest.mark.parametrize("page", [False, True], ids=["strip", "page"])
-def test_a_printed_sheet_has_no_english(title: str, lang: str, page: bool) -> None:
+def test_a_printed_sheet_has_no_english(title: Title, lang: str, page: bool) -> None:
     texts = sheet_texts(title, lang, page=page)
     assert english_in(texts, lang) == []
     # And the detector would have seen the English sheet's words.
@@ -66,18 +69,18 @@ def test_the_dice_labels_and_the_page_have_no_english(lang: str) -> None:
     assert english_in(texts, lang) == []
 
 
+@pytest.mark.parametrize("title", TRANSLATED_TITLES, indirect=True)
 @pytest.mark.parametrize("lang", TRANSLATED)
 @pytest.mark.parametrize("size", [(128, 64), (256, 64)])
-def test_the_status_screen_has_no_english(lang: str, size: tuple[int, int]) -> None:
-    for title in all_titles():
-        for roll in ("1,2,3", "*,2,3", "2,*,5", "1,2,*", "*,*,*"):
-            for solo in (False, True):
-                view = StatusView(title, solo=solo, round=3 if solo else None,
-                                  round_limit=title.solo_rounds if solo else None,
-                                  options=title.options(Roll.from_str(roll), 0),
-                                  hazards=0, lang=lang)
-                lines = [line for page in status_lines(view, size) for line in page]
-                assert english_in(lines, lang) == [], (title.key, roll, solo)
+def test_the_status_screen_has_no_english(title: Title, lang: str, size: tuple[int, int]) -> None:
+    for roll in ("1,2,3", "*,2,3", "2,*,5", "1,2,*", "*,*,*"):
+        for solo in (False, True):
+            view = StatusView(title, solo=solo, round=3 if solo else None,
+                              round_limit=title.solo_rounds if solo else None,
+                              options=title.options(Roll.from_str(roll), 0),
+                              hazards=0, lang=lang)
+            lines = [line for page in status_lines(view, size) for line in page]
+            assert english_in(lines, lang) == [], (title.key, roll, solo)
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
@@ -144,24 +147,25 @@ PENNY_RANGE_WORDS = {"en": "from 1 to 15", "fr": "de 1 à 15", "es": "del 1 al 1
                      "de": "von 1 bis 15", "nl": "van 1 tot 15"}
 
 
+@pytest.mark.parametrize("title", TRANSLATED_TITLES, indirect=True)
 @pytest.mark.parametrize("lang", list(PENNY_RANGE_WORDS))
 def test_the_screen_says_penny_papers_range_in_the_rulebooks_words(
-    capsys: pytest.CaptureFixture[str], lang: str
+    capsys: pytest.CaptureFixture[str], title: Title, lang: str
 ) -> None:
     """The status screen (both sizes, the purple special face alone and beside Dakota Smith's)
-    and the printed sheet's reminder of the purple face, in every title."""
+    and the printed sheet's reminder of the purple face, in every title the catalogues
+    translate."""
     words = PENNY_RANGE_WORDS[lang]
-    for title in all_titles():
-        for roll in ("2,*,3", "*,*,3"):
-            for size in ("128x64", "256x64"):
-                code, out, err = run_cli(capsys, "screen", title.key, roll, "--text",
-                                         "--size", size, "--lang", lang)
-                assert code == 0, err
-                # The lines wrap at spaces: read the screen as one text.
-                assert words in " ".join(out.split()), (title.key, roll, size, out)
-        for page in (False, True):
-            texts = sheet_texts(title.key, lang, page=page)
-            assert words in " ".join(" ".join(texts).split()), (title.key, page)
+    for roll in ("2,*,3", "*,*,3"):
+        for size in ("128x64", "256x64"):
+            code, out, err = run_cli(capsys, "screen", title.key, roll, "--text",
+                                     "--size", size, "--lang", lang)
+            assert code == 0, err
+            # The lines wrap at spaces: read the screen as one text.
+            assert words in " ".join(out.split()), (title.key, roll, size, out)
+    for page in (False, True):
+        texts = sheet_texts(title.key, lang, page=page)
+        assert words in " ".join(" ".join(texts).split()), (title.key, page)
 
 
 @pytest.mark.parametrize("lang", list(PENNY_RANGE_WORDS))

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pitable.errors import SheetError
-from pitable.rules import sheets
+from pitable.rules import Title, sheets
 from pitable.rules.sheets import (
     ATTEMPTS,
     MAP_FORMAT,
@@ -38,8 +38,8 @@ from pitable.rules.titles import Temple, island, temple
 from pitable.rules.titles.island import COAST, island_spaces_problem
 from pitable.rules.titles.temple import OUTLINES_OF, SIZES, outline_problem
 from pitable.rules.titles.valley import open_valley_problem, pass_problem
+from tests.support.titles import title_for_test, title_params
 
-TITLES = ("valley", "island", "temple")
 SIDES = ("a", "b")
 #: Seeds for the everyday run; the slow run (``scripts/test --all``, as in CI) takes 500.
 QUICK, FULL = range(50), range(500)
@@ -118,31 +118,43 @@ def assert_temple(sheet: Sheet) -> None:
     assert not any(n in doors for d in doors for n in neighbours(d))
 
 
+def assert_any_map(sheet: Sheet) -> None:
+    """What every title's map shows: a first number can go in a space, and every space
+    and Door is reached from one."""
+    fillable = set(sheet.cells(Kind.SPACE, Kind.DOOR))
+    assert sheet.starts and sheet.starts <= fillable
+    assert reachable(sheet.starts, fillable) == fillable
+
+
+#: The series' titles by their rulebooks; a title added later by what every map shows.
 ASSERT = {"valley": assert_valley, "island": assert_island, "temple": assert_temple}
 
 
-def keeps_the_invariants(title: str, side: str, seeds: range,
+def keeps_the_invariants(title: Title, side: str, seeds: range,
                          version: int = MAP_FORMAT) -> list[Sheet]:
     maps = []
     for seed in seeds:
         sheet = generate(title, seed, side, version)
         assert map_problem(sheet) is None
-        ASSERT[title](sheet)
+        assert_any_map(sheet)
+        ASSERT.get(title.key, assert_any_map)(sheet)
         maps.append(sheet)
     return maps
 
 
-def distinct(title: str, version: int) -> float:
+def distinct(title: Title, version: int) -> float:
     """The least share of seeds that draw maps of their own: map v3's temples are small
-    (21 or 24 spaces, 4 to 8 of them Doors), so two seeds draw the same one now and then."""
-    return 0.7 if (title, version) == ("temple", 3) else 0.98
+    (21 or 24 spaces, 4 to 8 of them Doors), so two seeds draw the same one now and then;
+    so may a title added later, whose maps are not known here to be large."""
+    if title.key in ("valley", "island") or (title.key, version) == ("temple", 2):
+        return 0.98
+    return 0.7
 
 
 @pytest.mark.parametrize("version", MAP_FORMATS)
 @pytest.mark.parametrize("side", SIDES)
-@pytest.mark.parametrize("title", TITLES)
 def test_fifty_maps_of_each_title_and_side_keep_the_invariants(
-    title: str, side: str, version: int
+    title: Title, side: str, version: int
 ) -> None:
     maps = keeps_the_invariants(title, side, QUICK, version)
     assert len({m.to_text() for m in maps}) >= len(QUICK) * distinct(title, version)
@@ -152,13 +164,12 @@ def test_fifty_maps_of_each_title_and_side_keep_the_invariants(
 @pytest.mark.slow
 @pytest.mark.parametrize("version", MAP_FORMATS)
 @pytest.mark.parametrize("side", SIDES)
-@pytest.mark.parametrize("title", TITLES)
 def test_five_hundred_maps_of_each_title_and_side_keep_the_invariants(
-    title: str, side: str, version: int
+    title: Title, side: str, version: int
 ) -> None:
     maps = keeps_the_invariants(title, side, FULL, version)
     assert len({m.to_text() for m in maps}) >= len(FULL) * distinct(title, version)
-    if title == "temple":
+    if title.key == "temple":
         outlines = Counter(tuple(sum(k.fillable for k in row) for row in m.grid) for m in maps)
         assert len(outlines) >= {2: 12, 3: 2}[version]
         # Every size an outline of the format has turns up.
@@ -167,16 +178,18 @@ def test_five_hundred_maps_of_each_title_and_side_keep_the_invariants(
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.sampled_from(TITLES), st.sampled_from(SIDES), st.integers(min_value=0, max_value=MAX_SEED)
+    st.sampled_from(title_params()), st.sampled_from(SIDES),
+    st.integers(min_value=0, max_value=MAX_SEED),
 )
-def test_any_seed_gives_a_map_that_keeps_the_invariants(title: str, side: str, seed: int) -> None:
-    sheet = generate(title, seed, side)
-    ASSERT[title](sheet)
-    assert generate(title, seed, side) == sheet
+def test_any_seed_gives_a_map_that_keeps_the_invariants(key: str, side: str, seed: int) -> None:
+    with title_for_test(key) as title:
+        sheet = generate(title, seed, side)
+        assert_any_map(sheet)
+        ASSERT.get(title.key, assert_any_map)(sheet)
+        assert generate(title, seed, side) == sheet
 
 
-@pytest.mark.parametrize("title", TITLES)
-def test_a_title_side_and_seed_always_give_the_same_map(title: str) -> None:
+def test_a_title_side_and_seed_always_give_the_same_map(title: Title) -> None:
     for seed in (0, 3, 12, MAX_SEED):
         for side in SIDES:
             assert generate(title, seed, side).to_text() == generate(title, seed, side).to_text()
@@ -205,7 +218,7 @@ def test_map_v3s_temples_are_the_three_steps_with_or_without_the_top_one() -> No
 
 
 def test_a_seed_of_map_v2_still_draws_its_map_and_map_v3_another() -> None:
-    for title in TITLES:
+    for title in ("valley", "island", "temple"):
         old, new = generate(title, 7, "a", 2), generate(title, 7, "a", 3)
         assert (old.version, new.version) == (2, 3)
         # The Valley's generator is map v2's: the same map, relabelled.
@@ -487,17 +500,16 @@ def candidates(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("title", TITLES)
 def test_three_thousand_maps_of_a_title_generate_without_a_fault(
-    title: str, candidates: Counter[str]
+    title: Title, candidates: Counter[str]
 ) -> None:
     refused = []
     for seed in range(1500):
         for side in SIDES:
-            before = candidates[title]
+            before = candidates[title.key]
             generate(title, seed, side)
             # Less the map handed out, judged once more by generate.
-            refused.append(candidates[title] - before - 2)
+            refused.append(candidates[title.key] - before - 2)
     assert len(refused) == 3000
     # Quick enough, counted in work rather than seconds: few candidates are refused for each
     # map handed out, and no seed comes near the ATTEMPTS at which it would fail.
@@ -505,11 +517,10 @@ def test_three_thousand_maps_of_a_title_generate_without_a_fault(
     assert max(refused) < ATTEMPTS // 10
 
 
-def test_few_candidates_are_refused_for_each_map(candidates: Counter[str]) -> None:
-    for title in TITLES:
-        for seed in QUICK:
-            generate(title, seed, "b")
-        assert candidates[title] - 2 * len(QUICK) < 3 * len(QUICK)
+def test_few_candidates_are_refused_for_each_map(title: Title, candidates: Counter[str]) -> None:
+    for seed in QUICK:
+        generate(title, seed, "b")
+    assert candidates[title.key] - 2 * len(QUICK) < 3 * len(QUICK)
 
 
 def test_a_generator_whose_candidates_are_all_refused_fails_with_its_name() -> None:

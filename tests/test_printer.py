@@ -27,11 +27,10 @@ from pitable.hw.printer import (
     encode_image,
 )
 from pitable.render.sheet import blank_rows, render_sheet
-from pitable.rules import Roll, find_title
+from pitable.rules import Roll, Title, find_title
 from pitable.rules.sheets import generate
 from tests.support.pictures import same_picture
 
-TITLES = ("valley", "island", "temple")
 WAIT = 30  # seconds: only a bound on a hang; no test waits that long when it passes
 
 
@@ -41,8 +40,7 @@ def printer_on(fake: FakePrinter, **settings: object) -> ThermalPrinter:
 
 
 @pytest.mark.parametrize("command", ["gsv0", "dc2"])
-@pytest.mark.parametrize("title", TITLES)
-def test_what_comes_out_is_the_rendered_sheet(title: str, command: str) -> None:
+def test_what_comes_out_is_the_rendered_sheet(title: Title, command: str) -> None:
     image = render_sheet(generate(title, 7))
     fake = FakePrinter()
     report = printer_on(fake, image_command=command).print_image(image)
@@ -57,8 +55,7 @@ def test_what_comes_out_is_the_rendered_sheet(title: str, command: str) -> None:
     assert report.bytes_sent == len(fake.data) - status_bytes
 
 
-@pytest.mark.parametrize("title", TITLES)
-def test_blank_rows_are_fed_not_printed(title: str) -> None:
+def test_blank_rows_are_fed_not_printed(title: Title) -> None:
     image = render_sheet(generate(title, 7))
     blanks = sum(blank_rows(image))
     fake = FakePrinter()
@@ -117,8 +114,7 @@ def test_a_picture_wider_than_the_paper_is_refused() -> None:
 
 
 @pytest.mark.parametrize("baudrate", [9600, 19200, 115200])
-@pytest.mark.parametrize("title", TITLES)
-def test_the_pacing_never_overruns_the_buffer(title: str, baudrate: int) -> None:
+def test_the_pacing_never_overruns_the_buffer(title: Title, baudrate: int) -> None:
     image = render_sheet(generate(title, 11))
     fake = FakePrinter(baudrate=baudrate, buffer_bytes=WINDOW_BYTES)
     report = printer_on(fake, baudrate=baudrate).print_image(image)

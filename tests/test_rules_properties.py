@@ -1,4 +1,5 @@
-"""Properties of what a roll allows, under hypothesis."""
+"""Properties of what a roll allows, under hypothesis, in every title (the toy title of
+tests/ too) and the Valley's plays."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pitable.rules import PENNY, SPECIAL, Die, Roll, find_title
+from tests.support.titles import title_for_test, title_params
 
 faces = st.sampled_from([1, 2, 3, 4, 5, SPECIAL])
 rolls = st.builds(Roll, faces, faces, faces)
-titles = st.sampled_from(["valley", "island", "temple"])
+#: Every title's key; a test takes the title itself from ``title_for_test``.
+titles = st.sampled_from(title_params())
 
 
 def usable_values(roll: Roll, ignored: bool) -> list[int]:
@@ -46,9 +49,9 @@ def test_each_die_is_used_once_per_valley_play(roll: Roll, marked: int) -> None:
 def test_numbers_are_the_union_of_the_plays_and_pennys_range(
     title: str, roll: Roll, marked: int
 ) -> None:
-    t = find_title(title)
-    marked = min(marked, t.hazard_limit) if t.hazard_limit is not None else marked
-    o = t.options(roll, marked)
+    with title_for_test(title) as t:
+        marked = min(marked, t.hazard_limit) if t.hazard_limit is not None else marked
+        o = t.options(roll, marked)
     if o.hazard:
         assert o.numbers == () and o.plays == ()
         return
@@ -58,7 +61,7 @@ def test_numbers_are_the_union_of_the_plays_and_pennys_range(
     }
     expected = subset_sums | (set(range(1, 16)) if o.penny else set())
     assert set(o.numbers) == expected
-    if title == "valley":
+    if t.several_spaces:
         from_plays = {n for p in o.plays for n in p if isinstance(n, int)}
         assert from_plays | (set(range(1, 16)) if o.penny else set()) == expected
 
@@ -73,15 +76,16 @@ def test_penny_papers_is_one_number_never_added(roll: Roll) -> None:
 
 @given(titles, rolls)
 def test_the_red_special_face_cancels_everything(title: str, roll: Roll) -> None:
-    o = find_title(title).options(roll)
-    assert o.hazard == (roll.red is SPECIAL)
-    reading = find_title(title).reading(o)
+    with title_for_test(title) as t:
+        o = t.options(roll)
+        assert o.hazard == (roll.red is SPECIAL)
+        reading = t.reading(o)
     assert reading.alarm == o.hazard
 
 
 @given(titles, rolls, st.booleans())
 def test_every_roll_has_words_for_the_status_screen(title: str, roll: Roll, solo: bool) -> None:
-    t = find_title(title)
-    reading = t.reading(t.options(roll), solo=solo)
+    with title_for_test(title) as t:
+        reading = t.reading(t.options(roll), solo=solo)
     assert reading.headline
     assert all(line for line in reading.lines)

@@ -7,6 +7,9 @@ Three independent checks, in the way python-chess pins its move generator:
 - perft-style totals worked out by hand below, which a change in the engine cannot meet by
   accident;
 - golden files with the engine's exact answers, so any change of output is seen in review.
+
+The oracle and the goldens run over every title (the toy title of tests/ too), each by its
+own facts: a hazard limit, several spaces a turn; the totals and examples are the series'.
 """
 
 from __future__ import annotations
@@ -22,21 +25,24 @@ from pitable.rules import (
     SPECIAL,
     Die,
     Roll,
+    Title,
     all_rolls,
-    all_titles,
     find_title,
 )
 from tests.conftest import GOLDEN, golden_text
-
-TITLES = ["valley", "island", "temple"]
+from tests.support.titles import titles_to_run
 
 
 def oracle(
-    title: str, roll: Roll, marked: int = 0
+    title: Title, roll: Roll, marked: int = 0
 ) -> tuple[bool, set[int], set[tuple[object, ...]]]:
-    """(hazard, numbers, plays) from the rulebooks, by brute force over dice-to-space choices."""
+    """(hazard, numbers, plays) from the rulebooks, by brute force over dice-to-space choices.
+
+    What sets a title apart is its facts: the Island's limit of five dangers, after which
+    the red die is ignored, and the Valley's several spaces a turn."""
     red_special = roll.red is SPECIAL
-    ignored = title == "island" and red_special and marked >= 5
+    limit = title.hazard_limit
+    ignored = limit is not None and red_special and marked >= limit
     if red_special and not ignored:
         return True, set(), set()
     dice = [Die.GREEN, Die.PURPLE] if ignored else [Die.GREEN, Die.PURPLE, Die.RED]
@@ -49,8 +55,8 @@ def oracle(
     if penny:  # "a number of their choice from 1 to 15", never added to other dice
         numbers |= set(range(1, 16))
     plays: set[tuple[object, ...]] = set()
-    if title == "valley":
-        # "Each die result once; impossible to fill more than three spaces": put every
+    if title.several_spaces:
+        # The Valley: "Each die result once; impossible to fill more than three spaces": put every
         # numeric die in one of three spaces, and the spaces used take the sums.
         for labels in itertools.product(range(3), repeat=len(values)):
             sums = [sum(v for v, lab in zip(values, labels, strict=True) if lab == s)
@@ -72,15 +78,22 @@ def normalised(plays: tuple[tuple[object, ...], ...]) -> set[tuple[object, ...]]
     return out
 
 
-CASES = [(t, 0) for t in TITLES] + [("island", 5), ("island", 4)]
+def marked_counts(title: Title) -> tuple[int, ...]:
+    """The counts of hazards marked at which what a roll allows may differ: none, and for a
+    title with a limit, one short of it and at it."""
+    limit = title.hazard_limit
+    return (0,) if limit is None else (0, limit - 1, limit)
 
 
-@pytest.mark.parametrize(("title", "marked"), CASES)
-def test_every_roll_matches_the_rulebook_oracle(title: str, marked: int) -> None:
-    t = find_title(title)
+CASES = [(t.key, marked) for t in titles_to_run() for marked in marked_counts(t)]
+
+
+@pytest.mark.parametrize(("title", "marked"), CASES, indirect=["title"])
+def test_every_roll_matches_the_rulebook_oracle(title: Title, marked: int) -> None:
+    t = title
     for roll in all_rolls():
         options = t.options(roll, marked)
-        hazard, numbers, plays = oracle(title, roll, marked)
+        hazard, numbers, plays = oracle(t, roll, marked)
         assert options.hazard == hazard, roll
         assert set(options.numbers) == numbers, roll
         assert list(options.numbers) == sorted(options.numbers)
@@ -147,11 +160,10 @@ def test_the_rulebook_examples() -> None:
         assert o.plays == ()
 
 
-def test_hazard_cancels_the_other_dice() -> None:
-    for title in TITLES:
-        o = find_title(title).options(Roll.from_str("*,*,*"))
-        assert o.hazard and o.numbers == () and o.plays == ()
-        assert o.green is None and not o.penny
+def test_hazard_cancels_the_other_dice(title: Title) -> None:
+    o = title.options(Roll.from_str("*,*,*"))
+    assert o.hazard and o.numbers == () and o.plays == ()
+    assert o.green is None and not o.penny
 
 
 def test_the_island_ignores_dangers_after_the_fifth() -> None:
@@ -164,31 +176,35 @@ def test_the_island_ignores_dangers_after_the_fifth() -> None:
     assert island.options(Roll.from_str("2,4,*"), 4).hazard
 
 
-@pytest.mark.parametrize(("title", "marked"), CASES[:4])
-def test_golden_answers(title: str, marked: int) -> None:
-    t = find_title(title)
-    lines = [json.dumps(t.options(r, marked).to_json()) for r in all_rolls()]
-    name = f"{title}-{marked}-dangers.jsonl" if title == "island" else f"{title}.jsonl"
+#: The goldens: each title's with no hazard marked, and a title with a limit at it too.
+GOLDEN_CASES = [(t.key, marked) for t in titles_to_run()
+                for marked in marked_counts(t) if marked in (0, t.hazard_limit)]
+
+
+@pytest.mark.parametrize(("title", "marked"), GOLDEN_CASES, indirect=["title"])
+def test_golden_answers(title: Title, marked: int) -> None:
+    lines = [json.dumps(title.options(r, marked).to_json()) for r in all_rolls()]
+    name = (f"{title.key}.jsonl" if title.hazard_limit is None
+            else f"{title.key}-{marked}-{title.hazard_name}s.jsonl")
     actual = "\n".join(lines) + "\n"
     assert actual == golden_text(GOLDEN / "options" / name, actual)
 
 
-def test_options_are_kept_once_a_roll_whatever_the_count_of_hazards() -> None:
+def test_options_are_kept_once_a_roll_whatever_the_count_of_hazards(title: Title) -> None:
     """A long game marks ever more hazards: what a roll allows is kept once per roll (and
     the Island's again at its limit, where a danger is ignored), not once per roll and
     count, so the rolls that come back are not pushed out by new counts."""
     from pitable.rules.base import _options
 
     rolls = list(all_rolls())
-    for title in all_titles():
-        _options.cache_clear()
-        limit = title.hazard_limit
-        for count in range(40 if limit is None else limit + 1):
-            for roll in rolls:
-                options = title.options(roll, count)
-                assert options.hazards_marked == count
-                assert options == title._options(roll, count)
-        assert _options.cache_info().currsize == len(rolls) * (1 if limit is None else 2)
-        with pytest.raises(ValueError):
-            title.options(rolls[0], -1)
+    _options.cache_clear()
+    limit = title.hazard_limit
+    for count in range(40 if limit is None else limit + 1):
+        for roll in rolls:
+            options = title.options(roll, count)
+            assert options.hazards_marked == count
+            assert options == title._options(roll, count)
+    assert _options.cache_info().currsize == len(rolls) * (1 if limit is None else 2)
+    with pytest.raises(ValueError):
+        title.options(rolls[0], -1)
     assert type(title.options(rolls[0], True).hazards_marked) is bool

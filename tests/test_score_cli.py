@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from pitable.rules import Title
 from pitable.rules.sheets import MAP_FORMAT
 from tests.conftest import run_cli as run
+from tests.support.titles import says_its_shapes, scores, title_params
 
 EXAMPLES = Path(__file__).parent / "golden" / "scoring"
 
@@ -228,7 +230,8 @@ def test_a_long_token_is_one_line_quoting_at_most_40_characters(
     assert len(message) < 120 and (len(text) <= 40 or text[:41] not in message)
 
 
-@pytest.mark.parametrize("game", ["valley", "island", "temple"])
+@pytest.mark.parametrize(
+    "title", title_params(lambda t: scores(t) and says_its_shapes(t)), indirect=True)
 @pytest.mark.parametrize(
     ("text", "words"),
     [
@@ -240,12 +243,12 @@ def test_a_long_token_is_one_line_quoting_at_most_40_characters(
     ],
 )
 def test_a_sheet_that_is_no_map_of_its_title_is_refused_saying_why(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str, text: str, words: str
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, title: Title, text: str, words: str
 ) -> None:
     # Each of these once scored a full grid's 7 stars, or a sequence, with exit status 0.
     sheet = tmp_path / "sheet.txt"
     sheet.write_text(text)
-    code, out, err = run(capsys, "score", game, "--sheet", str(sheet))
+    code, out, err = run(capsys, "score", title.key, "--sheet", str(sheet))
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and "not the map of" in err and words in err
 

@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pitable.errors import BadDangerCount, BadScore, GameOver, UnknownMode, UnknownTitle
-from pitable.rules import SPECIAL, Roll, all_rolls, find_title
+from pitable.rules import SPECIAL, Roll, Title, all_rolls, find_title
 from pitable.rules.session import LEVELS, GameState, Mode, level, thresholds
+from tests.support.titles import title_for_test, title_params
 
 SNAKE = Roll.from_str("2,3,*")
 PLAIN = Roll.from_str("2,3,5")
@@ -62,8 +63,7 @@ def test_stars_needed_for_the_next_level(
     assert (result.stars_needed, result.next_level) == (needed, next_level)
 
 
-@pytest.mark.parametrize("title", ["valley", "island", "temple"])
-def test_explorer_is_the_top(title: str) -> None:
+def test_explorer_is_the_top(title: Title) -> None:
     result = level(title, 500)
     assert (result.name, result.rank, result.next_level, result.stars_needed) == (
         "Explorer",
@@ -101,8 +101,7 @@ def test_hazards_do_not_move_the_island_and_temple_thresholds(title: str) -> Non
     assert thresholds(title, 5) == thresholds(title, 0)
 
 
-@pytest.mark.parametrize("title", ["valley", "island", "temple"])
-def test_a_negative_score_is_a_tourist(title: str) -> None:
+def test_a_negative_score_is_a_tourist(title: Title) -> None:
     result = level(title, -12)
     assert result.name == "Tourist"
     assert result.stars_needed == thresholds(title)[0] + 12
@@ -142,14 +141,15 @@ def test_level_json() -> None:
 
 
 @given(
-    title=st.sampled_from(["valley", "island", "temple"]),
+    key=st.sampled_from(title_params()),
     hazards=st.integers(0, 5),
     a=st.integers(-200, 300),
     b=st.integers(-200, 300),
 )
-def test_a_higher_score_never_gives_a_lower_level(title: str, hazards: int, a: int, b: int) -> None:
+def test_a_higher_score_never_gives_a_lower_level(key: str, hazards: int, a: int, b: int) -> None:
     low, high = sorted((a, b))
-    assert level(title, low, hazards).rank <= level(title, high, hazards).rank
+    with title_for_test(key) as title:
+        assert level(title, low, hazards).rank <= level(title, high, hazards).rank
 
 
 @given(snakes=st.integers(0, 40), score=st.integers(-200, 300))
@@ -158,13 +158,18 @@ def test_more_snakes_never_give_a_lower_valley_level(snakes: int, score: int) ->
 
 
 @given(
-    title=st.sampled_from(["valley", "island", "temple"]),
+    key=st.sampled_from(title_params()),
     hazards=st.integers(0, 5),
     score=st.integers(-200, 300),
 )
 def test_the_stars_needed_reach_exactly_the_next_level(
-    title: str, hazards: int, score: int
+    key: str, hazards: int, score: int
 ) -> None:
+    with title_for_test(key) as title:
+        check_the_stars_needed(title, hazards, score)
+
+
+def check_the_stars_needed(title: Title, hazards: int, score: int) -> None:
     result = level(title, score, hazards)
     if result.stars_needed is None:
         assert result.name == "Explorer"

@@ -29,7 +29,7 @@ from pitable.box.terminal import (
     terminal_screen,
 )
 from pitable.render.faces import die_panel
-from pitable.rules import SPECIAL, Die, find_title
+from pitable.rules import SPECIAL, Die, Title, find_title
 from tests.support.box import make
 
 FACES = (1, 2, 3, 4, 5, SPECIAL)
@@ -73,22 +73,20 @@ def fits(screen: str, cols: int, rows: int) -> bool:
     return len(lines) <= rows and all(len(line) <= cols for line in lines)
 
 
-@pytest.mark.parametrize("title", ["valley", "island", "temple"])
-def test_at_80x24_every_face_of_every_die_reads_apart(title: str) -> None:
+def test_at_80x24_every_face_of_every_die_reads_apart(title: Title) -> None:
     for die in Die:
-        drawings = [tuple(small_face(f, die, title)) for f in FACES]
-        assert len(set(drawings)) == len(FACES), f"two {die} faces look alike in {title}"
+        drawings = [tuple(small_face(f, die, title.key)) for f in FACES]
+        assert len(set(drawings)) == len(FACES), f"two {die} faces look alike in {title.key}"
 
 
-@pytest.mark.parametrize("title", ["valley", "island", "temple"])
-def test_at_80x24_the_dice_and_the_status_words_are_shown(title: str) -> None:
-    sim = make(*ROLLS, title=title)
+def test_at_80x24_the_dice_and_the_status_words_are_shown(title: Title) -> None:
+    sim = make(*ROLLS, title=title.key)
     for roll in ROLLS:
         sim.press()
         screen = terminal_screen(sim._panels(), sim.led_states(), (80, 24), status_words(sim))
         assert fits(screen, 80, 24)
         expected = [SPECIAL if f == "*" else int(f) for f in roll.split(",")]
-        assert read_dice(screen, title) == expected
+        assert read_dice(screen, title.key) == expected
         text = " ".join(screen.split())
         for line in words_of(sim.box.view()):
             assert " ".join(line.split()) in text

@@ -11,10 +11,11 @@ from pitable.rules.bot import Act, Action, TurnRecord, game_rng, play
 from pitable.rules.dice import Roll
 from pitable.rules.scoring import parse_sheet
 from pitable.rules.sheets import Cell, Kind, Sheet, generate, neighbours
-from pitable.rules.titles import island, temple
+from pitable.rules.titles import Title, island, temple
 from pitable.rules.titles.island import moves as island_moves
 from pitable.rules.titles.valley import moves as valley_moves
 from pitable.rules.validate import breaches
+from tests.support.titles import SHEET_FAULTS, title_params, with_faults
 
 STOPPED = "the game stopped before its end"
 
@@ -475,9 +476,11 @@ def test_temple_the_solo_mummy_goes_beside_last_turns_space_and_is_crossed_besid
 # --- the finished sheet -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", ["valley", "island", "temple"])
-def test_a_finished_sheet_that_differs_from_its_moves_is_named(game: str) -> None:
-    sheet = generate(game, 3)
+@pytest.mark.parametrize("title", with_faults(
+    title_params(lambda t: t.bot() is not None and t.replay_rules() is not None),
+    SHEET_FAULTS), indirect=True)
+def test_a_finished_sheet_that_differs_from_its_moves_is_named(title: Title) -> None:
+    sheet = generate(title, 3)
     played = play(sheet, game_rng(0, 0))
     assert breaches(sheet, played.turns, parse_sheet(played.sheet_text())) == []
     rows = [list(row) for row in played.tokens]

@@ -11,6 +11,7 @@ never from another test module, so that each test file is read, run and changed 
 - :mod:`~tests.support.web`: the table's page served on 127.0.0.1, and its clients;
 - :mod:`~tests.support.network`: the box's addresses as the OS would report them;
 - :mod:`~tests.support.i18n`: the package's messages and the English among translations;
+- :mod:`~tests.support.titles`: the titles a generic test runs over, the toy title among them;
 - :mod:`~tests.support.install`: an install into a scratch root;
 - :mod:`~tests.support.udev`: udev's matching of a device against the shipped rule.
 """

@@ -88,3 +88,10 @@ def english_in(texts: list[str], lang: str) -> list[str]:
     """The texts among ``texts`` that hold a word of English (for ``lang``)."""
     english = english_words(lang)
     return [t for t in texts if any(w.lower() in english for w in WORD.findall(t))]
+
+
+def has_translations(title: Title) -> bool:
+    """Whether the catalogues translate ``title``'s words (its name in every language a
+    translation exists for): a title from outside pitable/ may bring none."""
+    return all(title.display_name(i18n.translator(lang)) != title.name
+               for lang in i18n.LANGUAGES if lang != i18n.SOURCE_LANGUAGE)
