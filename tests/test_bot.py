@@ -35,7 +35,7 @@ from pitable.rules.titles.island.moves import TREASURE
 from pitable.rules.titles.valley.moves import DISCOVER
 from pitable.rules.validate import breaches
 from tests.conftest import run_cli as run
-from tests.support.titles import SHEET_FAULTS, scores, title_params, with_faults
+from tests.support.titles import scores, title_params
 from tests.toy_title import ToyCupboard
 
 #: The titles the bot plays and the replay validator checks.
@@ -63,18 +63,18 @@ def replayed(title: Title, games: int, maps: range, strength: str = "greedy") ->
                 assert scored.hazards == played.hazards, where
 
 
-@pytest.mark.parametrize("title", with_faults(GAMES, SHEET_FAULTS), indirect=True)
+@pytest.mark.parametrize("title", GAMES, indirect=True)
 def test_ten_games_replay_to_the_bots_totals_and_break_no_rule(title: Title) -> None:
     replayed(title, 5, range(1))
 
 
-@pytest.mark.parametrize("title", with_faults(GAMES, SHEET_FAULTS), indirect=True)
+@pytest.mark.parametrize("title", GAMES, indirect=True)
 def test_the_planners_games_replay_to_its_totals_and_break_no_rule(title: Title) -> None:
     replayed(title, 1, range(2, 3), DEFAULT_STRENGTH)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("title", with_faults(GAMES, SHEET_FAULTS), indirect=True)
+@pytest.mark.parametrize("title", GAMES, indirect=True)
 def test_a_hundred_games_a_title_replay_to_the_bots_totals_and_break_no_rule(
     title: Title,
 ) -> None:
@@ -82,7 +82,7 @@ def test_a_hundred_games_a_title_replay_to_the_bots_totals_and_break_no_rule(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("title", with_faults(GAMES, SHEET_FAULTS), indirect=True)
+@pytest.mark.parametrize("title", GAMES, indirect=True)
 @pytest.mark.parametrize("strength", [s for s in STRENGTHS if s != "greedy"])
 def test_the_planners_games_on_many_maps_replay_and_break_no_rule(title: Title,
                                                                   strength: str) -> None:

@@ -34,6 +34,7 @@ from pitable.render.sheet import (
     scaled,
     strip_layout,
     text_font,
+    text_origin,
 )
 from pitable.render.sheet_pdf import PAGES, PT_PER_MM, page_layout, sheets_pdf
 from pitable.rules.sheets import generate
@@ -82,7 +83,7 @@ def _text_problems(shape: Text, image: Image.Image, dpmm: float, limits: Limits)
     if cap < limits.cap_mm * dpmm:
         out.append(f"{shape.text!r}: capitals {cap / dpmm:.2f} mm, less than {limits.cap_mm}")
     left, top, right, bottom = font.getbbox(shape.text, anchor="la")
-    x, y = _dot(shape.x), _dot(shape.y)
+    x, y = text_origin(shape, font)
     box = (x + left, y + top, x + right, y + bottom)
     if box[0] < 0 or box[2] > image.width or box[1] < 0 or box[3] > image.height:
         return [*out, f"{shape.text!r} runs off the sheet"]

@@ -137,8 +137,8 @@ def toy_bot() -> TitleBot:
 
 
 def toy_player(title: Title, sheet: Sheet) -> Player:
-    """A player of the cupboard: the largest number in the first empty space (a Door on the
-    green face while one is empty), a spider in the first empty space."""
+    """A player of the cupboard: the largest number in the first empty space (a
+    jack-in-the-box on the green face while one is empty), a spider in the first empty space."""
     from pitable.rules.bot.model import Act, Action, Player
 
     class ToyPlayer(Player):
@@ -168,14 +168,19 @@ def toy_player(title: Title, sheet: Sheet) -> Player:
             return not self.free(Kind.SPACE)
 
         def components(self) -> tuple[tuple[str, int], ...]:
-            return (("Shelves", len(self.numbers)),)
+            boxes = sum(1 for cell in self.numbers if self.sheet.kind(cell) is JACK)
+            return (("Shelves", len(self.numbers)), ("Boxes", BOX_STARS * boxes))
 
         def tokens(self) -> tuple[tuple[str, ...], ...]:
-            return tuple(
-                tuple(str(self.numbers[(r, c)]) if (r, c) in self.numbers
-                      else "X" if (r, c) in self.spiders else "_"
-                      for c in range(self.sheet.grid_width))
-                for r in range(self.sheet.grid_height))
+            # A jack-in-the-box is typed by its letter, holding its number or not (J7, J).
+            def token(cell: Cell) -> str:
+                box = JACK.value if self.sheet.kind(cell) is JACK else ""
+                if cell in self.numbers:
+                    return f"{box}{self.numbers[cell]}"
+                return "X" if cell in self.spiders else box or "_"
+
+            return tuple(tuple(token((r, c)) for c in range(self.sheet.grid_width))
+                         for r in range(self.sheet.grid_height))
 
     return ToyPlayer(title, sheet)
 

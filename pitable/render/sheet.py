@@ -836,8 +836,15 @@ def _paint(draw: ImageDraw.ImageDraw, shape: Shape) -> None:
                 pts = [*pts, pts[0]]
             draw.line(pts, fill=0, width=max(1, _px(shape.line)), joint="curve")
     else:
-        draw.text((_px(shape.x), _px(shape.y)), shape.text, font=text_font(shape), fill=0,
-                  anchor="la")
+        face = text_font(shape)
+        draw.text(text_origin(shape, face), shape.text, font=face, fill=0, anchor="la")
+
+
+def text_origin(shape: Text, face: ImageFont.FreeTypeFont) -> tuple[int, int]:
+    """The pixel where the raster painter puts ``shape``'s pen: its place, moved right
+    just enough that a first letter reaching back (a ``j`` at the sheet's left edge)
+    stays on the picture."""
+    return max(_px(shape.x), -face.getbbox(shape.text, anchor="la")[0]), _px(shape.y)
 
 
 def text_font(shape: Text) -> ImageFont.FreeTypeFont:

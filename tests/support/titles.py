@@ -21,9 +21,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 
-import pytest
-from _pytest.mark.structures import ParameterSet
-
 from pitable.rules import Title, all_titles, find_title, registered
 from tests.toy_title import PlayedToyCupboard, ToyCupboard
 
@@ -54,23 +51,9 @@ def titles_to_run(having: Callable[[Title], object] | None = None) -> list[Title
     return found if extra is None else [*found, extra]
 
 
-#: What a title of tests/ is known to get wrong, found by a generic test, by its key.
-SHEET_FAULTS = {
-    "played-toy": "the toy's player writes a Door as its number or '_' where a finished "
-                  "sheet has 'D7' or 'D' (ToyPlayer.tokens in tests/toy_title.py)",
-}
-
-
 def title_params(having: Callable[[Title], object] | None = None) -> list[str]:
     """The keys of :func:`titles_to_run`, to parametrise the ``title`` fixture with."""
     return [t.key for t in titles_to_run(having)]
-
-
-def with_faults(keys: list[str], faults: dict[str, str]) -> list[ParameterSet]:
-    """``keys`` as parameters, a key of ``faults`` expected to fail for the reason given,
-    strictly: once its fault is fixed, its test passes and the mark must go."""
-    return [pytest.param(key, marks=pytest.mark.xfail(reason=faults[key], strict=True))
-            if key in faults else pytest.param(key) for key in keys]
 
 
 @contextlib.contextmanager
@@ -81,5 +64,7 @@ def title_for_test(key: str) -> Iterator[Title]:
     if cls is None:
         yield find_title(key)
         return
-    with registered(cls) as title:
+    from tests.toy_pictures import toy_pictures
+
+    with registered(cls) as title, toy_pictures():
         yield title
