@@ -844,7 +844,7 @@ def text_origin(shape: Text, face: ImageFont.FreeTypeFont) -> tuple[int, int]:
     """The pixel where the raster painter puts ``shape``'s pen: its place, moved right
     just enough that a first letter reaching back (a ``j`` at the sheet's left edge)
     stays on the picture."""
-    return max(_px(shape.x), -face.getbbox(shape.text, anchor="la")[0]), _px(shape.y)
+    return max(_px(shape.x), -int(face.getbbox(shape.text, anchor="la")[0])), _px(shape.y)
 
 
 def text_font(shape: Text) -> ImageFont.FreeTypeFont:
