@@ -199,6 +199,15 @@ class BadSheet(RulesError, ValueError):
     """A finished sheet with a mark its title's rules do not allow; the message names the cell."""
 
 
+class IllegalMove(RulesError, ValueError):
+    """A move on a player's sheet that the rules refuse: its message is the rule."""
+
+    def __init__(self, rule: str, action: object = None) -> None:
+        super().__init__(rule)
+        self.rule = rule
+        self.action = action
+
+
 class PrinterError(HardwareError):
     """The thermal printer failed; the message says why in a few words."""
 

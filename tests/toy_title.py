@@ -187,7 +187,7 @@ def toy_player(title: Title, sheet: Sheet) -> Player:
 
 def toy_rules() -> ReplayRules:
     """The cupboard's placement rules for the replay: a number the roll gives, in an empty
-    space; a spider on an empty space."""
+    space; a spider on an empty space; a space filled each turn while one is empty."""
     from pitable.rules.bot.model import Act
     from pitable.rules.validate import ReplayRules
 
@@ -204,6 +204,8 @@ def toy_rules() -> ReplayRules:
                 replay.number[a.cell] = int(a.value) if isinstance(a.value, int) else 0
             else:
                 replay.breach(a, "not a move of this roll")
+        if not actions and replay.empties(Kind.SPACE):
+            replay.breach(None, "a turn fills a space", short=True)
 
     return ReplayRules(turn)
 

@@ -34,8 +34,9 @@ module gives its own):
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from pitable.rules.base import Options
@@ -56,6 +57,9 @@ class Breach:
     rule: str
     #: The space that breaks it, where the move covers several (a discovery's).
     cell: Cell | None = None
+    #: The turn is short of a move (none made where one must be): a move still to come
+    #: mends it, so a turn being played move by move is not refused for it.
+    short: bool = False
 
     def __str__(self) -> str:
         what = f" {self.action}:" if self.action is not None else ""
@@ -93,8 +97,21 @@ class Replay:
     def around(self, cell: Cell) -> list[Cell]:
         return [n for n in neighbours(cell) if n in self.kind]
 
-    def breach(self, action: Action | None, rule: str, cell: Cell | None = None) -> None:
-        self.found.append(Breach(self.turn, action, rule, cell))
+    def breach(self, action: Action | None, rule: str, cell: Cell | None = None, *,
+               short: bool = False) -> None:
+        self.found.append(Breach(self.turn, action, rule, cell, short))
+
+    def fork(self) -> Replay:
+        """A copy that plays on without changing this one: the map is shared, what the
+        moves made is copied, and it has found nothing yet."""
+        twin = copy.copy(self)
+        twin.number = dict(self.number)
+        twin.mark = dict(self.mark)
+        twin.discoveries = list(self.discoveries)
+        twin.treasures = dict(self.treasures)
+        twin.filled_before = list(self.filled_before)
+        twin.found = []
+        return twin
 
     def placed_beside(self, action: Action, *, anchors: Iterable[str],
                       space_kinds: tuple[Kind, ...], first: bool) -> None:
@@ -124,7 +141,8 @@ class Replay:
         for a in ignored:
             self.breach(a, f"a {name} was rolled: the other dice are ignored")
         if len(drawn) != 1 and self.empties(*space_kinds):
-            self.breach(None, f"a {name} roll draws one {name}, not {len(drawn)}")
+            self.breach(None, f"a {name} roll draws one {name}, not {len(drawn)}",
+                        short=not drawn)
         for a in drawn:
             self.hazard_at(a, space_kinds)
 
@@ -188,10 +206,54 @@ def filled_up(replay: Replay) -> bool:
 class ReplayRules:
     """One title's placement rules for the replay (``Title.replay_rules`` gives them): how
     a turn's moves are checked against what its roll allows, naming each breach on the
-    replay, and when the game is over (by default, when the spaces are full)."""
+    replay, when the game is over (by default, when the spaces are full), and the title's
+    own moves a roll might allow."""
 
     turn: Callable[[Replay, Options, Sequence[Action]], None]
     ended: Callable[[Replay], bool] = filled_up
+    #: The title's own moves a roll might allow on the map as it stands, beside numbers,
+    #: hazards and cross-outs (a structure, a boat, a discovery's spaces): proposals that
+    #: :mod:`pitable.rules.phone` keeps only where :attr:`turn` finds nothing against them.
+    offers: Callable[[Replay, Options], Iterable[Action]] | None = None
+
+
+def groups(cells: set[Cell], size: int, fits: Callable[[list[Cell]], bool],
+           most: int = 64) -> Iterator[frozenset[Cell]]:
+    """Adjacent groups of ``size`` spaces among ``cells``, each once, whose every part
+    (grown one adjacent space at a time) ``fits`` allows; at most ``most`` of them.
+
+    The enumeration of connected subgraphs by Wernicke's ESU (2006): each group is grown
+    from its first space in reading order, over spaces after it only, and a space joins
+    the frontier only when it is new to the whole group's neighbourhood, so no group is
+    found twice. Written here because no library of the standard set walks grid groups.
+    """
+    order = sorted(cells)
+    rank = {c: i for i, c in enumerate(order)}
+    near = {c: [n for n in neighbours(c) if n in cells] for c in order}
+    found = 0
+
+    def extend(group: list[Cell], frontier: list[Cell], root: int) -> Iterator[frozenset[Cell]]:
+        nonlocal found
+        if len(group) == size:
+            found += 1
+            yield frozenset(group)
+            return
+        seen = set(group).union(*(near[g] for g in group))
+        frontier = list(frontier)
+        while frontier and found < most:
+            w = frontier.pop()
+            grown = [*group, w]
+            if not fits(grown):
+                continue
+            new = [u for u in near[w] if rank[u] > root and u not in seen]
+            yield from extend(grown, frontier + new, root)
+
+    for start in order:
+        if found >= most:
+            return
+        if fits([start]):
+            root = rank[start]
+            yield from extend([start], [n for n in near[start] if rank[n] > root], root)
 
 
 def split_reveals(replay: Replay, actions: Sequence[Action], reveal: Act) -> None:

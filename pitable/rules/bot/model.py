@@ -117,10 +117,14 @@ class Game:
 
     def sheet_text(self) -> str:
         """The finished sheet in the format ``pitable score`` reads."""
-        width = max(len(t) for row in self.tokens for t in row)
-        return "".join(
-            " ".join(t.ljust(width) for t in row).rstrip() + "\n" for row in self.tokens
-        )
+        return tokens_text(self.tokens)
+
+
+def tokens_text(tokens: tuple[tuple[str, ...], ...]) -> str:
+    """A sheet's tokens, one per position, as ``pitable score`` reads them: a row a line,
+    the columns lined up."""
+    width = max(len(t) for row in tokens for t in row)
+    return "".join(" ".join(t.ljust(width) for t in row).rstrip() + "\n" for row in tokens)
 
 
 class Grid:

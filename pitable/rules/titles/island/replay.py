@@ -10,7 +10,7 @@ end of a pair.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from pitable.rules.base import Options
 from pitable.rules.bot.model import Act, Action
@@ -35,7 +35,7 @@ def _island_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
                 replay.breach(a, "not a move of this roll")
         can_boat = options.green is NAVIGATION and bool(replay.empties(SEA))
         if len(fills) != 1 and (replay.empties(*spaces) or can_boat):
-            replay.breach(None, f"a turn fills one space, not {len(fills)}")
+            replay.breach(None, f"a turn fills one space, not {len(fills)}", short=not fills)
     for a in actions:
         if a.act is Act.WRITE and not options.hazard:
             if replay.kind.get(a.cell) is not Kind.SPACE or not replay.empty(a.cell):
@@ -97,5 +97,23 @@ def _ended(replay: Replay) -> bool:
     return len(replay.treasures) == TREASURES or not replay.empties(Kind.SPACE)
 
 
+def _offers(replay: Replay, options: Options) -> Iterator[Action]:
+    """The Island's own moves a roll might allow: a boat in an empty sea space on
+    Navigation, and a treasure of a number not found yet wherever its row and its column
+    each hold that number (or a boat)."""
+    if options.green is NAVIGATION and not options.hazard:
+        yield from (Action(BOAT, (cell,)) for cell in replay.empties(SEA))
+    if len(replay.treasures) >= TREASURES:
+        return
+    boats = {c for c, m in replay.mark.items() if m == "B"}
+    for value in sorted(set(replay.number.values()) - set(replay.treasures.values())):
+        ends = {c for c, n in replay.number.items() if n == value} | boats
+        rows, cols = {r for r, _ in ends}, {c for _, c in ends}
+        for cell, kind in replay.kind.items():
+            if (kind in (Kind.SPACE, MOUNTAIN) and cell not in replay.treasures
+                    and cell[0] in rows and cell[1] in cols):
+                yield Action(TREASURE, (cell,), value)
+
+
 #: The Island's rules for the replay (``Title.replay_rules``).
-RULES = ReplayRules(_island_turn, _ended)
+RULES = ReplayRules(_island_turn, _ended, _offers)

@@ -24,7 +24,8 @@ def _temple_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
         lockpick = options.green is LOCKPICK and bool(replay.empties(DOOR))
         where = (DOOR,) if lockpick else spaces
         if len(writes) != 1 and replay.empties(*where):
-            replay.breach(None, f"a turn writes one number, not {len(writes)}")
+            replay.breach(None, f"a turn writes one number, not {len(writes)}",
+                          short=not writes)
         for a in actions:
             if a.act not in (Act.WRITE, Act.CROSS):
                 replay.breach(a, "not a move of this roll")

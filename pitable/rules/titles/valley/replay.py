@@ -11,14 +11,14 @@ turn. A snake crossed out takes a 9 made from the dice of that turn, not written
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from pitable.rules.base import PENNY, Options
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
 from pitable.rules.titles.valley import BUILD
 from pitable.rules.titles.valley.moves import DISCOVER, STRUCTURE
-from pitable.rules.validate import NINE, Replay, ReplayRules, split_reveals
+from pitable.rules.validate import NINE, Replay, ReplayRules, groups, split_reveals
 
 #: Each discovery's spaces, by letter.
 SIZES = {"j": 5, "t": 4, "r": 3, "p": 4}
@@ -89,7 +89,7 @@ def _valley_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
             replay.breach(None, f"the numbers {sorted(used)} are not a grouping of the dice")
         moved = any(a.act in (Act.WRITE, STRUCTURE, Act.CROSS) for a in actions)
         if not moved and replay.empties(*spaces):
-            replay.breach(None, "a turn fills a space or crosses out a snake")
+            replay.breach(None, "a turn fills a space or crosses out a snake", short=True)
     for a in actions:
         if a.act is DISCOVER and options.hazard:
             # 000: "After everyone has filled their one to three spaces for this turn (or
@@ -186,5 +186,29 @@ def _t_shape(cells: set[Cell]) -> bool:
     return False
 
 
+def _offers(replay: Replay, options: Options) -> Iterator[Action]:
+    """The Valley's own moves a roll might allow: a structure not drawn yet in an empty
+    space on Dakota Smith's face, and the discoveries the sheet's numbers hold."""
+    if options.hazard:
+        return
+    if options.green is BUILD:
+        drawn = set(replay.mark.values())
+        letters = [s for s in STRUCTURE_LETTERS if s not in drawn]
+        for cell in replay.empties(Kind.SPACE):
+            yield from (Action(STRUCTURE, (cell,), letter) for letter in letters)
+    taken = {c for _, group in replay.discoveries for c in group}
+    free = {c for c in replay.number if c not in taken}
+    value = replay.number.__getitem__
+    fits = {
+        "j": lambda g: len({value(c) for c in g}) == len(g),
+        "t": lambda g: len({value(c) for c in g}) == 1,
+        "r": lambda g: value(g[-1]) >= 6,
+        "p": lambda g: value(g[-1]) >= 10,
+    }
+    for letter, size in SIZES.items():
+        for group in groups(free, size, fits[letter]):
+            yield Action(DISCOVER, tuple(sorted(group)), letter)
+
+
 #: The Valley's rules for the replay (``Title.replay_rules``).
-RULES = ReplayRules(_valley_turn)
+RULES = ReplayRules(_valley_turn, offers=_offers)
