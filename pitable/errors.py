@@ -202,10 +202,23 @@ class BadSheet(RulesError, ValueError):
 class IllegalMove(RulesError, ValueError):
     """A move on a player's sheet that the rules refuse: its message is the rule."""
 
-    def __init__(self, rule: str, action: object = None) -> None:
+    def __init__(self, rule: str, breach: object = None) -> None:
         super().__init__(rule)
         self.rule = rule
-        self.action = action
+        #: The rules' finding (:class:`~pitable.rules.validate.Breach`), when there is one.
+        self.breach = breach
+
+
+class NotAPlayer(PitableError):
+    """A player's call without a token, or with one that names no sheet."""
+
+
+class NoGame(PitableError):
+    """No game is in progress to join."""
+
+
+class BadMove(UsageError):
+    """A move that is not one: not JSON of the expected shape."""
 
 
 class PrinterError(HardwareError):

@@ -191,11 +191,15 @@ def _open_parts(config: Config, backends: Backends, factory: Any,
 def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServer:
     """Serve the table's page for ``box``: it is handed every snapshot, and its actions
     come back on the box's queue. The PIN is the config's, else a new one each start."""
+    from pitable.box.phones import PhoneTable
+    from pitable.box.store import SessionStore
     from pitable.web.guard import random_pin
     from pitable.web.server import WebServer
 
+    # The players' sheets are kept in the box's session store: none without one.
+    phones = PhoneTable(box.store) if isinstance(box.store, SessionStore) else None
     server = WebServer(config.web.bind, config.web.port, config.web.pin or random_pin(),
-                       box.post, names=config.web.names)
+                       box.post, names=config.web.names, phones=phones)
     server.start()
     stack.callback(server.close)
     box.publisher.subscribe(server.publish)

@@ -67,6 +67,8 @@ class PlayerSheet:
         self.done = False
         self._now: Replay | None = None
         self._legal: list[Action] | None = None
+        #: The closed turns ended the game (None: not asked since the last closed).
+        self._ended: bool | None = None
 
     # --- the turns ---------------------------------------------------------------------
 
@@ -94,6 +96,7 @@ class PlayerSheet:
             self._base.turn = len(self.closed)
             self.rules.turn(self._base, self.options, self.actions)
             self._base.found.clear()
+        self._ended = None
         self.roll = None
         self.options = None
 
@@ -134,9 +137,9 @@ class PlayerSheet:
     def play(self, action: Action) -> None:
         """Make ``action`` the next move of the turn; :class:`IllegalMove` (naming the rule)
         when the rules refuse it."""
-        rule = self.check(action)
-        if rule is not None:
-            raise IllegalMove(rule, action)
+        found = self.breaches(action)
+        if found:
+            raise IllegalMove(found[0].rule, found[0])
         self.actions.append(action)
         self._forget()
 
@@ -144,7 +147,7 @@ class PlayerSheet:
         """Undo the last move of the turn in progress (None if it has none);
         :class:`IllegalMove` once the turn is done."""
         if self.done:
-            raise IllegalMove("the turn is done", None)
+            raise IllegalMove("the turn is done")
         if not self.actions:
             return None
         self._forget()
@@ -165,7 +168,7 @@ class PlayerSheet:
     def finish_turn(self) -> None:
         """The player says the turn is done: its moves are permanent."""
         if self.options is None:
-            raise IllegalMove("no roll to play yet", None)
+            raise IllegalMove("no roll to play yet")
         self.done = True
         self._forget()
 
@@ -209,8 +212,11 @@ class PlayerSheet:
 
     def over_before_turn(self) -> bool:
         """The closed turns ended the game: the sheet's end, or a solo game's last round."""
-        limit = self.title.solo_rounds if self.solo else None
-        return self.rules.ended(self._base) or (limit is not None and len(self.closed) >= limit)
+        if self._ended is None:
+            limit = self.title.solo_rounds if self.solo else None
+            self._ended = self.rules.ended(self._base) or (
+                limit is not None and len(self.closed) >= limit)
+        return self._ended
 
     def over(self) -> bool:
         """The sheet as it stands has ended the game (full, or whatever else the title's

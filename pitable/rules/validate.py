@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from pitable.rules.base import Options
 from pitable.rules.bot.model import Act, Action, TurnRecord
@@ -92,7 +92,9 @@ class Replay:
         return cell not in self.number and cell not in self.mark
 
     def empties(self, *kinds: Kind) -> list[Cell]:
-        return [c for c, k in self.kind.items() if k in kinds and self.empty(c)]
+        number, mark = self.number, self.mark
+        return [c for c, k in self.kind.items()
+                if k in kinds and c not in number and c not in mark]
 
     def around(self, cell: Cell) -> list[Cell]:
         return [n for n in neighbours(cell) if n in self.kind]
@@ -215,6 +217,10 @@ class ReplayRules:
     #: hazards and cross-outs (a structure, a boat, a discovery's spaces): proposals that
     #: :mod:`pitable.rules.phone` keeps only where :attr:`turn` finds nothing against them.
     offers: Callable[[Replay, Options], Iterable[Action]] | None = None
+    #: The words of the title's own moves, for a player choosing one: by a move's value
+    #: (a structure's letter, a discovery's) or, failing that, by its act's word; gettext
+    #: messages of the title's catalogue.
+    words: Mapping[str, str] = field(default_factory=dict)
 
 
 def groups(cells: set[Cell], size: int, fits: Callable[[list[Cell]], bool],

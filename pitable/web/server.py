@@ -30,6 +30,7 @@ from pitable.web.budget import Bounded, ConnectionBudget, budgeted_protocol
 from pitable.web.commands import Command
 from pitable.web.guard import PinGuard
 from pitable.web.hub import Hub, Snapshot
+from pitable.web.players import Phones
 
 if TYPE_CHECKING:
     import uvicorn
@@ -64,6 +65,7 @@ class WebServer:
         keepalive_s: float = KEEPALIVE_S,
         limits: PageLimits | None = None,
         names: tuple[str, ...] = (),
+        phones: Phones | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -74,7 +76,7 @@ class WebServer:
         self.budget = ConnectionBudget(self.limits)
         self.guard = PinGuard(pin, clock or MonotonicClock())
         self.app = build_app(self.hub, self.guard, post, keepalive_s=keepalive_s,
-                             limits=self.limits, names=names)
+                             limits=self.limits, names=names, phones=phones)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: uvicorn.Server | None = None

@@ -52,6 +52,12 @@ class Act:
     def __reduce__(self) -> tuple[Callable[[str], Act], tuple[str]]:
         return (_act, (self.value,))
 
+    @classmethod
+    def named(cls, word: str) -> Act:
+        """The act whose word is ``word`` (a move log's, a stored move's); KeyError if
+        none is registered."""
+        return _ACTS[word]
+
     def __repr__(self) -> str:
         return f"Act({self.value!r}, fills={self.fills})"
 

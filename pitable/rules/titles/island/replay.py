@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pitable.rules.base import Options
+from pitable.rules.base import N_, Options
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
 from pitable.rules.titles.island import MOUNTAIN, NAVIGATION, SEA
@@ -116,4 +116,5 @@ def _offers(replay: Replay, options: Options) -> Iterator[Action]:
 
 
 #: The Island's rules for the replay (``Title.replay_rules``).
-RULES = ReplayRules(_island_turn, _ended, _offers)
+RULES = ReplayRules(_island_turn, _ended, _offers,
+                    words={"boat": N_("boat"), "treasure": N_("Treasure")})

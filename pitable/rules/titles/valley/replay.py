@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from pitable.rules.base import PENNY, Options
+from pitable.rules.base import N_, PENNY, Options
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
 from pitable.rules.titles.valley import BUILD
@@ -211,4 +211,7 @@ def _offers(replay: Replay, options: Options) -> Iterator[Action]:
 
 
 #: The Valley's rules for the replay (``Title.replay_rules``).
-RULES = ReplayRules(_valley_turn, offers=_offers)
+RULES = ReplayRules(_valley_turn, offers=_offers, words={
+    "H": N_("hut"), "S": N_("statue"), "M": N_("mine"), "j": N_("Jungle"), "t": N_("Town"),
+    "r": N_("Mountain range"), "p": N_("Pyramid"),
+})

@@ -1,0 +1,280 @@
+"""The players' routes: join the game, read one's sheet, move, take back, say done, watch.
+
+``POST /api/players`` seats a player by initials and answers their token;
+``GET /api/sheet`` their sheet, score and the moves allowed next; ``POST /api/moves``,
+``DELETE /api/moves/last`` and ``POST /api/done`` change it; ``GET /api/sheets`` every
+sheet, for anyone watching. ``GET /play`` is the phone's page.
+
+The token is a secret: it travels in the ``X-Pitable-Player`` header (the phone keeps it in
+its local storage) or in the ``pitable_player`` cookie (HttpOnly, SameSite=Strict), never
+in a URL, so no log holds it. A change needs the header all the same, its value the token
+or ``cookie`` for the cookie's: a form on another site cannot send a header without asking
+first, and the page answers no such question (CORS). Each client address, and each token,
+gets a few calls a second (:class:`Buckets`); a body over 4 kB is 413 before any route.
+
+Every call runs on one worker thread of its own (the sheets read and writes the
+store, which waits for the disk): the event loop that serves the page and the dice never
+waits for a sheet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from pitable.errors import (
+    BadInitials,
+    BadMove,
+    GameEnded,
+    IllegalMove,
+    InitialsTaken,
+    NoGame,
+    NotAPlayer,
+    StoreError,
+    TableFull,
+)
+from pitable.i18n import LANGUAGES, translator
+from pitable.rules.base import Translator
+from pitable.web.guard import client_key
+
+T = TypeVar("T")
+
+#: The header and the cookie that carry a player's token.
+PLAYER_HEADER = "x-pitable-player"
+PLAYER_COOKIE = "pitable_player"
+#: The header value that says "the token is the cookie's".
+FROM_COOKIE = "cookie"
+#: The header that names the player's language on a change.
+LANG_HEADER = "x-pitable-lang"
+#: A cookie lasts a long game night and the next morning's look at the sheets.
+COOKIE_S = 7 * 24 * 3600
+#: Calls a second each client address may make, and in a burst; moves a second a token.
+ADDRESS_RATE, ADDRESS_BURST = 20.0, 60.0
+TOKEN_RATE, TOKEN_BURST = 5.0, 20.0
+#: Calls waiting for the worker thread beyond which a call is turned away (503).
+MAX_WAITING = 256
+
+
+class Phones(Protocol):
+    """What the routes need of the players' sheets (:class:`~pitable.box.phones.PhoneTable`,
+    on the box's store). A seat is whatever it returns for one player."""
+
+    def join(self, initials: str, token: str | None = None) -> tuple[str, Any, bool]: ...
+
+    def seat(self, token: str | None) -> Any: ...
+
+    def move(self, token: str | None, body: object) -> Any: ...
+
+    def take_back(self, token: str | None) -> Any: ...
+
+    def done(self, token: str | None) -> Any: ...
+
+    def seats(self) -> list[Any]: ...
+
+    def view(self, seat: Any, tr: Translator, *, own: bool = True) -> dict[str, Any]: ...
+
+
+class Buckets:
+    """Token buckets by key: ``rate`` calls a second, ``burst`` at once. The least recently
+    used keys are forgotten beyond ``keys``, so no stream of new addresses grows it."""
+
+    def __init__(self, rate: float, burst: float, *, keys: int = 4096,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst, self.keys, self.clock = rate, burst, keys, clock
+        self._left: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, key: str) -> float | None:
+        """One call for ``key``: None when allowed, else the seconds until one is."""
+        now = self.clock()
+        left, then = self._left.pop(key, (self.burst, now))
+        left = min(self.burst, left + (now - then) * self.rate)
+        if left < 1.0:
+            self._left[key] = (left, now)
+            return (1.0 - left) / self.rate
+        self._left[key] = (left - 1.0, now)
+        while len(self._left) > self.keys:
+            self._left.popitem(last=False)
+        return None
+
+
+def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str]) -> list[Route]:
+    """The players' routes on ``phones``; ``box_lang`` is the box's language, spoken when a
+    call names none."""
+    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pitable-phones")
+    addresses = Buckets(ADDRESS_RATE, ADDRESS_BURST)
+    tokens = Buckets(TOKEN_RATE, TOKEN_BURST)
+    waiting = 0
+
+    def lang_of(request: Request) -> str:
+        lang = request.query_params.get("lang") or request.headers.get(LANG_HEADER)
+        return lang if lang in LANGUAGES else box_lang()
+
+    def token_of(request: Request, *, change: bool) -> str | None:
+        given = request.headers.get(PLAYER_HEADER)
+        if given == FROM_COOKIE or (given is None and not change):
+            return request.cookies.get(PLAYER_COOKIE)
+        return given
+
+    async def on_worker(call: Callable[[], T]) -> T:
+        nonlocal waiting
+        if waiting >= MAX_WAITING:
+            raise _Busy
+        waiting += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(worker, call)
+        finally:
+            waiting -= 1
+
+    def handler(action: Callable[[Request, Translator], Awaitable[Response]], *,
+                change: bool) -> Callable[[Request], Awaitable[Response]]:
+        async def answered(request: Request) -> Response:
+            address = request.client.host if request.client is not None else ""
+            tr = translator(lang_of(request))
+            wait = addresses.take(client_key(address))
+            if wait is not None:
+                return _slow_down(tr, wait)
+            if change and request.headers.get(PLAYER_HEADER) is None and (
+                    request.url.path != "/api/players"):
+                return _error(401, tr.gettext("a player's call needs the {header} header")
+                              .format(header="X-Pitable-Player"))
+            try:
+                return await action(request, tr)
+            except NotAPlayer:
+                return _error(401, tr.gettext("this phone has no sheet in this game: join"))
+            except NoGame:
+                return _error(409, tr.gettext("no game is in progress: start one on the box"))
+            except GameEnded:
+                return _error(409, tr.gettext("this game is over: join the new one"))
+            except BadMove as exc:
+                return _error(400, str(exc))
+            except _Busy:
+                return _error(503, tr.gettext("the box is busy: try again"), retry=1)
+            except StoreError:
+                return _error(503, tr.gettext("the box could not store it: try again"), retry=1)
+
+        return answered
+
+    async def body_of(request: Request) -> object:
+        try:
+            return json.loads(await request.body() or b"null")
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            raise BadMove("expected a JSON body") from None
+
+    async def play_page(request: Request) -> Response:
+        return FileResponse(static / "play.html", headers={"cache-control": "no-cache"})
+
+    async def join(request: Request, tr: Translator) -> Response:
+        body = await body_of(request)
+        initials = body.get("initials") if isinstance(body, dict) else None
+        if not isinstance(initials, str):
+            raise BadMove('expected a JSON object such as {"initials": "AB"}')
+        token = token_of(request, change=False)
+        try:
+            token, seat, new = await on_worker(lambda: phones.join(initials, token))
+        except BadInitials:
+            return _error(400, tr.gettext("initials: 1 to 3 letters, as on a paper sheet"))
+        except InitialsTaken:
+            return _error(409, tr.gettext("these initials are taken at this table"))
+        except TableFull:
+            return _error(409, tr.gettext("the table is full"))
+        sheet = await on_worker(lambda: phones.view(seat, tr))
+        response = JSONResponse({"token": token, "initials": sheet["player"]["initials"],
+                                 "sheet": sheet}, status_code=201 if new else 200,
+                                headers={"cache-control": "no-store"})
+        response.set_cookie(PLAYER_COOKIE, token, max_age=COOKIE_S, path="/api",
+                            httponly=True, samesite="strict")
+        return response
+
+    async def answer(seat: Any, tr: Translator, status: int = 200,
+                     **extra: object) -> Response:
+        sheet = await on_worker(lambda: phones.view(seat, tr))
+        return JSONResponse({**extra, "sheet": sheet} if extra else sheet, status_code=status,
+                            headers={"cache-control": "no-store"})
+
+    async def sheet(request: Request, tr: Translator) -> Response:
+        token = token_of(request, change=False)
+        seat = await on_worker(lambda: phones.seat(token))
+        return await answer(seat, tr)
+
+    def limited(request: Request, tr: Translator) -> Response | None:
+        token = token_of(request, change=True) or ""
+        wait = tokens.take(token)
+        return None if wait is None else _slow_down(tr, wait)
+
+    async def move(request: Request, tr: Translator) -> Response:
+        token = token_of(request, change=True)
+        if (slow := limited(request, tr)) is not None:
+            return slow
+        body = await body_of(request)
+        try:
+            seat = await on_worker(lambda: phones.move(token, body))
+        except IllegalMove as exc:
+            seat = await on_worker(lambda: phones.seat(token))
+            return await answer(seat, tr, 422, error=_refusal(exc, tr))
+        return await answer(seat, tr)
+
+    async def take_back(request: Request, tr: Translator) -> Response:
+        token = token_of(request, change=True)
+        if (slow := limited(request, tr)) is not None:
+            return slow
+        try:
+            seat = await on_worker(lambda: phones.take_back(token))
+        except IllegalMove as exc:
+            return _error(409, _refusal(exc, tr))
+        return await answer(seat, tr)
+
+    async def done(request: Request, tr: Translator) -> Response:
+        token = token_of(request, change=True)
+        if (slow := limited(request, tr)) is not None:
+            return slow
+        try:
+            seat = await on_worker(lambda: phones.done(token))
+        except IllegalMove as exc:
+            return _error(409, _refusal(exc, tr))
+        return await answer(seat, tr)
+
+    async def sheets(request: Request, tr: Translator) -> Response:
+        seats = await on_worker(phones.seats)
+        watched = await on_worker(lambda: [phones.view(s, tr, own=False) for s in seats])
+        return JSONResponse({"sheets": watched}, headers={"cache-control": "no-store"})
+
+    return [
+        Route("/play", play_page, methods=["GET", "HEAD"]),
+        Route("/api/players", handler(join, change=True), methods=["POST"]),
+        Route("/api/sheet", handler(sheet, change=False), methods=["GET"]),
+        Route("/api/sheets", handler(sheets, change=False), methods=["GET"]),
+        Route("/api/moves", handler(move, change=True), methods=["POST"]),
+        Route("/api/moves/last", handler(take_back, change=True), methods=["DELETE"]),
+        Route("/api/done", handler(done, change=True), methods=["POST"]),
+    ]
+
+
+class _Busy(Exception):
+    """More calls wait for the worker thread than it should hold."""
+
+
+def _refusal(exc: IllegalMove, tr: Translator) -> str:
+    """The rule a move broke, in the player's language."""
+    return tr.gettext(exc.rule)
+
+
+def _error(status: int, text: str, *, retry: float | None = None) -> JSONResponse:
+    headers = {"cache-control": "no-store"}
+    if retry is not None:
+        headers["retry-after"] = str(max(1, round(retry)))
+    return JSONResponse({"error": text}, status_code=status, headers=headers)
+
+
+def _slow_down(tr: Translator, wait: float) -> JSONResponse:
+    return _error(429, tr.gettext("too many calls: wait a moment"), retry=wait)
+
