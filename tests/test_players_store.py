@@ -3,6 +3,7 @@ session store as durably as a roll."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -399,4 +400,20 @@ def test_a_reader_of_a_database_from_before_players_finds_none(tmp_path: Path) -
             book.moves(1)
         with pytest.raises(UnknownGame):
             book.players(2)
+    assert path.read_bytes() == before
+
+
+def test_history_of_a_database_from_before_players_reads_without_changing_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.conftest import run_cli
+
+    path = version_3_database(tmp_path)
+    before = path.read_bytes()
+    code, out, _ = run_cli(capsys, "history", "--state-dir", str(tmp_path))
+    assert code == 0
+    assert out.splitlines()[0].startswith("game 1: Skull Island, table, map A·4321")
+    assert "players" not in out
+    code, out, _ = run_cli(capsys, "history", "--json", "--state-dir", str(tmp_path))
+    assert json.loads(out.splitlines()[0])["players"] == []
     assert path.read_bytes() == before
