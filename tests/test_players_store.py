@@ -262,8 +262,11 @@ def test_all_moves_of_a_game_in_one_read(store: SessionStore, book: PlayerBook) 
         p.id: book.moves(p.id) for p in players
     }
     assert loaded[players[2].id] == []
-    assert book.all_done_rounds(game) == {players[0].id: {1, 2}, players[1].id: set(),
-                                          players[2].id: set()}
+    assert book.all_done_rounds(game) == {
+        players[0].id: {1, 2},
+        players[1].id: set(),
+        players[2].id: set(),
+    }
     with pytest.raises(UnknownGame):
         book.all_moves(99)
 
@@ -272,8 +275,9 @@ def test_every_sheet_of_a_full_table_comes_back_after_a_restart(tmp_path: Path) 
     with SessionStore.open(tmp_path) as store:
         book = PlayerBook(store)
         game = table_game(store)
-        players = [book.join(game, f"P{chr(65 + k // 26)}{chr(65 + k % 26)}", str(k))
-                   for k in range(100)]
+        players = [
+            book.join(game, f"P{chr(65 + k // 26)}{chr(65 + k % 26)}", str(k)) for k in range(100)
+        ]
         db = store._connection()
         # Fifty rounds of two moves each for a hundred players, written in one transaction
         # here (the box writes them one by one): what the box reads back when it starts.
@@ -281,8 +285,12 @@ def test_every_sheet_of_a_full_table_comes_back_after_a_restart(tmp_path: Path) 
         db.executemany(
             "INSERT INTO moves (player_id, round, seq, act, cells, value, at)"
             " VALUES (?, ?, ?, 'write', ?, ?, '2026-12-06T20:00:00+00:00')",
-            [(p.id, rnd, seq, f"[[{rnd},{seq}]]", str(seq))
-             for p in players for rnd in range(1, 51) for seq in (1, 2)],
+            [
+                (p.id, rnd, seq, f"[[{rnd},{seq}]]", str(seq))
+                for p in players
+                for rnd in range(1, 51)
+                for seq in (1, 2)
+            ],
         )
         db.execute("COMMIT")
     with SessionStore.open(tmp_path) as store:
@@ -326,7 +334,7 @@ def version_3_database(directory: Path) -> Path:
     """A database as pitable kept it before players: a table game in progress, a setting."""
     path = directory / DB_NAME
     db = sqlite3.connect(path, isolation_level=None)
-    for step in MIGRATIONS[:PLAYERS_SINCE - 1]:
+    for step in MIGRATIONS[: PLAYERS_SINCE - 1]:
         for statement in (s for s in step.split(";") if s.strip()):
             db.execute(statement)
     db.execute(f"PRAGMA user_version = {PLAYERS_SINCE - 1}")
