@@ -3,11 +3,13 @@ session store as durably as a roll."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -26,12 +28,15 @@ from pitable.errors import (
     UnknownPlayer,
 )
 from pitable.rules import Roll
-from tests.test_store import Clock, play
+
+T0 = datetime(2026, 12, 6, 20, 0, tzinfo=UTC)
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[SessionStore]:
-    with SessionStore.open(tmp_path, clock=Clock()) as s:
+    # A clock a second later at each reading: every join has its own time.
+    seconds = itertools.count()
+    with SessionStore.open(tmp_path, clock=lambda: T0 + timedelta(seconds=next(seconds))) as s:
         yield s
 
 
@@ -368,7 +373,7 @@ def test_a_version_3_database_is_migrated_and_takes_players(tmp_path: Path) -> N
         assert book.players(1) == []
         ann = book.join(1, "ann", "t")
         book.add_move(ann.id, 1, "write", [(0, 0)], 2)
-        play(store, 1, [Roll.from_str("1,1,1")])
+        store.record_roll(1, Roll.from_str("1,1,1"), "os", False, 0)
     with SessionStore.open(tmp_path) as store:
         assert [p.initials for p in PlayerBook(store).players(1)] == ["ANN"]
         assert store.state(1).rounds == 2
