@@ -176,6 +176,33 @@ class InconsistentRoll(StoreError, ValueError):
     """A roll recorded with a hazard count that the title's rules do not give."""
 
 
+# --- players at the table ----------------------------------------------------
+
+
+class BadInitials(StoreError, ValueError):
+    """A player's initials that are not one to three letters."""
+
+
+class InitialsTaken(StoreError, ValueError):
+    """Another player of the game has joined with the same initials."""
+
+
+class TokenInUse(StoreError, ValueError):
+    """A player's token that already belongs to a player of another game."""
+
+
+class TableFull(StoreError):
+    """The game has as many players as it takes."""
+
+
+class UnknownPlayer(StoreError, LookupError):
+    """No player has that id."""
+
+
+class TurnClosed(StoreError, ValueError):
+    """The player has finished that round: its moves are kept as they are."""
+
+
 # --- sheets and the printer ------------------------------------------------
 
 

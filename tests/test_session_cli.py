@@ -89,6 +89,33 @@ def test_history_reads_as_text(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert len(lines) == 8
 
 
+def test_history_names_the_players_of_the_game(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from pitable.box.players import PlayerBook
+
+    saved_games(tmp_path)
+    with SessionStore.open(tmp_path) as store:
+        book = PlayerBook(store)
+        for initials, token in (("ann", "a"), ("Bo", "b"), ("Émé", "e")):
+            book.join(2, initials, token)
+        book.join(2, "X", "x", bot=True)
+    code, out, _ = run(capsys, "history", "--state-dir", str(tmp_path))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1] == "  players: ANN, BO, ÉMÉ, X (bot)"
+    assert len(lines) == 9
+    code, out, _ = run(capsys, "history", "--json", "--state-dir", str(tmp_path))
+    first = json.loads(out.splitlines()[0])
+    assert [(p["initials"], p["bot"]) for p in first["players"]] == [
+        ("ANN", False), ("BO", False), ("ÉMÉ", False), ("X", True)]
+    # Game 1 had nobody on a phone: no line, and an empty list.
+    code, out, _ = run(capsys, "history", "--game", "1", "--state-dir", str(tmp_path))
+    assert "players" not in out
+    code, out, _ = run(capsys, "history", "--game", "1", "--json", "--state-dir", str(tmp_path))
+    assert json.loads(out.splitlines()[0])["players"] == []
+
+
 @pytest.mark.parametrize(
     ("setup", "argv", "message"),
     [

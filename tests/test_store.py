@@ -388,9 +388,16 @@ def test_a_database_that_fails_its_integrity_check_is_moved_aside(tmp_path: Path
     path = real_database(tmp_path)
     data = bytearray(path.read_bytes())
     page_size = int.from_bytes(data[16:18], "big")
-    middle = (len(data) // page_size // 2) * page_size
-    # Garbage over the cell pointers of a page in the middle: the file still opens, and
-    # only reading that page (as the integrity check does) finds it.
+    # A page of rolls in the middle of the file (the first table leaf there that holds
+    # cells: byte 0 is its type, 0x0D, bytes 3-4 its count of cells; the empty tables of
+    # the schema's later versions lie in the middle too).
+    middle = next(
+        offset
+        for offset in range(len(data) // page_size // 2 * page_size, len(data), page_size)
+        if data[offset] == 0x0D and int.from_bytes(data[offset + 3 : offset + 5], "big")
+    )
+    # Garbage over the cell pointers of that page: the file still opens, and only reading
+    # that page (as the integrity check does) finds it.
     data[middle + 12 : middle + 28] = b"\xff" * 16
     path.write_bytes(bytes(data))
     assert fails_integrity_check(path)

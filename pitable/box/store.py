@@ -8,7 +8,8 @@ current game, its round and its last roll.
 
 Each game keeps its map (side and seed; the title is the game's) and, for a score entered
 part by part, its parts; the menu's choices that outlive a game are the store's settings
-(:meth:`SessionStore.setting`).
+(:meth:`SessionStore.setting`). The players who join a game on their phones, and their
+moves, are kept by :class:`pitable.box.players.PlayerBook` in the same database.
 
 The schema is versioned with ``PRAGMA user_version`` and migrated forward one step at a
 time (:data:`MIGRATIONS`). A database opened read-only before its migration (``pitable
@@ -128,11 +129,47 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE games ADD COLUMN score_parts TEXT;
     CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 3 -> 4: the players who joined a game on their phones (initials stored upper-case,
+    # so that the unique pair compares them without case; a SHA-256 of the phone's secret
+    # token, never the token), every move each of them made on their sheet (its cells a
+    # JSON list of [row, column] from 0, its value JSON or NULL), and the rounds each of
+    # them has finished, whose moves can no longer be taken back.
+    """
+    CREATE TABLE players (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        initials TEXT NOT NULL,
+        token_hash BLOB NOT NULL UNIQUE,
+        joined_at TEXT NOT NULL,
+        bot INTEGER NOT NULL DEFAULT 0 CHECK (bot IN (0, 1)),
+        UNIQUE (game_id, initials)
+    );
+    CREATE TABLE moves (
+        id INTEGER PRIMARY KEY,
+        player_id INTEGER NOT NULL REFERENCES players (id),
+        round INTEGER NOT NULL CHECK (round >= 1),
+        seq INTEGER NOT NULL CHECK (seq >= 1),
+        act TEXT NOT NULL,
+        cells TEXT NOT NULL,
+        value TEXT,
+        at TEXT NOT NULL,
+        UNIQUE (player_id, round, seq)
+    );
+    CREATE TABLE turns_done (
+        player_id INTEGER NOT NULL REFERENCES players (id),
+        round INTEGER NOT NULL CHECK (round >= 1),
+        at TEXT NOT NULL,
+        PRIMARY KEY (player_id, round)
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
 #: The first version whose games have a map and score parts, and that has settings.
 MAPS_SINCE = 3
+#: The first version that keeps the players of a game and their moves
+#: (:class:`pitable.box.players.PlayerBook`).
+PLAYERS_SINCE = 4
 
 # SQLite's result codes for a database that another connection holds: waiting is the
 # answer, never moving the file aside.
@@ -1106,6 +1143,12 @@ def _check_schema(db: sqlite3.Connection) -> None:
     try:
         db.execute(f"SELECT {_game_columns(_schema_version(db))} FROM games LIMIT 0")
         db.execute(f"SELECT {_ROLL_COLUMNS} FROM rolls LIMIT 0")
+        if _schema_version(db) >= PLAYERS_SINCE:
+            db.execute(
+                "SELECT id, game_id, initials, token_hash, joined_at, bot FROM players LIMIT 0"
+            )
+            db.execute("SELECT player_id, round, seq, act, cells, value, at FROM moves LIMIT 0")
+            db.execute("SELECT player_id, round, at FROM turns_done LIMIT 0")
     except sqlite3.OperationalError as exc:
         raise _Unusable("foreign", f"unknown schema: {exc}") from None
 

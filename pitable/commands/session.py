@@ -52,7 +52,8 @@ def hazards_placed_help() -> str:
 
 def setup_history(p: argparse.ArgumentParser) -> None:
     p.description = (
-        "List the rolls of a game saved by the box: the game in progress, or the game ID."
+        "List the players and rolls of a game saved by the box: the game in progress, or the"
+        " game ID."
     )
     p.add_argument(
         "--game",
@@ -61,8 +62,8 @@ def setup_history(p: argparse.ArgumentParser) -> None:
         help="a game's id (default: current)",
     )
     p.add_argument("--json", action="store_true",
-                   help="one JSON object a line: the game (its map, score and parts), then each"
-                   " roll")
+                   help="one JSON object a line: the game (its map, score and parts) and its"
+                   " players, then each roll")
     p.add_argument(
         "--state-dir",
         type=directory_path,
@@ -94,6 +95,7 @@ def setup_level(p: argparse.ArgumentParser) -> None:
 
 def run_history(args: argparse.Namespace) -> int:
     # Imported here: the store pulls in sqlite3, which `pitable options` does not need.
+    from pitable.box.players import PlayerBook
     from pitable.box.store import SessionStore
 
     with SessionStore.open_read_only(args.state_dir) as store:
@@ -109,9 +111,10 @@ def run_history(args: argparse.Namespace) -> int:
             game = current
         records = store.rolls(game.id)
         limit = store.state(game.id).round_limit
+        players = PlayerBook(store).players(game.id)
 
     if args.json:
-        print(json.dumps({"game": game.to_json()}))
+        print(json.dumps({"game": game.to_json(), "players": [p.to_json() for p in players]}))
         for record in records:
             print(json.dumps(record.to_json()))
         return 0
@@ -134,6 +137,9 @@ def run_history(args: argparse.Namespace) -> int:
     if game.parts is not None:
         parts = ", ".join(f"{name} {stars}" for name, stars in game.parts)
         print(f"  score by parts: {parts}; total {game.score}")
+    if players:
+        names = ", ".join(p.initials + (" (bot)" if p.bot else "") for p in players)
+        print(f"  players: {names}")
     if not records:
         print("no rolls yet")
     for record in records:
