@@ -17,7 +17,7 @@ worker thread of its own); its lock also keeps a second caller safe.
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import logging
 import secrets
 import threading
@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pitable.box.players import PlayerBook, PlayerRecord, StoredMove
+from pitable.box.players import PlayerBook, PlayerRecord, StoredMove, token_hash
 from pitable.box.store import Game, RollRecord, SessionStore
 from pitable.errors import BadMove, IllegalMove, NoGame, NotAPlayer, UnknownGame
 from pitable.rules.base import N_, Translator
@@ -33,7 +33,6 @@ from pitable.rules.bot.model import Act, Action
 from pitable.rules.phone import PlayerSheet
 from pitable.rules.session import Mode, level
 from pitable.rules.sheets import Sheet
-from pitable.rules.titles import find_title
 
 log = logging.getLogger("pitable.phones")
 
@@ -46,10 +45,6 @@ MAX_CELLS = 8
 
 #: The words of the moves every title has, for a player choosing one.
 CROSS_OUT = N_("cross out")
-
-
-def token_hash(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
 
 
 @dataclass
@@ -96,10 +91,8 @@ class PhoneTable:
         with self._lock:
             if token is None:
                 raise NotAPlayer("no player token")
-            try:
+            with contextlib.suppress(NoGame):
                 self._sync()
-            except NoGame:
-                pass
             seat = self._seat_of(token)
             if seat is None:
                 raise NotAPlayer("no sheet has this token: join the game")
@@ -184,8 +177,8 @@ class PhoneTable:
         if table is None:
             return None
         rolls = self.store.rolls(game.id)
-        seat = _build(record, game, table.sheet(), rolls, self.book.moves(record.id),
-                      self.book.done_rounds(record.id))
+        seat = _build(record, game, table.sheet(), rolls, moves=self.book.moves(record.id),
+                      done=self.book.done_rounds(record.id))
         seat.sheet.finish()
         return seat
 
@@ -218,20 +211,21 @@ class PhoneTable:
         self._seats = {}
         self._by_hash = {}
         moves = self.book.all_moves(game.id)
+        finished = self.book.all_done_rounds(game.id)
         for record in self.book.players(game.id):
-            done = self.book.done_rounds(record.id)
+            done = finished.get(record.id, set())
             self._seats[record.id] = _build(record, game, self._sheet, self._rolls,
-                                            moves.get(record.id, []), done)
+                                            moves=moves.get(record.id, []), done=done)
         self._game = game
 
     def _seat(self, record: PlayerRecord, game: Game, moves: list[StoredMove]) -> Seat:
         assert self._sheet is not None
-        seat = _build(record, game, self._sheet, self._rolls, moves, set())
+        seat = _build(record, game, self._sheet, self._rolls, moves=moves, done=set())
         self._seats[record.id] = seat
         return seat
 
 
-def _build(record: PlayerRecord, game: Game, sheet: Sheet, rolls: Iterable[RollRecord],
+def _build(record: PlayerRecord, game: Game, sheet: Sheet, rolls: Iterable[RollRecord], *,
            moves: Iterable[StoredMove], done: set[int]) -> Seat:
     """A player's sheet played again from the store: every roll of the game, the player's
     moves of each round, and the rounds they said were done. A stored move the rules now

@@ -178,9 +178,9 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str]) -> 
         initials = body.get("initials") if isinstance(body, dict) else None
         if not isinstance(initials, str):
             raise BadMove('expected a JSON object such as {"initials": "AB"}')
-        token = token_of(request, change=False)
+        known = token_of(request, change=False)
         try:
-            token, seat, new = await on_worker(lambda: phones.join(initials, token))
+            token, seat, new = await on_worker(lambda: phones.join(initials, known))
         except BadInitials:
             return _error(400, tr.gettext("initials: 1 to 3 letters, as on a paper sheet"))
         except InitialsTaken:

@@ -1,0 +1,257 @@
+"""The players' API: join, the sheet, moves checked and stored, take back, done, watchers,
+and what it refuses. A simulated box with a session store rolls; the page is served on
+127.0.0.1 and driven with the standard library's HTTP client."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pitable.box.phones import PhoneTable
+from pitable.box.players import PlayerBook
+from pitable.box.sim import Simulator
+from pitable.box.store import SessionStore
+from pitable.web.players import TOKEN_BURST
+from pitable.web.server import WebServer
+from tests.support.box import make
+from tests.support.web import PIN, TIMEOUT_S
+
+
+@dataclass
+class Table:
+    sim: Simulator
+    server: WebServer
+    store: SessionStore
+
+    def call(self, method: str, path: str, body: Any = None, *, token: str | None = None,
+             headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:
+        sent = {"Content-Type": "application/json", **(headers or {})}
+        if token is not None:
+            sent["X-Pitable-Player"] = token
+        data = body if isinstance(body, bytes) else (
+            json.dumps(body).encode() if body is not None else None)
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=TIMEOUT_S)
+        try:
+            conn.request(method, path, body=data, headers=sent)
+            response = conn.getresponse()
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else None, dict(response.getheaders())
+        finally:
+            conn.close()
+
+    def join(self, initials: str = "AB") -> tuple[str, dict[str, Any]]:
+        status, answer, _ = self.call("POST", "/api/players", {"initials": initials})
+        assert status == 201, answer
+        return answer["token"], answer["sheet"]
+
+    def sheet(self, token: str) -> dict[str, Any]:
+        status, answer, _ = self.call("GET", "/api/sheet", token=token)
+        assert status == 200, answer
+        return answer
+
+    def roll(self) -> None:
+        self.sim.press()
+
+
+def _serve(tmp_path: Path, *rolls: str, mode: str = "solo", title: str = "temple") -> Table:
+    store = SessionStore.open(tmp_path)
+    sim = make(*rolls, mode=mode, title=title, store=store)
+    server = WebServer("127.0.0.1", 0, PIN, sim.box.post, phones=PhoneTable(store))
+    server.start()
+    return Table(sim, server, store)
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Table]:
+    served = _serve(tmp_path, "2,3,4", "1,2,2", "5,1,3", "3,3,1")
+    yield served
+    served.server.close()
+    served.sim.close()
+
+
+def _first_choice(sheet: dict[str, Any]) -> dict[str, Any]:
+    where, choices = next(iter(sheet["choices"].items()))
+    r, c = (int(v) for v in where.split(","))
+    return {"act": choices[0]["act"], "cells": [[r, c]], "value": choices[0]["value"]}
+
+
+def test_a_player_joins_with_initials_and_keeps_a_secret_token(table: Table) -> None:
+    status, answer, headers = table.call("POST", "/api/players", {"initials": "ab"})
+    assert status == 201
+    token = answer["token"]
+    assert len(token) >= 22  # 128 bits, URL-safe base64
+    assert answer["initials"] == "AB"
+    cookie = headers["set-cookie"]
+    assert f"pitable_player={token}" in cookie
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+    sheet = answer["sheet"]
+    assert sheet["map"]["height"] == len(sheet["cells"]) == len(sheet["map"]["rows"])
+    assert sheet["turn"] is None and sheet["choices"] == {}
+    # The same phone again is the same player.
+    status, again, _ = table.call("POST", "/api/players", {"initials": "ab"}, token=token)
+    assert status == 200 and again["token"] == token
+    # Other initials of the same letters are taken; bad ones are one clear line.
+    assert table.call("POST", "/api/players", {"initials": "Ab"})[0] == 409
+    for bad in ("", "ABCD", "A1", 7):
+        status, refused, _ = table.call("POST", "/api/players", {"initials": bad})
+        assert status == 400 and "\n" not in refused["error"]
+    # The store keeps the hash, never the token.
+    assert PlayerBook(table.store).player_by_token(token) is not None
+    assert token.encode() not in Path(table.store.path).read_bytes()
+
+
+def test_a_legal_move_is_stored_before_it_is_acknowledged(table: Table) -> None:
+    token, _ = table.join()
+    table.roll()
+    sheet = table.sheet(token)
+    assert sheet["turn"]["round"] == 1
+    move = _first_choice(sheet)
+    status, after, _ = table.call("POST", "/api/moves", move, token=token)
+    assert status == 200, after
+    (r, c), = move["cells"]
+    assert after["cells"][r][c].endswith(str(move["value"]))
+    assert after["turn"]["moves"][0]["act"] == move["act"]
+    book = PlayerBook(table.store)
+    record = book.player_by_token(token)
+    assert record is not None
+    stored = book.moves(record.id)
+    assert [(m.round, m.act, list(map(list, m.cells)), m.value) for m in stored] == [
+        (1, move["act"], move["cells"], move["value"])]
+
+
+def test_an_illegal_move_is_refused_with_its_rule_and_nothing_is_stored(table: Table) -> None:
+    token, _ = table.join()
+    table.roll()
+    move = _first_choice(table.sheet(token))
+    assert table.call("POST", "/api/moves", move, token=token)[0] == 200
+    status, refused, _ = table.call("POST", "/api/moves", move, token=token)
+    assert status == 422
+    assert refused["error"] and "\n" not in refused["error"]
+    assert refused["sheet"]["turn"]["moves"] == table.sheet(token)["turn"]["moves"]
+    record = PlayerBook(table.store).player_by_token(token)
+    assert record is not None and len(PlayerBook(table.store).moves(record.id)) == 1
+
+
+@pytest.mark.parametrize("body", [
+    None, [], "write", {"act": "fly", "cells": [[0, 0]]}, {"act": "write"},
+    {"act": "write", "cells": [[0]]}, {"act": "write", "cells": [[999, 0]], "value": 1},
+    {"act": "write", "cells": [[0, 0]], "value": [1]}, {"act": "write", "cells": "0,0"},
+    {"act": "write", "cells": [[True, 0]], "value": 1},
+])
+def test_a_body_that_is_no_move_is_400_in_one_line(table: Table, body: Any) -> None:
+    token, _ = table.join()
+    table.roll()
+    status, refused, _ = table.call("POST", "/api/moves", body, token=token)
+    assert status == 400, refused
+    assert "\n" not in refused["error"]
+
+
+def test_a_move_is_taken_back_until_the_turn_is_done(table: Table) -> None:
+    token, _ = table.join()
+    table.roll()
+    before = table.sheet(token)
+    move = _first_choice(before)
+    table.call("POST", "/api/moves", move, token=token)
+    status, after, _ = table.call("DELETE", "/api/moves/last", token=token)
+    assert status == 200 and after["cells"] == before["cells"]
+    assert after["choices"] == before["choices"]
+    table.call("POST", "/api/moves", move, token=token)
+    status, done, _ = table.call("POST", "/api/done", token=token)
+    assert status == 200 and done["turn"]["done"] and done["choices"] == {}
+    assert table.call("DELETE", "/api/moves/last", token=token)[0] == 409
+    assert table.call("POST", "/api/moves", move, token=token)[0] == 422
+    record = PlayerBook(table.store).player_by_token(token)
+    assert record is not None and PlayerBook(table.store).done_rounds(record.id) == {1}
+
+
+def test_a_turn_not_done_is_passed_by_the_next_roll_with_its_moves(table: Table) -> None:
+    token, _ = table.join()
+    table.roll()
+    move = _first_choice(table.sheet(token))
+    table.call("POST", "/api/moves", move, token=token)
+    table.roll()
+    sheet = table.sheet(token)
+    assert sheet["turn"]["round"] == 2 and sheet["turn"]["moves"] == []
+    (r, c), = move["cells"]
+    assert sheet["cells"][r][c] != "_"
+
+
+def test_the_box_restarted_gives_every_sheet_back(tmp_path: Path) -> None:
+    served = _serve(tmp_path, "2,3,4", "1,2,2")
+    token, _ = served.join("CD")
+    served.roll()
+    move = _first_choice(served.sheet(token))
+    served.call("POST", "/api/moves", move, token=token)
+    before = served.sheet(token)
+    served.server.close()
+    served.sim.close()
+    again = _serve(tmp_path)
+    try:
+        assert again.sheet(token) == before
+    finally:
+        again.server.close()
+        again.sim.close()
+
+
+def test_a_call_without_a_known_token_is_401(table: Table) -> None:
+    table.roll()
+    assert table.call("GET", "/api/sheet")[0] == 401
+    assert table.call("GET", "/api/sheet", token="x" * 22)[0] == 401
+    assert table.call("POST", "/api/moves", {"act": "write", "cells": [[0, 0]], "value": 1},
+                      token="nobody")[0] == 401
+    assert table.call("POST", "/api/done")[0] == 401
+
+
+def test_the_cookie_names_the_sheet_but_a_change_needs_the_header(table: Table) -> None:
+    token, _ = table.join()
+    table.roll()
+    cookie = {"Cookie": f"pitable_player={token}"}
+    assert table.call("GET", "/api/sheet", headers=cookie)[0] == 200
+    # A change with the cookie alone is what a form on another site would send.
+    assert table.call("POST", "/api/done", headers=cookie)[0] == 401
+    status, _, _ = table.call("POST", "/api/done", headers={**cookie,
+                                                            "X-Pitable-Player": "cookie"})
+    assert status == 200
+
+
+def test_moves_are_limited_per_token(table: Table) -> None:
+    token, _ = table.join()
+    table.roll()
+    statuses = [table.call("DELETE", "/api/moves/last", token=token)[0]
+                for _ in range(int(TOKEN_BURST) + 10)]
+    assert 429 in statuses
+    assert statuses[0] == 200
+
+
+def test_a_body_over_4_kb_is_413(table: Table) -> None:
+    token, _ = table.join()
+    status, _, _ = table.call("POST", "/api/moves", b"{" + b" " * 5000 + b"}", token=token)
+    assert status == 413
+
+
+def test_anyone_may_watch_every_sheet_but_not_its_choices(table: Table) -> None:
+    first, _ = table.join("AB")
+    table.join("CD")
+    table.roll()
+    table.call("POST", "/api/moves", _first_choice(table.sheet(first)), token=first)
+    status, watched, _ = table.call("GET", "/api/sheets")
+    assert status == 200
+    assert [s["player"]["initials"] for s in watched["sheets"]] == ["AB", "CD"]
+    assert all("choices" not in s and "warnings" not in s["turn"] for s in watched["sheets"])
+    assert watched["sheets"][0]["cells"] == table.sheet(first)["cells"]
+
+
+def test_no_token_reaches_the_log(table: Table, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    token, _ = table.join()
+    table.roll()
+    table.call("POST", "/api/moves", _first_choice(table.sheet(token)), token=token)
+    table.call("POST", "/api/done", token=token)
+    assert all(token not in record.getMessage() for record in caplog.records)
