@@ -153,6 +153,17 @@ def test_a_body_that_is_no_move_is_400_in_one_line(table: Table, body: Any) -> N
     assert "\n" not in refused["error"]
 
 
+def test_a_move_sent_for_a_turn_the_next_roll_closed_is_refused(table: Table) -> None:
+    token, _ = table.join()
+    table.roll()
+    move = {**_first_choice(table.sheet(token)), "round": 1}
+    table.roll()
+    status, refused, _ = table.call("POST", "/api/moves", move, token=token)
+    assert status == 422 and "next roll" in refused["error"]
+    assert refused["sheet"]["turn"]["moves"] == []
+    assert table.call("POST", "/api/moves", {**move, "round": 0}, token=token)[0] == 400
+
+
 def test_a_move_is_taken_back_until_the_turn_is_done(table: Table) -> None:
     token, _ = table.join()
     table.roll()

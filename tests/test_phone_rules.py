@@ -176,6 +176,34 @@ def test_no_move_before_the_first_roll() -> None:
         phone.finish_turn()
 
 
+@pytest.mark.parametrize("title", PLAYED, indirect=True)
+def test_the_numbers_offered_are_every_legal_number_in_every_space(title: Title) -> None:
+    """A title whose rules allow a space and a number apart is offered its numbers found a
+    space and a number at a time: they are every pair the replay accepts, no more."""
+    bot = title.bot()
+    assert bot is not None
+    sheet = title.generate_sheet(Side.A, 21)
+    player = bot.player(title, sheet)
+    phone = PlayerSheet(sheet, solo=True)
+    rng = random.Random(21)
+    for rnd in range(1, 12):
+        roll = _roll(rng)
+        options = title.options(roll, phone.hazards)
+        phone.start_turn(roll, phone.hazards)
+        for action in [*player.turn(options, rnd), None]:
+            every = {Action(Act.WRITE, (cell,), n)
+                     for cell, kind in phone.replay().kind.items()
+                     if kind.fillable and phone.replay().empty(cell)
+                     for n in options.numbers}
+            legal = {a for a in every if phone.check(a) is None}
+            assert {a for a in phone.legal() if a.act is Act.WRITE} == legal, rnd
+            if action is not None:
+                phone.play(action)
+        phone.finish_turn()
+        if player.over() or phone.over():
+            break
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.sets(st.tuples(st.integers(0, 4), st.integers(0, 4)), max_size=12),
        st.integers(1, 4))

@@ -207,7 +207,7 @@ def toy_rules() -> ReplayRules:
         if not actions and replay.empties(Kind.SPACE):
             replay.breach(None, "a turn fills a space", short=True)
 
-    return ReplayRules(turn)
+    return ReplayRules(turn, writes_apart=True)
 
 
 class PlayedToyCupboard(ToyCupboard):

@@ -45,6 +45,8 @@ MAX_CELLS = 8
 
 #: The words of the moves every title has, for a player choosing one.
 CROSS_OUT = N_("cross out")
+#: A move sent for a turn that the next roll closed before it arrived.
+LATE = N_("the next roll came first: this move was for the turn before")
 
 
 @dataclass
@@ -105,6 +107,10 @@ class PhoneTable:
         with self._lock:
             seat = self._current(token)
             action = parse_move(body, seat.sheet)
+            meant = body.get("round") if isinstance(body, Mapping) else None
+            if meant is not None and meant != seat.sheet.round:
+                # Sent for a turn the next roll has closed since: it belongs to no turn.
+                raise IllegalMove(LATE)
             breaches = seat.sheet.breaches(action)
             if breaches:
                 raise IllegalMove(breaches[0].rule, breaches[0])
@@ -256,7 +262,8 @@ def _stored_action(move: StoredMove) -> Action:
 
 def parse_move(body: object, sheet: PlayerSheet) -> Action:
     """The move a request's JSON body describes: ``{"act": "write", "cells": [[r, c]],
-    "value": 7}``; :class:`BadMove` naming what is wrong."""
+    "value": 7, "round": 3}`` (the round, if given, is the turn it was made for);
+    :class:`BadMove` naming what is wrong."""
     if not isinstance(body, Mapping):
         raise BadMove('expected a JSON object such as {"act": "write", "cells": [[2, 3]],'
                       ' "value": 7}')
@@ -273,6 +280,11 @@ def parse_move(body: object, sheet: PlayerSheet) -> Action:
             or not all(_is_cell(c, height, width) for c in cells)):
         raise BadMove(f"cells: expected 1 to {MAX_CELLS} [row, column] pairs inside the"
                       f" {height}x{width} map")
+    meant = body.get("round")
+    if meant is not None and (not isinstance(meant, int) or isinstance(meant, bool)
+                              or meant < 1):
+        raise BadMove(f"round: expected the turn's round, a whole number from 1, got"
+                      f" {_short(meant)}")
     value = body.get("value")
     if value is not None and not (
         (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 99)
@@ -350,6 +362,9 @@ def sheet_json(seat: Seat, tr: Translator, *, own: bool = True) -> dict[str, Any
             "round": player.round,
             "faces": [str(f) for f in player.options.roll.faces],
             "hazard": player.options.hazard,
+            # The hazards the box had counted before this roll: what the roll allows
+            # depends on them (the Island ignores a sixth danger).
+            "hazards_marked": player.options.hazards_marked,
             "headline": reading.headline,
             "lines": list(reading.lines),
             "moves": [_move_json(player, a, tr) for a in player.actions],
@@ -361,7 +376,8 @@ def sheet_json(seat: Seat, tr: Translator, *, own: bool = True) -> dict[str, Any
         "player": {"initials": seat.player.initials},
         "game": {"id": game.id, "title": title.key, "name": title.display_name(tr),
                  "mode": game.mode.value, "side": player.sheet.side.value,
-                 "seed": player.sheet.seed, "round": player.round,
+                 "seed": player.sheet.seed, "format": player.sheet.version,
+                 "round": player.round,
                  "rounds": title.solo_rounds if player.solo else None, "ended": game.ended},
         "map": map_json(player.sheet),
         "cells": [list(row) for row in player.tokens()],

@@ -189,6 +189,8 @@ class PlayerSheet:
         if options.hazard:
             if self.solo:
                 yield from (Action(Act.HAZARD, (c,)) for c in empty)
+        elif self.rules.writes_apart:
+            yield from self._writes(now, empty, options.numbers)
         else:
             for cell in empty:
                 for n in options.numbers:
@@ -196,6 +198,28 @@ class PlayerSheet:
         yield from (Action(Act.CROSS, (c,)) for c, m in now.mark.items() if m == "X")
         if self.rules.offers is not None:
             yield from self.rules.offers(now, options)
+
+    def _writes(self, now: Replay, empty: list[Cell],
+                numbers: Sequence[int]) -> Iterator[Action]:
+        """The legal numbers in empty spaces, where a title's rules say a space and a
+        number are allowed apart (``ReplayRules.writes_apart``): every number tried in one
+        space at a time until one takes some, then every space tried with that number.
+        Spaces beside a number are tried first (where most turns write)."""
+
+        def legal(cell: Cell, n: int) -> bool:
+            return not self.breaches(Action(Act.WRITE, (cell,), n))
+
+        near = {n for c in now.number for n in now.around(c)}
+        order = sorted(empty, key=lambda c: c not in near)
+        for cell in order:
+            values = [n for n in numbers if legal(cell, n)]
+            if values:
+                break
+        else:
+            return
+        for other in order:
+            if other == cell or legal(other, values[0]):
+                yield from (Action(Act.WRITE, (other,), n) for n in values)
 
     # --- what the sheet holds ----------------------------------------------------------
 

@@ -75,6 +75,9 @@ class Replay:
         self.sheet = sheet
         self.title = sheet.title
         self.kind = {(r, c): k for r, row in enumerate(sheet.grid) for c, k in enumerate(row)}
+        #: Each position's neighbours on the map, worked out once (a fork shares them).
+        self._around = {cell: tuple(n for n in neighbours(cell) if n in self.kind)
+                        for cell in self.kind}
         self.number: dict[Cell, int] = {}
         #: What else a position holds: H S M (structures), B (boat), X (hazard), x (crossed).
         self.mark: dict[Cell, str] = {}
@@ -96,8 +99,8 @@ class Replay:
         return [c for c, k in self.kind.items()
                 if k in kinds and c not in number and c not in mark]
 
-    def around(self, cell: Cell) -> list[Cell]:
-        return [n for n in neighbours(cell) if n in self.kind]
+    def around(self, cell: Cell) -> tuple[Cell, ...]:
+        return self._around[cell]
 
     def breach(self, action: Action | None, rule: str, cell: Cell | None = None, *,
                short: bool = False) -> None:
@@ -120,7 +123,6 @@ class Replay:
         """The adjacency rule of a number (or structure): the first on a start while one is
         empty; then beside a number or one of ``anchors``, unless no such space is empty."""
         cell = action.cell
-        empty = self.empties(*space_kinds)
         if first:
             open_starts = [c for c in self.sheet.starts if self.empty(c)]
             if open_starts and cell not in open_starts:
@@ -131,7 +133,7 @@ class Replay:
         def anchored(c: Cell) -> bool:
             return any(n in self.number or self.mark.get(n) in wanted for n in self.around(c))
 
-        if not anchored(cell) and any(anchored(c) for c in empty):
+        if not anchored(cell) and any(anchored(c) for c in self.empties(*space_kinds)):
             self.breach(action, "not adjacent to a number while such a space is empty")
 
     def hazard_turn(self, actions: Sequence[Action], ignored: Sequence[Action],
@@ -221,6 +223,11 @@ class ReplayRules:
     #: (a structure's letter, a discovery's) or, failing that, by its act's word; gettext
     #: messages of the title's catalogue.
     words: Mapping[str, str] = field(default_factory=dict)
+    #: Where a number may be written does not depend on which number it is, nor which
+    #: numbers on where: the moves offered (:mod:`pitable.rules.phone`) are then found by
+    #: checking the spaces with one number and the numbers in one space, not every pair
+    #: (tests/test_phone_rules.py checks that it finds every pair that is legal).
+    writes_apart: bool = False
 
 
 def groups(cells: set[Cell], size: int, fits: Callable[[list[Cell]], bool],

@@ -116,5 +116,5 @@ def _offers(replay: Replay, options: Options) -> Iterator[Action]:
 
 
 #: The Island's rules for the replay (``Title.replay_rules``).
-RULES = ReplayRules(_island_turn, _ended, _offers,
+RULES = ReplayRules(_island_turn, _ended, _offers, writes_apart=True,
                     words={"boat": N_("boat"), "treasure": N_("Treasure")})

@@ -46,4 +46,4 @@ def _temple_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
 
 
 #: The Temple's rules for the replay (``Title.replay_rules``).
-RULES = ReplayRules(_temple_turn)
+RULES = ReplayRules(_temple_turn, writes_apart=True)

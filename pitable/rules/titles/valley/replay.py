@@ -10,10 +10,11 @@ turn. A snake crossed out takes a 9 made from the dice of that turn, not written
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from pitable.rules.base import N_, PENNY, Options
+from pitable.rules.base import N_, PENNY, Options, Play
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
 from pitable.rules.titles.valley import BUILD
@@ -31,13 +32,19 @@ def _fits_a_play(used: list[int], options: Options) -> bool:
     """``used`` (numbers written, and a 9 for each snake crossed) is part of one way of
     grouping the dice: a sub-multiset of a play, Penny Papers standing for any 1 to 15."""
     want = Counter(used)
-    for play in options.plays:
-        have = Counter(v for v in play if isinstance(v, int))
-        penny = sum(1 for v in play if v == PENNY)
+    for have, penny in _plays(options.plays):
         short = want - have
         if sum(short.values()) <= penny and all(1 <= v <= 15 for v in short):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=64)
+def _plays(plays: tuple[Play, ...]) -> tuple[tuple[Counter[int], int], ...]:
+    """Each play's numbers counted, and its Penny Papers: worked out once a roll, as every
+    move of a turn being played is checked against them."""
+    return tuple((Counter(v for v in play if isinstance(v, int)),
+                  sum(1 for v in play if v == PENNY)) for play in plays)
 
 
 def _valley_turn(replay: Replay, options: Options, actions: Sequence[Action]) -> None:
@@ -211,7 +218,7 @@ def _offers(replay: Replay, options: Options) -> Iterator[Action]:
 
 
 #: The Valley's rules for the replay (``Title.replay_rules``).
-RULES = ReplayRules(_valley_turn, offers=_offers, words={
+RULES = ReplayRules(_valley_turn, offers=_offers, writes_apart=True, words={
     "H": N_("hut"), "S": N_("statue"), "M": N_("mine"), "j": N_("Jungle"), "t": N_("Town"),
     "r": N_("Mountain range"), "p": N_("Pyramid"),
 })
