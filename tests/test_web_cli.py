@@ -206,3 +206,40 @@ def test_the_web_is_off_by_default() -> None:
 
     assert DEFAULTS.web.enabled is False and DEFAULTS.web.pin == ""
     assert loads_config(DEFAULTS.to_toml()) == DEFAULTS
+
+
+def test_players_without_the_web_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run_main(["sim", "--script", "press", "--players", "2"], capsys)
+    assert code == 2 and "--players: only with --web" in err
+
+
+@pytest.mark.parametrize("count", ["0", "101", "two"])
+def test_a_bad_player_count_is_one_line_and_exit_2(count: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run_main(["sim", "--script", "press", "--web", "127.0.0.1:0", "--players",
+                          count], capsys)
+    assert code == 2 and "--players" in err.strip().splitlines()[-1]
+
+
+def test_sim_seats_bot_players_who_play_every_roll(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from pitable.box.players import PlayerBook
+    from pitable.box.store import SessionStore
+
+    code = main(["sim", "--web", "127.0.0.1:0", "--players", "3", "--game", "temple",
+                 "--state-dir", str(tmp_path), "--seed", "4",
+                 "--script", "press,wait2500,press,wait2500"])
+    assert code == 0
+    out = capsys.readouterr().out
+    with SessionStore.open_read_only(tmp_path) as store:
+        game = store.current_game()
+        assert game is not None
+        book = PlayerBook(store)
+        players = book.players(game.id)
+        assert [p.initials for p in players] == ["ZA", "ZB", "ZC"]
+        # The Temple writes one number a turn; at a table a mummy goes on another's sheet.
+        written = [r.n for r in store.rolls(game.id) if not r.hazard]
+        for player in players:
+            assert [m.round for m in book.moves(player.id)] == written
+            assert book.done_rounds(player.id) == {1, 2}
+            assert f"{player.initials}: {len(written)} move" in out

@@ -44,9 +44,8 @@ from pitable.errors import (
     UnknownPlayer,
     quoted,
 )
+from pitable.rules.session import MAX_PLAYERS
 
-#: The most players one game takes: a game night of a hundred.
-MAX_PLAYERS = 100
 #: The most letters a player's initials have.
 MAX_INITIALS = 3
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sys
+import tempfile
 from typing import Any
 
 from pitable.commands.args import (
@@ -16,6 +18,7 @@ from pitable.commands.args import (
     whole_number,
 )
 from pitable.errors import UsageError, quoted
+from pitable.rules.session import MAX_PLAYERS
 
 log = logging.getLogger("pitable.box")
 
@@ -141,6 +144,9 @@ def setup_sim(p: argparse.ArgumentParser) -> None:
                    help="turn the TV on and write its last picture when the simulator ends"
                    " (its size: the config's [tv] width and height)")
     add_web_arguments(p)
+    p.add_argument("--players", type=whole_number(1, MAX_PLAYERS), metavar="N",
+                   help=f"seat N bot players (1 to {MAX_PLAYERS}) at the page, each playing"
+                   " its own sheet through the players' API after every roll (with --web)")
     add_lang_argument(p, box=True)
     p.set_defaults(run=run_sim)
 
@@ -235,9 +241,7 @@ def run_box(args: argparse.Namespace) -> int:
 def run_sim(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from pitable.box.printing import box_printer
-    from pitable.box.sim import Simulator, parse_script
-    from pitable.box.terminal import live
+    from pitable.box.sim import parse_script
     from pitable.hw.entropy import SeededSource
 
     steps = parse_script(args.script) if args.script is not None else None
@@ -251,6 +255,8 @@ def run_sim(args: argparse.Namespace) -> int:
     if args.tv_png:
         config = dataclasses.replace(config, tv=dataclasses.replace(config.tv, enabled=True))
     config = web_config(config, args)
+    if args.players and args.web is None:
+        raise UsageError("--players: only with --web HOST:PORT (the bots play through the page)")
     entropy = SeededSource(args.seed) if args.seed is not None else None
     # With --seed the maps, and so the sheets the menu prints, are reproducible too.
     seeds = None
@@ -261,7 +267,21 @@ def run_sim(args: argparse.Namespace) -> int:
 
         sheet_seeds = random.Random(args.seed)
         seeds = lambda: sheet_seeds.randint(0, MAX_SEED)  # noqa: E731
-    store = _store(args.state_dir, config) if args.state_dir else None
+    with contextlib.ExitStack() as stack:
+        if args.players and not args.state_dir:
+            # The players' sheets need a store: one for this run only, as the games are.
+            args.state_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="pitable-"))
+        store = _store(args.state_dir, config) if args.state_dir else None
+        return _simulate(args, config, steps=steps, entropy=entropy, seeds=seeds, store=store,
+                         asked=asked)
+
+
+def _simulate(args: argparse.Namespace, config: Any, *, steps: Any, entropy: Any, seeds: Any,
+              store: Any, asked: Any) -> int:
+    from pitable.box.printing import box_printer
+    from pitable.box.sim import Simulator
+    from pitable.box.terminal import live
+
     if steps is None:
         from pitable.hw.clock import MonotonicClock
 
@@ -270,10 +290,13 @@ def run_sim(args: argparse.Namespace) -> int:
                         printer=box_printer(config.printer, simulated=True))
         if line := not_applied(args, sim.box):
             log.warning("%s", line)
+        bots = _seat_bots(sim, args.players)
         try:
             live(sim)
             _save_tv(sim, args.tv_png)
         finally:
+            if bots is not None:
+                bots.stop()
             sim.close()
         return 0
     sim = Simulator(config, entropy=entropy, store=store, scale=args.scale, map_seeds=seeds,
@@ -283,6 +306,7 @@ def run_sim(args: argparse.Namespace) -> int:
         log.warning("%s", line)
     if args.record:
         sim.start_recording()
+    bots = _seat_bots(sim, args.players)
     try:
         for step in steps:
             sim.do(step)
@@ -304,8 +328,27 @@ def run_sim(args: argparse.Namespace) -> int:
             title=title.display_name(tr), mode=mode, count=state.rounds,
             hazards=title.hazard_count(state.hazards, tr)), file=sys.stdout)
     finally:
+        if bots is not None:
+            bots.stop()
         sim.close()
+    if bots is not None:
+        for bot in bots.bots:
+            moves = len(bot.acknowledged)
+            print(f"{bot.initials}: {moves} move{'s' if moves != 1 else ''}", file=sys.stdout)
     return 0
+
+
+def _seat_bots(sim: Any, count: int | None) -> Any:
+    """``count`` bot players at the simulator's page, playing each roll by themselves; None
+    without players."""
+    if not count:
+        return None
+    from pitable.box.table_bots import BotTable, seat_bots
+
+    web = sim.built.web
+    bots = seat_bots(web.host if web.host not in ("0.0.0.0", "::") else "127.0.0.1",
+                     web.port, count)
+    return BotTable(bots)
 
 
 def _save_tv(sim: Any, path: str | None) -> None:

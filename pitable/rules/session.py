@@ -29,6 +29,9 @@ from pitable.rules.titles import as_title
 LEVELS: tuple[str, str, str, str] = ("Tourist", "Pathfinder", "Voyager", "Explorer")
 
 
+#: The most players a game takes on their phones (and bots), as a club night's table.
+MAX_PLAYERS = 100
+
 class Mode(enum.StrEnum):
     """How a game is played: everyone at a table, or one player alone."""
 
