@@ -266,3 +266,36 @@ def test_no_token_reaches_the_log(table: Table, caplog: pytest.LogCaptureFixture
     table.call("POST", "/api/moves", _first_choice(table.sheet(token)), token=token)
     table.call("POST", "/api/done", token=token)
     assert all(token not in record.getMessage() for record in caplog.records)
+
+
+def test_a_sheet_exports_as_pitable_score_reads_it_with_the_page_s_total(
+    table: Table, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pitable.cli import main
+
+    token, _ = table.join("EF")
+    for _ in range(3):
+        table.roll()
+        table.call("POST", "/api/moves", _first_choice(table.sheet(token)), token=token)
+        table.call("POST", "/api/done", token=token)
+    page_total = table.sheet(token)["score"]["total"]
+    conn = http.client.HTTPConnection("127.0.0.1", table.server.port, timeout=TIMEOUT_S)
+    conn.request("GET", "/api/sheet.txt", headers={"X-Pitable-Player": token})
+    response = conn.getresponse()
+    text = response.read().decode()
+    conn.close()
+    assert response.status == 200
+    assert "attachment" in response.getheader("content-disposition", "")
+    exported = tmp_path / "sheet.txt"
+    exported.write_text(text)
+    assert main(["score", "temple", "--sheet", str(exported), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == page_total
+    # The same sheet from the store, through `pitable history`.
+    assert main(["history", "--state-dir", str(Path(table.store.path).parent),
+                 "--sheet", "ef"]) == 0
+    assert capsys.readouterr().out == text
+    assert main(["history", "--state-dir", str(Path(table.store.path).parent)]) == 0
+    assert f"  players: EF {page_total}" in capsys.readouterr().out
+    assert main(["history", "--state-dir", str(Path(table.store.path).parent),
+                 "--sheet", "ZZ"]) == 2
+    assert "--sheet ZZ: no player" in capsys.readouterr().err

@@ -147,6 +147,12 @@ class PhoneTable:
         with self._lock:
             return sheet_json(seat, tr, own=own)
 
+    def text(self, seat: Seat) -> tuple[str, str]:
+        """``seat``'s sheet as ``pitable score --sheet`` reads it, and a file name for it."""
+        with self._lock:
+            name = f"pitable-{seat.game.id}-{seat.sheet.title.key}-{seat.player.initials}.txt"
+            return seat.sheet.text(), name
+
     def seats(self) -> list[Seat]:
         """Every player of the game in progress, in the order they joined."""
         with self._lock:
@@ -214,14 +220,9 @@ class PhoneTable:
         assert table is not None
         self._sheet = table.sheet()
         self._rolls = self.store.rolls(game.id)
-        self._seats = {}
         self._by_hash = {}
-        moves = self.book.all_moves(game.id)
-        finished = self.book.all_done_rounds(game.id)
-        for record in self.book.players(game.id):
-            done = finished.get(record.id, set())
-            self._seats[record.id] = _build(record, game, self._sheet, self._rolls,
-                                            moves=moves.get(record.id, []), done=done)
+        self._seats = {seat.player.id: seat for seat in stored_seats(
+            self.store, game, sheet=self._sheet, rolls=self._rolls)}
         self._game = game
 
     def _seat(self, record: PlayerRecord, game: Game, moves: list[StoredMove]) -> Seat:
@@ -229,6 +230,23 @@ class PhoneTable:
         seat = _build(record, game, self._sheet, self._rolls, moves=moves, done=set())
         self._seats[record.id] = seat
         return seat
+
+
+def stored_seats(store: SessionStore, game: Game, *, sheet: Sheet | None = None,
+                 rolls: list[RollRecord] | None = None) -> list[Seat]:
+    """Every player of ``game`` with their sheet, played again from ``store`` (which may
+    be open read-only), in the order they joined; none for a game without a map.
+    ``sheet`` and ``rolls`` are the game's, where the caller has them already."""
+    table = game.map
+    if table is None:
+        return []
+    book = PlayerBook(store)
+    sheet = sheet if sheet is not None else table.sheet()
+    rolls = rolls if rolls is not None else store.rolls(game.id)
+    moves = book.all_moves(game.id)
+    finished = book.all_done_rounds(game.id)
+    return [_build(record, game, sheet, rolls, moves=moves.get(record.id, []),
+                   done=finished.get(record.id, set())) for record in book.players(game.id)]
 
 
 def _build(record: PlayerRecord, game: Game, sheet: Sheet, rolls: Iterable[RollRecord], *,

@@ -63,7 +63,10 @@ def setup_history(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true",
                    help="one JSON object a line: the game (its map, score and parts) and its"
-                   " players, then each roll")
+                   " players with their scores, then each roll")
+    p.add_argument("--sheet", metavar="INITIALS",
+                   help="print the sheet a player of the game filled on their phone, as"
+                   " `pitable score --sheet` reads it")
     p.add_argument(
         "--state-dir",
         type=directory_path,
@@ -95,6 +98,7 @@ def setup_level(p: argparse.ArgumentParser) -> None:
 
 def run_history(args: argparse.Namespace) -> int:
     # Imported here: the store pulls in sqlite3, which `pitable options` does not need.
+    from pitable.box.phones import stored_seats
     from pitable.box.players import PlayerBook
     from pitable.box.store import SessionStore
 
@@ -112,9 +116,27 @@ def run_history(args: argparse.Namespace) -> int:
         records = store.rolls(game.id)
         limit = store.state(game.id).round_limit
         players = PlayerBook(store).players(game.id)
+        # Their sheets, played again from their moves: a game saved before games had maps
+        # has players but no sheets.
+        seats = {seat.player.id: seat for seat in stored_seats(store, game, rolls=records)}
 
+    if args.sheet is not None:
+        wanted = args.sheet.strip().upper()
+        seat = next((s for s in seats.values() if s.player.initials == wanted), None)
+        if seat is None:
+            known = ", ".join(s.player.initials for s in seats.values()) or "none"
+            raise UsageError(f"--sheet {args.sheet}: no player of game {game.id} has these"
+                             f" initials (its players: {known})")
+        print(seat.sheet.text(), end="")
+        return 0
     if args.json:
-        print(json.dumps({"game": game.to_json(), "players": [p.to_json() for p in players]}))
+        listed = []
+        for player in players:
+            score = seats[player.id].sheet.score() if player.id in seats else None
+            listed.append({**player.to_json(),
+                           "score": score.total if score is not None else None,
+                           "parts": [list(c) for c in score.components] if score else None})
+        print(json.dumps({"game": game.to_json(), "players": listed}))
         for record in records:
             print(json.dumps(record.to_json()))
         return 0
@@ -138,7 +160,10 @@ def run_history(args: argparse.Namespace) -> int:
         parts = ", ".join(f"{name} {stars}" for name, stars in game.parts)
         print(f"  score by parts: {parts}; total {game.score}")
     if players:
-        names = ", ".join(p.initials + (" (bot)" if p.bot else "") for p in players)
+        names = ", ".join(
+            p.initials + (" (bot)" if p.bot else "")
+            + (f" {seats[p.id].sheet.score().total}" if p.id in seats else "")
+            for p in players)
         print(f"  players: {names}")
     if not records:
         print("no rolls yet")

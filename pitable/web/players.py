@@ -1,7 +1,8 @@
 """The players' routes: join the game, read one's sheet, move, take back, say done, watch.
 
 ``POST /api/players`` seats a player by initials and answers their token;
-``GET /api/sheet`` their sheet, score and the moves allowed next; ``POST /api/moves``,
+``GET /api/sheet`` their sheet, score and the moves allowed next (``GET /api/sheet.txt``
+the sheet as ``pitable score --sheet`` reads it); ``POST /api/moves``,
 ``DELETE /api/moves/last`` and ``POST /api/done`` change it; ``GET /api/sheets`` every
 sheet, for anyone watching. ``GET /play`` is the phone's page.
 
@@ -27,9 +28,10 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+from urllib.parse import quote
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from pitable.errors import (
@@ -80,6 +82,8 @@ class Phones(Protocol):
     def done(self, token: str | None) -> Any: ...
 
     def seats(self) -> list[Any]: ...
+
+    def text(self, seat: Any) -> tuple[str, str]: ...
 
     def view(self, seat: Any, tr: Translator, *, own: bool = True) -> dict[str, Any]: ...
 
@@ -243,6 +247,16 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str]) -> 
             return _error(409, _refusal(exc, tr))
         return await answer(seat, tr)
 
+    async def sheet_text(request: Request, tr: Translator) -> Response:
+        token = token_of(request, change=False)
+        seat = await on_worker(lambda: phones.seat(token))
+        text, name = await on_worker(lambda: phones.text(seat))
+        # A file name of the box's own making: its title's key, the game and the initials,
+        # which are letters only.
+        return PlainTextResponse(text, headers={
+            "cache-control": "no-store",
+            "content-disposition": f"attachment; filename*=UTF-8''{quote(name)}"})
+
     async def sheets(request: Request, tr: Translator) -> Response:
         seats = await on_worker(phones.seats)
         watched = await on_worker(lambda: [phones.view(s, tr, own=False) for s in seats])
@@ -252,6 +266,7 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str]) -> 
         Route("/play", play_page, methods=["GET", "HEAD"]),
         Route("/api/players", handler(join, change=True), methods=["POST"]),
         Route("/api/sheet", handler(sheet, change=False), methods=["GET"]),
+        Route("/api/sheet.txt", handler(sheet_text, change=False), methods=["GET"]),
         Route("/api/sheets", handler(sheets, change=False), methods=["GET"]),
         Route("/api/moves", handler(move, change=True), methods=["POST"]),
         Route("/api/moves/last", handler(take_back, change=True), methods=["DELETE"]),
