@@ -131,3 +131,16 @@ def test_a_named_bind_never_reads_the_route_table(monkeypatch: pytest.MonkeyPatc
     box = SimpleNamespace(web_url="http://192.168.1.23:8080/", web_pin=None)
     assert join_code(box) == JoinCode("http://192.168.1.23:8080/", None)
     assert page_url("192.168.1.23", 8080) == "http://192.168.1.23:8080/"
+
+
+def test_where_the_page_seats_players_the_code_leads_to_a_sheet(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    routes = RouteTable.install(monkeypatch, tmp_path)
+    routes.add_default("lo")
+    box = SimpleNamespace(web_url=WILDCARD, web_pin="4821", web_play=True)
+    code = join_code(box)
+    assert code is not None and code.url == "http://127.0.0.1:8080/play"
+    box.web_play = False
+    code = join_code(box)
+    assert code is not None and code.url == "http://127.0.0.1:8080/"

@@ -204,6 +204,7 @@ def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServ
     stack.callback(server.close)
     box.publisher.subscribe(server.publish)
     box.web_url, box.web_pin = server.url, server.pin
+    box.web_play = phones is not None
     return server
 
 

@@ -197,6 +197,9 @@ class Box:
         #: The table's web page and the PIN of its actions, while it is served.
         self.web_url: str | None = None
         self.web_pin: str | None = None
+        #: The page seats players on their phones (the box keeps its games): the join
+        #: code leads to a sheet.
+        self.web_play = False
         #: Why the table's page is not served, when it was asked for and could not be.
         self.web_notice: str | None = None
         #: Every timer of the box, in the order they fire when due at the same step.

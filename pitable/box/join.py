@@ -14,6 +14,9 @@ from urllib.parse import urlsplit
 from pitable.hw.network import is_wildcard, lan_address, shown_url
 from pitable.render.join import JoinCode
 
+#: The phone's sheet on the page (:mod:`pitable.web.players`).
+PLAY_PATH = "play"
+
 
 def serves_page(box: object) -> bool:
     """Whether ``box`` serves the table's page (the web server sets its ``web_url``)."""
@@ -31,4 +34,8 @@ def join_code(box: object, lan: str | None = None) -> JoinCode | None:
     pin = getattr(box, "web_pin", None)
     if lan is None and is_wildcard(urlsplit(str(url)).hostname or ""):
         lan = lan_address()
-    return JoinCode(shown_url(str(url), lan), None if pin is None else str(pin))
+    shown = shown_url(str(url), lan)
+    # Where the box keeps its games, the page seats players: the code leads to a sheet.
+    if getattr(box, "web_play", False):
+        shown = shown.rstrip("/") + "/" + PLAY_PATH
+    return JoinCode(shown, None if pin is None else str(pin))
