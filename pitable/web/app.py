@@ -381,7 +381,7 @@ def build_app(
         Route("/api/roll", guarded(roll), methods=["POST"]),
         Route("/api/new-game", guarded(new_game), methods=["POST"]),
         Route("/fonts/{name}", font, methods=["GET", "HEAD"]),
-        *(player_routes(phones, STATIC, box_lang) if phones is not None else ()),
+        *(player_routes(phones, STATIC, box_lang, hub) if phones is not None else ()),
         # Starlette's StaticFiles resolves each path and serves it only if it stays inside
         # this folder (no "..", no absolute path, no symlink out of it).
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),

@@ -99,6 +99,16 @@ class Hub:
         for client in self.clients:
             client.put(self.latest_event)
 
+    def announce(self, kind: str, data: dict[str, Any]) -> None:
+        """Hand every client an event of ``kind`` (``sheet``: a player's sheet changed),
+        beside the snapshots; a reader of snapshots alone skips it by its type. It is not
+        kept for newcomers: a watcher reads the sheets themselves when it starts."""
+        text = (f"event: {kind}\ndata: "
+                f"{json.dumps({**data, 'run': self.run}, separators=(',', ':'))}\n\n")
+        event = text.encode()
+        for client in self.clients:
+            client.put(event)
+
     def count(self, key: str) -> int:
         return len(self.by_key.get(key, ()))
 

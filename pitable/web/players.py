@@ -48,6 +48,7 @@ from pitable.errors import (
 from pitable.i18n import LANGUAGES, translator
 from pitable.rules.base import Translator
 from pitable.web.guard import client_key
+from pitable.web.hub import Hub
 
 T = TypeVar("T")
 
@@ -111,9 +112,10 @@ class Buckets:
         return None
 
 
-def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str]) -> list[Route]:
+def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
+                  hub: Hub | None = None) -> list[Route]:
     """The players' routes on ``phones``; ``box_lang`` is the box's language, spoken when a
-    call names none."""
+    call names none; each change of a sheet is announced on ``hub``'s event stream."""
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pitable-phones")
     addresses = Buckets(ADDRESS_RATE, ADDRESS_BURST)
     tokens = Buckets(TOKEN_RATE, TOKEN_BURST)
@@ -192,6 +194,8 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str]) -> 
         except TableFull:
             return _error(409, tr.gettext("the table is full"))
         sheet = await on_worker(lambda: phones.view(seat, tr))
+        if new:
+            announce(sheet)
         response = JSONResponse({"token": token, "initials": sheet["player"]["initials"],
                                  "sheet": sheet}, status_code=201 if new else 200,
                                 headers={"cache-control": "no-store"})
@@ -199,9 +203,23 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str]) -> 
                             httponly=True, samesite="strict")
         return response
 
-    async def answer(seat: Any, tr: Translator, status: int = 200,
+    def announce(sheet: dict[str, Any]) -> None:
+        """Tell the event stream's watchers that a sheet changed: what they need to know
+        that they should read it again (``GET /api/sheets``)."""
+        if hub is None:
+            return
+        turn = sheet["turn"] or {}
+        hub.announce("sheet", {"initials": sheet["player"]["initials"],
+                               "round": turn.get("round", 0),
+                               "moves": len(turn.get("moves", ())),
+                               "done": bool(turn.get("done")),
+                               "total": sheet["score"]["total"]})
+
+    async def answer(seat: Any, tr: Translator, status: int = 200, *, changed: bool = False,
                      **extra: object) -> Response:
         sheet = await on_worker(lambda: phones.view(seat, tr))
+        if changed:
+            announce(sheet)
         return JSONResponse({**extra, "sheet": sheet} if extra else sheet, status_code=status,
                             headers={"cache-control": "no-store"})
 
@@ -225,7 +243,7 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str]) -> 
         except IllegalMove as exc:
             seat = await on_worker(lambda: phones.seat(token))
             return await answer(seat, tr, 422, error=_refusal(exc, tr))
-        return await answer(seat, tr)
+        return await answer(seat, tr, changed=True)
 
     async def take_back(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=True)
@@ -235,7 +253,7 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str]) -> 
             seat = await on_worker(lambda: phones.take_back(token))
         except IllegalMove as exc:
             return _error(409, _refusal(exc, tr))
-        return await answer(seat, tr)
+        return await answer(seat, tr, changed=True)
 
     async def done(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=True)
@@ -245,7 +263,7 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str]) -> 
             seat = await on_worker(lambda: phones.done(token))
         except IllegalMove as exc:
             return _error(409, _refusal(exc, tr))
-        return await answer(seat, tr)
+        return await answer(seat, tr, changed=True)
 
     async def sheet_text(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=False)

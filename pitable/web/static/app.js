@@ -274,6 +274,8 @@ function delivered(block) {
   const data = [];
   for (const line of block.split("\n")) {
     if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+    // A typed event (a player's sheet changed) is for the sheets' watchers, not a snapshot.
+    if (line.startsWith("event:") && line.slice(6).trim() !== "message") return;
   }
   if (data.length === 0) return;  // a keep-alive comment, or the retry field
   retryMs = RETRY_FIRST_MS;  // this stream delivers: a later loss starts the waits again
