@@ -232,7 +232,8 @@ class IllegalMove(RulesError, ValueError):
     def __init__(self, rule: str, breach: object = None) -> None:
         super().__init__(rule)
         self.rule = rule
-        #: The rules' finding (:class:`~pitable.rules.validate.Breach`), when there is one.
+        #: The rules' finding (:class:`~pitable.rules.validate.Breach`), which says the rule
+        #: in any language; without one, ``rule`` is a message of the catalogues.
         self.breach = breach
 
 
@@ -246,6 +247,13 @@ class NoGame(PitableError):
 
 class BadMove(UsageError):
     """A move that is not one: not JSON of the expected shape."""
+
+    def __init__(self, message: str, **fields: object) -> None:
+        super().__init__(message.format(**fields))
+        #: What is wrong, a gettext message, and its ``{name}`` fields (what was given,
+        #: limits), for the page to say it in the player's language.
+        self.message = message
+        self.fields = fields
 
 
 class PrinterError(HardwareError):

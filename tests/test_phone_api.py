@@ -316,3 +316,33 @@ def test_the_event_stream_tells_watchers_of_each_sheet_s_change(table: Table) ->
     assert changes[0]["initials"] == "GH" and changes[0]["moves"] == 0
     assert changes[1]["round"] == 1 and changes[1]["moves"] == 1
     events.conn.close()
+
+
+def test_refusals_and_warnings_are_said_in_the_players_language(table: Table) -> None:
+    french = {"X-Pitable-Lang": "fr"}
+    token, _ = table.join()
+    table.roll()
+    status, sheet, _ = table.call("GET", "/api/sheet?lang=fr", token=token)
+    assert status == 200
+    assert sheet["turn"]["warnings"] == ["un tour écrit un nombre, pas 0"]
+    move = _first_choice(sheet)
+    assert table.call("POST", "/api/moves", move, token=token)[0] == 200
+    status, refused, _ = table.call("POST", "/api/moves", move, token=token, headers=french)
+    assert status == 422
+    assert refused["error"] == "un tour écrit un nombre, pas 2"
+    # The box's language where the phone names none: the rule as the validator says it.
+    status, refused, _ = table.call("POST", "/api/moves", move, token=token)
+    assert (status, refused["error"]) == (422, "a turn writes one number, not 2")
+    status, refused, _ = table.call("POST", "/api/moves", {"act": "fly", "cells": [[0, 0]]},
+                                    token=token, headers=french)
+    assert (status, refused["error"]) == (400, "act\u202f: le mot d'un coup était attendu,"
+                                               " reçu 'fly'")
+    assert table.call("POST", "/api/done", token=token)[0] == 200
+    status, refused, _ = table.call("DELETE", "/api/moves/last", token=token, headers=french)
+    assert (status, refused["error"]) == (409, "le tour est fini")
+    status, refused, _ = table.call("GET", "/api/sheet", token="x" * 22, headers=french)
+    assert (status, refused["error"]) == (
+        401, "ce téléphone n'a pas de fiche dans cette partie\u202f: rejoignez-la")
+    status, refused, _ = table.call("POST", "/api/done", headers=french)
+    assert (status, refused["error"]) == (
+        401, "l'appel d'un joueur demande l'en-tête X-Pitable-Player")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pitable.rules.base import ENGLISH, PENNY, GreenEffect, Options, Title, Translator
+from pitable.rules.base import ENGLISH, N_, PENNY, GreenEffect, Options, Title, Translator
 from pitable.rules.sheets import (
     MAP_FORMAT,
     Cell,
@@ -194,18 +194,18 @@ def toy_rules() -> ReplayRules:
     def turn(replay: Replay, options: Options, actions: Sequence[Action]) -> None:
         for a in actions:
             if not replay.empty(a.cell):
-                replay.breach(a, "not an empty space")
+                replay.breach(a, N_("not an empty space"))
             elif a.act is Act.HAZARD and options.hazard:
                 replay.mark[a.cell] = "X"
                 replay.hazards += 1
             elif a.act is Act.WRITE and not options.hazard:
                 if a.value not in options.numbers:
-                    replay.breach(a, "the roll does not give this number")
+                    replay.breach(a, N_("the roll does not give this number"))
                 replay.number[a.cell] = int(a.value) if isinstance(a.value, int) else 0
             else:
-                replay.breach(a, "not a move of this roll")
+                replay.breach(a, N_("not a move of this roll"))
         if not actions and replay.empties(Kind.SPACE):
-            replay.breach(None, "a turn fills a space", short=True)
+            replay.breach(None, N_("a turn fills a space"), short=True)
 
     return ReplayRules(turn, writes_apart=True)
 

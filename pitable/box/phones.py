@@ -30,7 +30,7 @@ from pitable.box.store import Game, RollRecord, SessionStore
 from pitable.errors import BadMove, IllegalMove, NoGame, NotAPlayer, UnknownGame
 from pitable.rules.base import N_, Translator
 from pitable.rules.bot.model import Act, Action
-from pitable.rules.phone import PlayerSheet
+from pitable.rules.phone import NO_ROLL, TURN_DONE, PlayerSheet, refusal
 from pitable.rules.session import Mode, level
 from pitable.rules.sheets import Sheet
 
@@ -47,6 +47,11 @@ MAX_CELLS = 8
 CROSS_OUT = N_("cross out")
 #: A move sent for a turn that the next roll closed before it arrived.
 LATE = N_("the next roll came first: this move was for the turn before")
+#: A move on the sheet of a game that ended since the phone joined.
+NEW_GAME = N_("this game is over: join the new one")
+#: A body that is no move, and what a move looks like.
+NOT_AN_OBJECT = N_("expected a JSON object such as {example}")
+MOVE_EXAMPLE = '{"act": "write", "cells": [[2, 3]], "value": 7}'
 
 
 @dataclass
@@ -110,7 +115,7 @@ class PhoneTable:
             meant = body.get("round") if isinstance(body, Mapping) else None
             if meant is not None and meant != seat.sheet.round:
                 # Sent for a turn the next roll has closed since: it belongs to no turn.
-                raise IllegalMove(LATE)
+                raise refusal(LATE, seat.sheet.round)
             breaches = seat.sheet.breaches(action)
             if breaches:
                 raise IllegalMove(breaches[0].rule, breaches[0])
@@ -125,7 +130,7 @@ class PhoneTable:
         with self._lock:
             seat = self._current(token)
             if seat.sheet.done:
-                raise IllegalMove("the turn is done")
+                raise refusal(TURN_DONE, seat.sheet.round)
             if seat.sheet.actions:
                 self.book.take_back(seat.player.id, seat.sheet.round)
                 seat.sheet.take_back()
@@ -137,7 +142,7 @@ class PhoneTable:
             seat = self._current(token)
             if not seat.sheet.done:
                 if seat.sheet.options is None:
-                    raise IllegalMove("no roll to play yet")
+                    raise refusal(NO_ROLL)
                 self.book.finish_turn(seat.player.id, seat.sheet.round)
                 seat.sheet.finish_turn()
             return seat
@@ -167,7 +172,7 @@ class PhoneTable:
     def _current(self, token: str | None) -> Seat:
         seat = self.seat(token)
         if self._game is None or seat.game.id != self._game.id:
-            raise IllegalMove("this game is over: join the new one")
+            raise refusal(NEW_GAME)
         return seat
 
     def _seat_of(self, token: str) -> Seat | None:
@@ -283,32 +288,32 @@ def parse_move(body: object, sheet: PlayerSheet) -> Action:
     "value": 7, "round": 3}`` (the round, if given, is the turn it was made for);
     :class:`BadMove` naming what is wrong."""
     if not isinstance(body, Mapping):
-        raise BadMove('expected a JSON object such as {"act": "write", "cells": [[2, 3]],'
-                      ' "value": 7}')
+        raise BadMove(NOT_AN_OBJECT, example=MOVE_EXAMPLE)
     word = body.get("act")
     try:
         act = Act.named(word) if isinstance(word, str) else None
     except KeyError:
         act = None
     if act is None:
-        raise BadMove(f"act: expected the word of a move, got {_short(word)}")
+        raise BadMove(N_("act: expected the word of a move, got {given}"), given=_short(word))
     cells = body.get("cells")
     height, width = sheet.sheet.grid_height, sheet.sheet.grid_width
     if (not isinstance(cells, list) or not 1 <= len(cells) <= MAX_CELLS
             or not all(_is_cell(c, height, width) for c in cells)):
-        raise BadMove(f"cells: expected 1 to {MAX_CELLS} [row, column] pairs inside the"
-                      f" {height}x{width} map")
+        raise BadMove(N_("cells: expected 1 to {most} [row, column] pairs inside the"
+                         " {height}x{width} map"), most=MAX_CELLS, height=height, width=width)
     meant = body.get("round")
     if meant is not None and (not isinstance(meant, int) or isinstance(meant, bool)
                               or meant < 1):
-        raise BadMove(f"round: expected the turn's round, a whole number from 1, got"
-                      f" {_short(meant)}")
+        raise BadMove(N_("round: expected the turn's round, a whole number from 1, got"
+                         " {given}"), given=_short(meant))
     value = body.get("value")
     if value is not None and not (
         (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 99)
         or (isinstance(value, str) and 0 < len(value) <= MAX_VALUE)
     ):
-        raise BadMove(f"value: expected a number from 0 to 99 or a letter, got {_short(value)}")
+        raise BadMove(N_("value: expected a number from 0 to 99 or a letter, got {given}"),
+                      given=_short(value))
     return Action(act, tuple((int(r), int(c)) for r, c in cells), value)
 
 
@@ -389,7 +394,7 @@ def sheet_json(seat: Seat, tr: Translator, *, own: bool = True) -> dict[str, Any
             "done": player.done,
         }
         if own:
-            turn["warnings"] = [tr.gettext(w) for w in player.warnings()]
+            turn["warnings"] = [w.words(tr) for w in player.warnings()]
     data: dict[str, Any] = {
         "player": {"initials": seat.player.initials},
         "game": {"id": game.id, "title": title.key, "name": title.display_name(tr),

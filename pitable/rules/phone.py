@@ -23,12 +23,25 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from pitable.errors import IllegalMove, RulesError
-from pitable.rules.base import Options
+from pitable.rules.base import N_, Options
 from pitable.rules.bot.model import Act, Action, TurnRecord, tokens_text
 from pitable.rules.dice import Roll
 from pitable.rules.scoring import Score, Token, parse_sheet
 from pitable.rules.sheets import Cell, Kind, Sheet
 from pitable.rules.validate import Breach, Replay, ReplayRules
+
+#: The sheet's own refusals, beside the replay's rules.
+NO_ROLL = N_("no roll to play yet")
+TURN_DONE = N_("the turn is done")
+GAME_OVER = N_("the game is over")
+NOT_OWN_HAZARD = N_("at a table the hazard goes on another's sheet")
+
+
+def refusal(rule: str, turn: int = 0, action: Action | None = None) -> IllegalMove:
+    """A refusal of a rule that is not the replay's (``rule`` a message marked with ``N_``):
+    its :attr:`~pitable.errors.IllegalMove.breach` says it in any language."""
+    breach = Breach(turn, action, rule)
+    return IllegalMove(breach.rule, breach)
 
 
 @dataclass(frozen=True)
@@ -117,13 +130,13 @@ class PlayerSheet:
         """What the rules say against ``action`` as the next move of the turn in progress:
         nothing for a legal move (a turn still short of a move is not held against it)."""
         if self.options is None:
-            return [Breach(0, action, "no roll to play yet")]
+            return [Breach(0, action, NO_ROLL)]
         if self.done:
-            return [Breach(self.round, action, "the turn is done")]
+            return [Breach(self.round, action, TURN_DONE)]
         if self.over_before_turn():
-            return [Breach(self.round, action, "the game is over")]
+            return [Breach(self.round, action, GAME_OVER)]
         if action.act is Act.HAZARD and not self.solo:
-            return [Breach(self.round, action, "at a table the hazard goes on another's sheet")]
+            return [Breach(self.round, action, NOT_OWN_HAZARD)]
         replay = self._base.fork()
         replay.turn = self.round
         self.rules.turn(replay, self.options, [*self.actions, action])
@@ -147,15 +160,16 @@ class PlayerSheet:
         """Undo the last move of the turn in progress (None if it has none);
         :class:`IllegalMove` once the turn is done."""
         if self.done:
-            raise IllegalMove("the turn is done")
+            raise refusal(TURN_DONE, self.round)
         if not self.actions:
             return None
         self._forget()
         return self.actions.pop()
 
-    def warnings(self) -> list[str]:
+    def warnings(self) -> list[Breach]:
         """What the turn in progress still lacks by the rulebook (a space to fill, a hazard
-        to draw): said before the player says it is done, who may pass all the same."""
+        to draw): said before the player says it is done, who may pass all the same (each
+        breach's :meth:`~pitable.rules.validate.Breach.words` in the player's language)."""
         if self.options is None or self.done:
             return []
         replay = self._base.fork()
@@ -163,12 +177,12 @@ class PlayerSheet:
         self.rules.turn(replay, self.options, self.actions)
         if not self.solo and self.options.hazard:
             return []
-        return [b.rule for b in replay.found if b.short]
+        return [b for b in replay.found if b.short]
 
     def finish_turn(self) -> None:
         """The player says the turn is done: its moves are permanent."""
         if self.options is None:
-            raise IllegalMove("no roll to play yet")
+            raise refusal(NO_ROLL)
         self.done = True
         self._forget()
 

@@ -39,7 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pitable.rules.base import Options
+from pitable.rules.base import ENGLISH, N_, Options, Translator
 from pitable.rules.bot.model import Act, Action, TurnRecord
 from pitable.rules.scoring import FinishedSheet, Token, alphabet
 from pitable.rules.sheets import Cell, Kind, Sheet, neighbours
@@ -47,19 +47,42 @@ from pitable.rules.sheets import Cell, Kind, Sheet, neighbours
 NINE = 9
 
 
+class Term(str):
+    """A word of the catalogues given as a field of a rule (a hazard's name, a title's):
+    said in the rule's language, where any other field is written as it is."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Breach:
     """One move that breaks a rule: its turn (from 1; 0 for the finished sheet), the move,
-    and the rule in words."""
+    and the rule in words (:attr:`rule` in English, :meth:`words` in any language)."""
 
     turn: int
     action: Action | None
-    rule: str
+    #: The rule: a gettext message (marked with ``N_``) whose ``{name}`` fields are
+    #: :attr:`fields`.
+    message: str
     #: The space that breaks it, where the move covers several (a discovery's).
     cell: Cell | None = None
     #: The turn is short of a move (none made where one must be): a move still to come
     #: mends it, so a turn being played move by move is not refused for it.
     short: bool = False
+    #: The message's fields by name: a :class:`Term` is said in the rule's language, a
+    #: number or a list is written as it is.
+    fields: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def rule(self) -> str:
+        """The rule in English words, as the validator prints it."""
+        return self.words(ENGLISH)
+
+    def words(self, tr: Translator) -> str:
+        """The rule in ``tr``'s language."""
+        values = {name: tr.gettext(value) if isinstance(value, Term) else value
+                  for name, value in self.fields}
+        return tr.gettext(self.message).format(**values)
 
     def __str__(self) -> str:
         what = f" {self.action}:" if self.action is not None else ""
@@ -103,8 +126,10 @@ class Replay:
         return self._around[cell]
 
     def breach(self, action: Action | None, rule: str, cell: Cell | None = None, *,
-               short: bool = False) -> None:
-        self.found.append(Breach(self.turn, action, rule, cell, short))
+               short: bool = False, **fields: object) -> None:
+        """Name a breach of ``rule`` (a message marked with ``N_``, its ``{name}`` fields
+        given as keywords: a :class:`Term` for a word to translate too)."""
+        self.found.append(Breach(self.turn, action, rule, cell, short, tuple(fields.items())))
 
     def fork(self) -> Replay:
         """A copy that plays on without changing this one: the map is shared, what the
@@ -126,7 +151,7 @@ class Replay:
         if first:
             open_starts = [c for c in self.sheet.starts if self.empty(c)]
             if open_starts and cell not in open_starts:
-                self.breach(action, "the first space must be one where the map starts")
+                self.breach(action, N_("the first space must be one where the map starts"))
             return
         wanted = set(anchors)
 
@@ -134,19 +159,19 @@ class Replay:
             return any(n in self.number or self.mark.get(n) in wanted for n in self.around(c))
 
         if not anchored(cell) and any(anchored(c) for c in self.empties(*space_kinds)):
-            self.breach(action, "not adjacent to a number while such a space is empty")
+            self.breach(action, N_("not adjacent to a number while such a space is empty"))
 
     def hazard_turn(self, actions: Sequence[Action], ignored: Sequence[Action],
                     space_kinds: tuple[Kind, ...]) -> None:
         """A hazard's turn: the other dice are ignored (``ignored`` used them), and one
         hazard is drawn where the solo rule puts it, while a space for it is empty."""
-        name = self.title.hazard_name
+        name = Term(self.title.hazard_name)
         drawn = [a for a in actions if a.act is Act.HAZARD]
         for a in ignored:
-            self.breach(a, f"a {name} was rolled: the other dice are ignored")
+            self.breach(a, N_("a {name} was rolled: the other dice are ignored"), name=name)
         if len(drawn) != 1 and self.empties(*space_kinds):
-            self.breach(None, f"a {name} roll draws one {name}, not {len(drawn)}",
-                        short=not drawn)
+            self.breach(None, N_("a {name} roll draws one {name}, not {count}"),
+                        short=not drawn, name=name, count=len(drawn))
         for a in drawn:
             self.hazard_at(a, space_kinds)
 
@@ -154,22 +179,22 @@ class Replay:
         """A hazard drawn by the solo rule: beside last turn's spaces when one is empty."""
         cell = action.cell
         if self.kind.get(cell) not in space_kinds or not self.empty(cell):
-            self.breach(action, "a hazard goes on an empty space where numbers go")
+            self.breach(action, N_("a hazard goes on an empty space where numbers go"))
             return
         near = {n for f in self.filled_before for n in self.around(f)}
         free_near = [n for n in near if self.kind[n] in space_kinds and self.empty(n)]
         if free_near and cell not in near:
-            self.breach(action, "the solo hazard goes beside a space filled last turn")
+            self.breach(action, N_("the solo hazard goes beside a space filled last turn"))
         self.mark[cell] = "X"
         self.hazards += 1
 
     def cross_with_nine_on_sheet(self, action: Action) -> None:
         cell = action.cell
         if self.mark.get(cell) != "X":
-            self.breach(action, "no hazard stands there to cross out")
+            self.breach(action, N_("no hazard stands there to cross out"))
             return
         if NINE not in (self.number.get(n) for n in self.around(cell)):
-            self.breach(action, "a hazard is crossed out only beside a 9")
+            self.breach(action, N_("a hazard is crossed out only beside a 9"))
             return
         self.mark[cell] = "x"
 
@@ -183,19 +208,20 @@ def breaches(sheet: Sheet, turns: Sequence[TurnRecord],
     replay = Replay(sheet)
     rules = title.replay_rules()
     if rules is None:
-        return [Breach(0, None, f"no placement rules are known for {title.name}")]
+        return [Breach(0, None, N_("no placement rules are known for {title}"),
+                       fields=(("title", Term(title.name)),))]
     limit = title.solo_rounds
     for number, turn in enumerate(turns, start=1):
         replay.turn = number
         if replay.ended or (limit is not None and number > limit):
-            replay.breach(None, "a turn after the game's end")
+            replay.breach(None, N_("a turn after the game's end"))
             break
         options = title.options(turn.roll, replay.hazards)
         rules.turn(replay, options, turn.actions)
         replay.ended = rules.ended(replay)
     if not replay.ended and (limit is None or len(turns) < limit):
         replay.turn = len(turns)
-        replay.breach(None, "the game stopped before its end")
+        replay.breach(None, N_("the game stopped before its end"))
     if finished is not None:
         _compare(replay, finished)
     return replay.found
@@ -273,13 +299,13 @@ def split_reveals(replay: Replay, actions: Sequence[Action], reveal: Act) -> Non
     """A turn's reveals (discoveries, treasures): one at most, after its fills."""
     reveals = [a for a in actions if a.act is reveal]
     if len(reveals) > 1:
-        replay.breach(reveals[1], "one discovery a turn at most")
+        replay.breach(reveals[1], N_("one discovery a turn at most"))
     seen = False
     for a in actions:
         if a.act is reveal:
             seen = True
         elif seen and a.act.fills:
-            replay.breach(a, "a space filled after the turn's discovery")
+            replay.breach(a, N_("a space filled after the turn's discovery"))
 
 
 # --- the finished sheet ------------------------------------------------------------------
@@ -289,7 +315,7 @@ def _compare(replay: Replay, finished: FinishedSheet) -> None:
     """Name each position where ``finished`` differs from what the moves leave."""
     replay.turn = 0
     if (finished.height, finished.width) != (replay.sheet.grid_height, replay.sheet.grid_width):
-        replay.breach(None, "the finished sheet is not the map's size")
+        replay.breach(None, N_("the finished sheet is not the map's size"))
         return
     known = alphabet()
     letters = known.plain
@@ -315,10 +341,11 @@ def _compare(replay: Replay, finished: FinishedSheet) -> None:
         shown_treasure = space.mark_n if lone else None
         if space.token is not expected or space.number != number or treasure != shown_treasure:
             r, c = cell
-            replay.breach(None, f"row {r + 1}, column {c + 1} shows {space.text!r},"
-                                " not what the moves leave")
+            replay.breach(None, N_("row {row}, column {column} shows {shown}, not what the"
+                                   " moves leave"), row=r + 1, column=c + 1,
+                          shown=repr(space.text))
         if space.mark is not None and not lone and space.mark_n is not None:
             groups.setdefault((space.mark, space.mark_n), set()).add(cell)
     shown = Counter((letter, frozenset(cells)) for (letter, _), cells in groups.items())
     if shown != Counter(replay.discoveries):
-        replay.breach(None, "the discoveries marked are not those the moves revealed")
+        replay.breach(None, N_("the discoveries marked are not those the moves revealed"))

@@ -46,7 +46,8 @@ from pitable.errors import (
     TableFull,
 )
 from pitable.i18n import LANGUAGES, translator
-from pitable.rules.base import Translator
+from pitable.rules.base import N_, Translator
+from pitable.rules.validate import Breach
 from pitable.web.guard import client_key
 from pitable.web.hub import Hub
 
@@ -162,7 +163,7 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
             except GameEnded:
                 return _error(409, tr.gettext("this game is over: join the new one"))
             except BadMove as exc:
-                return _error(400, str(exc))
+                return _error(400, tr.gettext(exc.message).format(**exc.fields))
             except _Busy:
                 return _error(503, tr.gettext("the box is busy: try again"), retry=1)
             except StoreError:
@@ -174,7 +175,7 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
         try:
             return json.loads(await request.body() or b"null")
         except (ValueError, UnicodeDecodeError, RecursionError):
-            raise BadMove("expected a JSON body") from None
+            raise BadMove(N_("expected a JSON body")) from None
 
     async def play_page(request: Request) -> Response:
         return FileResponse(static / "play.html", headers={"cache-control": "no-cache"})
@@ -183,7 +184,8 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
         body = await body_of(request)
         initials = body.get("initials") if isinstance(body, dict) else None
         if not isinstance(initials, str):
-            raise BadMove('expected a JSON object such as {"initials": "AB"}')
+            raise BadMove(N_("expected a JSON object such as {example}"),
+                          example='{"initials": "AB"}')
         known = token_of(request, change=False)
         try:
             token, seat, new = await on_worker(lambda: phones.join(initials, known))
@@ -298,6 +300,8 @@ class _Busy(Exception):
 
 def _refusal(exc: IllegalMove, tr: Translator) -> str:
     """The rule a move broke, in the player's language."""
+    if isinstance(exc.breach, Breach):
+        return exc.breach.words(tr)
     return tr.gettext(exc.rule)
 
 

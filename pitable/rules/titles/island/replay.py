@@ -32,26 +32,27 @@ def _island_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
     else:
         for a in actions:
             if a.act not in (Act.WRITE, Act.CROSS, BOAT, TREASURE):
-                replay.breach(a, "not a move of this roll")
+                replay.breach(a, N_("not a move of this roll"))
         can_boat = options.green is NAVIGATION and bool(replay.empties(SEA))
         if len(fills) != 1 and (replay.empties(*spaces) or can_boat):
-            replay.breach(None, f"a turn fills one space, not {len(fills)}", short=not fills)
+            replay.breach(None, N_("a turn fills one space, not {count}"), short=not fills,
+                          count=len(fills))
     for a in actions:
         if a.act is Act.WRITE and not options.hazard:
             if replay.kind.get(a.cell) is not Kind.SPACE or not replay.empty(a.cell):
-                replay.breach(a, "a number goes in an empty island space")
+                replay.breach(a, N_("a number goes in an empty island space"))
                 continue
             if a.value not in options.numbers:
-                replay.breach(a, "the roll does not give this number")
+                replay.breach(a, N_("the roll does not give this number"))
             replay.placed_beside(a, anchors=("B",), space_kinds=spaces,
                                  first=not replay.number)
             replay.number[a.cell] = int(a.value) if isinstance(a.value, int) else 0
             filled.append(a.cell)
         elif a.act is BOAT and not options.hazard:
             if options.green is not NAVIGATION:
-                replay.breach(a, "a boat needs the Navigation face")
+                replay.breach(a, N_("a boat needs the Navigation face"))
             if replay.kind.get(a.cell) is not SEA or not replay.empty(a.cell):
-                replay.breach(a, "a boat goes in an empty sea space")
+                replay.breach(a, N_("a boat goes in an empty sea space"))
                 continue
             replay.mark[a.cell] = "B"
             filled.append(a.cell)
@@ -66,20 +67,22 @@ def _treasure(replay: Replay, action: Action) -> None:
     cell, value = action.cell, action.value
     row, col = cell
     if not isinstance(value, int) or value in replay.treasures.values():
-        replay.breach(action, "each treasure is found with a different number")
+        replay.breach(action, N_("each treasure is found with a different number"))
     elif len(replay.treasures) >= TREASURES:
-        replay.breach(action, f"{TREASURES} treasures at most")
+        replay.breach(action, N_("{count} treasures at most"), count=TREASURES)
     elif replay.kind.get(cell) not in (Kind.SPACE, MOUNTAIN):
-        replay.breach(action, "a treasure is never in the water")
+        replay.breach(action, N_("a treasure is never in the water"))
     elif cell in replay.treasures:
-        replay.breach(action, "one treasure a space")
+        replay.breach(action, N_("one treasure a space"))
     else:
         # The treasure lies on "the line between" each pair (001): one end of its column's
         # pair above it and one below, one end of its row's on each side; a boat (in the
         # sea) stands in for one end of a pair, never for both.
-        lines = (("column", [c for c in replay.kind if c[1] == col], 0),
-                 ("row", [c for c in replay.kind if c[0] == row], 1))
-        for name, line, axis in lines:
+        lines = ((N_("the treasure is not between a pair of {value}s in its column"),
+                  [c for c in replay.kind if c[1] == col], 0),
+                 (N_("the treasure is not between a pair of {value}s in its row"),
+                  [c for c in replay.kind if c[0] == row], 1))
+        for rule, line, axis in lines:
             ends = []
             for side in (-1, 1):
                 part = [c for c in line if (c[axis] - cell[axis]) * side > 0]
@@ -87,8 +90,7 @@ def _treasure(replay: Replay, action: Action) -> None:
                              any(replay.mark.get(c) == "B" for c in part)))
             (number_a, boat_a), (number_b, boat_b) = ends
             if not ((number_a and (number_b or boat_b)) or (number_b and boat_a)):
-                replay.breach(action, f"the treasure is not between a pair of {value}s"
-                                      f" in its {name}")
+                replay.breach(action, rule, value=value)
                 return
         replay.treasures[cell] = value
 

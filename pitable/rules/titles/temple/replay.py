@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pitable.rules.base import Options
+from pitable.rules.base import N_, Options
 from pitable.rules.bot.model import Act, Action
 from pitable.rules.sheets import Cell, Kind
 from pitable.rules.titles.temple import DOOR, LOCKPICK
@@ -24,17 +24,17 @@ def _temple_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
         lockpick = options.green is LOCKPICK and bool(replay.empties(DOOR))
         where = (DOOR,) if lockpick else spaces
         if len(writes) != 1 and replay.empties(*where):
-            replay.breach(None, f"a turn writes one number, not {len(writes)}",
-                          short=not writes)
+            replay.breach(None, N_("a turn writes one number, not {count}"),
+                          short=not writes, count=len(writes))
         for a in actions:
             if a.act not in (Act.WRITE, Act.CROSS):
-                replay.breach(a, "not a move of this roll")
+                replay.breach(a, N_("not a move of this roll"))
         for a in writes:
             if a.value not in options.numbers:
-                replay.breach(a, "the roll does not give this number")
+                replay.breach(a, N_("the roll does not give this number"))
             if replay.kind.get(a.cell) not in where or not replay.empty(a.cell):
-                rule = ("the Lockpick puts the number in an empty Door" if lockpick
-                        else "a number goes in an empty doorless space")
+                rule = (N_("the Lockpick puts the number in an empty Door") if lockpick
+                        else N_("a number goes in an empty doorless space"))
                 replay.breach(a, rule)
                 continue
             replay.number[a.cell] = int(a.value) if isinstance(a.value, int) else 0

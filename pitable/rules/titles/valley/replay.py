@@ -60,11 +60,11 @@ def _valley_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
         structures = 0
         for a in actions:
             if a.act is Act.HAZARD or a.act not in ACTS:
-                replay.breach(a, "not a move of this roll")
+                replay.breach(a, N_("not a move of this roll"))
             elif a.act is Act.CROSS:
                 used.append(NINE)
                 if replay.mark.get(a.cell) != "X":
-                    replay.breach(a, "no snake stands there to cross out")
+                    replay.breach(a, N_("no snake stands there to cross out"))
                 else:
                     replay.mark[a.cell] = "x"
             elif a.act in (Act.WRITE, STRUCTURE):
@@ -72,37 +72,38 @@ def _valley_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
                     replay.number
                 )
                 if replay.kind.get(a.cell) is not Kind.SPACE or not replay.empty(a.cell):
-                    replay.breach(a, "not an empty space of the valley")
+                    replay.breach(a, N_("not an empty space of the valley"))
                     continue
                 replay.placed_beside(a, anchors=STRUCTURE_LETTERS, space_kinds=spaces,
                                      first=first)
                 if a.act is Act.WRITE:
                     if not isinstance(a.value, int):
-                        replay.breach(a, "a number is written")
+                        replay.breach(a, N_("a number is written"))
                         continue
                     used.append(a.value)
                     replay.number[a.cell] = a.value
                 else:
                     structures += 1
                     if options.green is not BUILD:
-                        replay.breach(a, "a structure needs Dakota Smith's face")
+                        replay.breach(a, N_("a structure needs Dakota Smith's face"))
                     elif structures > 1:
-                        replay.breach(a, "one structure a roll")
+                        replay.breach(a, N_("one structure a roll"))
                     elif a.value not in STRUCTURE_LETTERS or a.value in replay.mark.values():
-                        replay.breach(a, "each structure is drawn once")
+                        replay.breach(a, N_("each structure is drawn once"))
                     replay.mark[a.cell] = str(a.value)
                 filled.append(a.cell)
         if not _fits_a_play(used, options):
-            replay.breach(None, f"the numbers {sorted(used)} are not a grouping of the dice")
+            replay.breach(None, N_("the numbers {numbers} are not a grouping of the dice"),
+                          numbers=sorted(used))
         moved = any(a.act in (Act.WRITE, STRUCTURE, Act.CROSS) for a in actions)
         if not moved and replay.empties(*spaces):
-            replay.breach(None, "a turn fills a space or crosses out a snake", short=True)
+            replay.breach(None, N_("a turn fills a space or crosses out a snake"), short=True)
     for a in actions:
         if a.act is DISCOVER and options.hazard:
             # 000: "After everyone has filled their one to three spaces for this turn (or
             # crossed out a snake)": a snake's turn fills nothing and crosses nothing out.
-            replay.breach(a, "a discovery follows the turn's spaces or a snake crossed out,"
-                             " never a snake's turn")
+            replay.breach(a, N_("a discovery follows the turn's spaces or a snake crossed"
+                                " out, never a snake's turn"))
         elif a.act is DISCOVER:
             _discovery(replay, a)
     replay.filled_before = filled
@@ -112,40 +113,43 @@ def _discovery(replay: Replay, action: Action) -> None:
     letter = action.value
     cells = list(action.cells)
     if letter not in SIZES:
-        replay.breach(action, "no such discovery")
+        replay.breach(action, N_("no such discovery"))
         return
     taken = {c for _, group in replay.discoveries for c in group}
     values = [replay.number.get(c) for c in cells]
+    size = SIZES[letter]
+    if len(set(cells)) != size or len(cells) != len(set(cells)):
+        replay.breach(action, N_("{count} spaces"), cells[size] if len(cells) > size else None,
+                      count=size)
+        return
     # The rule broken, and the space that breaks it (None where it is all of them).
     problem, culprit = "", None
-    if len(set(cells)) != SIZES[letter] or len(cells) != len(set(cells)):
-        problem = f"{SIZES[letter]} spaces"
-        culprit = cells[SIZES[letter]] if len(cells) > SIZES[letter] else None
-    elif None in values:
-        problem, culprit = "every space holds a number", cells[values.index(None)]
+    if None in values:
+        problem, culprit = N_("every space holds a number"), cells[values.index(None)]
     elif set(cells) & taken:
-        problem = "a space belongs to one discovery at most"
+        problem = N_("a space belongs to one discovery at most")
         culprit = next(c for c in cells if c in taken)
     elif not _adjacent_group(set(cells)):
-        problem = "its spaces are one adjacent group"
+        problem = N_("its spaces are one adjacent group")
         joined = _joined(cells[0], set(cells))
         culprit = next(c for c in cells if c not in joined)
     elif letter == "j" and len(set(values)) != len(values):
-        problem = "a jungle's five values differ"
+        problem = N_("a jungle's five values differ")
         culprit = next(c for k, c in enumerate(cells) if values[k] in values[:k])
     elif letter == "t" and len(set(values)) != 1:
-        problem = "a town's four values are identical"
+        problem = N_("a town's four values are identical")
         most = Counter(values).most_common(1)[0][0]
         culprit = next(c for k, c in enumerate(cells) if values[k] != most)
     elif letter == "t" and any(
         k == "t" and replay.number[next(iter(g))] == values[0] for k, g in replay.discoveries
     ):
-        problem = "no two towns of one value"
+        problem = N_("no two towns of one value")
     elif letter == "r" and any(v is None or v < 6 for v in values):
-        problem = "a mountain range's values are 6 or more"
+        problem = N_("a mountain range's values are 6 or more")
         culprit = next(c for k, c in enumerate(cells) if (values[k] or 0) < 6)
     elif letter == "p" and (any(v is None or v < 10 for v in values) or not _t_shape(set(cells))):
-        problem = "a pyramid is four values of 10 or more, a base of three and one above"
+        problem = N_("a pyramid is four values of 10 or more, a base of three and one"
+                     " above")
         culprit = next((c for k, c in enumerate(cells) if (values[k] or 0) < 10), None)
     if problem:
         replay.breach(action, problem, culprit)
