@@ -218,18 +218,27 @@ class PlayerSheet:
         """The legal numbers in empty spaces, where a title's rules say a space and a
         number are allowed apart (``ReplayRules.writes_apart``): every number tried in one
         space at a time until one takes some, then every space tried with that number.
-        Spaces beside a number are tried first (where most turns write)."""
+        A number that breaks a rule of the whole turn (a breach naming no move) breaks it
+        in any space, and is not tried again; when none is left, the turn writes nothing
+        more. Spaces beside a number are tried first (where most turns write)."""
 
         def legal(cell: Cell, n: int) -> bool:
             return not self.breaches(Action(Act.WRITE, (cell,), n))
 
         near = {n for c in now.number for n in now.around(c)}
         order = sorted(empty, key=lambda c: c not in near)
+        left = list(numbers)
         for cell in order:
-            values = [n for n in numbers if legal(cell, n)]
-            if values:
+            values = []
+            for n in list(left):
+                found = self.breaches(Action(Act.WRITE, (cell,), n))
+                if not found:
+                    values.append(n)
+                elif any(b.action is None for b in found):
+                    left.remove(n)
+            if values or not left:
                 break
-        else:
+        if not values:
             return
         for other in order:
             if other == cell or legal(other, values[0]):

@@ -250,9 +250,10 @@ class ReplayRules:
     #: messages of the title's catalogue.
     words: Mapping[str, str] = field(default_factory=dict)
     #: Where a number may be written does not depend on which number it is, nor which
-    #: numbers on where: the moves offered (:mod:`pitable.rules.phone`) are then found by
-    #: checking the spaces with one number and the numbers in one space, not every pair
-    #: (tests/test_phone_rules.py checks that it finds every pair that is legal).
+    #: numbers on where, and a rule of the whole turn (a breach naming no move) that a
+    #: number breaks, it breaks in any space: the moves offered (:mod:`pitable.rules.phone`)
+    #: are then found by checking the spaces with one number and the numbers in one space,
+    #: not every pair (tests/test_phone_rules.py checks that it finds every legal pair).
     writes_apart: bool = False
 
 
