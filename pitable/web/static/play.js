@@ -150,7 +150,15 @@ async function load() {
     showJoin();
     return;
   }
-  answered(await api("GET", `/api/sheet?lang=${encodeURIComponent(words.lang)}`));
+  const answer = await api("GET", `/api/sheet?lang=${encodeURIComponent(words.lang)}`);
+  if (answer && answer.status === 409) {
+    // No game in progress, or a new one: the player joins it (their token stays theirs
+    // until a new one is given).
+    showJoin();
+    tell(answer.body.error || "");
+    return;
+  }
+  answered(answer);
 }
 
 async function send(method, path, body) {
@@ -333,7 +341,8 @@ function cellKey(r, c) {
 
 function draw(s) {
   sheet = s;
-  document.getElementById("join-form").hidden = true;
+  // A game over: its sheet stays to be read, and the next game may be joined.
+  document.getElementById("join-form").hidden = !s.over;
   document.getElementById("sheet").hidden = false;
   document.getElementById("actions").hidden = false;
   if (picking && !offeredGroups(picking.act, picking.value).length && !picking.chosen.size) {
