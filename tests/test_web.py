@@ -123,7 +123,7 @@ def test_the_page_and_every_asset_it_names_are_served_from_the_box() -> None:
         assert "default-src 'self'" in headers["content-security-policy"]
         assert headers["x-content-type-options"] == "nosniff"
         text = html.decode()
-        assets = re.findall(r'(?:src|href)="([^"]+)"', text)
+        assets = re.findall(r'<(?:script|link)\b[^>]*\b(?:src|href)="([^"]+)"', text)
         assert assets, "the page names its script and style"
         _, _, css = page.request("GET", "/static/style.css")
         assets += re.findall(r'url\("([^"]+)"\)', css.decode())

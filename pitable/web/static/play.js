@@ -179,6 +179,7 @@ function move(act, cells, value) {
 
 function showJoin() {
   sheet = null;
+  drawnText = "";
   document.getElementById("sheet").hidden = true;
   document.getElementById("actions").hidden = true;
   document.getElementById("who").textContent = "";
@@ -339,7 +340,15 @@ function cellKey(r, c) {
   return `${r},${c}`;
 }
 
+// The sheet drawn last, as text: the same sheet again (a refresh that found nothing new) is
+// not drawn again, so that a finger on a space never meets a space redrawn under it.
+let drawnText = "";
+
 function draw(s) {
+  const seen = JSON.stringify([s, words.lang,
+    picking && [picking.act, picking.value, ...picking.chosen]]);
+  if (seen === drawnText) return;
+  drawnText = seen;
   sheet = s;
   // A game over: its sheet stays to be read, and the next game may be joined.
   document.getElementById("join-form").hidden = !s.over;
