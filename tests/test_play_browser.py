@@ -22,9 +22,19 @@ from pitable.box.sim import Simulator
 from pitable.box.store import SessionStore
 from pitable.web.server import WebServer
 from tests.support.box import make
-from tests.test_browser import PIN, WAIT_S, browser, wait_for  # noqa: F401 (a fixture)
+from tests.support.browser import WAIT_S, chromium, need_chromium, wait_for
 
 pytestmark = pytest.mark.slow
+
+PIN = "8642"
+
+need_chromium()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with chromium(tmp_path_factory.mktemp("chromium")) as driver:
+        yield driver
 
 
 @dataclass
@@ -63,23 +73,23 @@ def served(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Table]:
         sim.close()
 
 
-def join(browser: Any, table: Table, initials: str = "AB") -> str:
+def join(driver: Any, table: Table, initials: str = "AB") -> str:
     """Joins on the page; the player's token, as the page keeps it."""
-    browser.get(table.url)
-    wait_for(browser, lambda: browser.find_element("id", "initials").is_displayed(),
+    driver.get(table.url)
+    wait_for(driver, lambda: driver.find_element("id", "initials").is_displayed(),
              "the join form")
-    browser.find_element("id", "initials").send_keys(initials)
-    browser.find_element("css selector", "#join-form button[type=submit]").click()
-    wait_for(browser, lambda: browser.find_elements("css selector", "#map [data-cell]"),
+    driver.find_element("id", "initials").send_keys(initials)
+    driver.find_element("css selector", "#join-form button[type=submit]").click()
+    wait_for(driver, lambda: driver.find_elements("css selector", "#map [data-cell]"),
              "the sheet drawn")
-    token = browser.execute_script("return localStorage.getItem('pitable-player')")
+    token = driver.execute_script("return localStorage.getItem('pitable-player')")
     assert isinstance(token, str) and token
     return token
 
 
-def tokens_of(browser: Any) -> dict[str, str]:
+def tokens_of(driver: Any) -> dict[str, str]:
     """Each cell's token as the page draws it (read at once: the map may be redrawn)."""
-    return dict(browser.execute_script(
+    return dict(driver.execute_script(
         "return [...document.querySelectorAll('#map [data-cell]')]"
         ".map((g) => [g.dataset.cell, g.dataset.token])"))
 
@@ -91,7 +101,7 @@ def server_tokens(sheet: dict[str, Any]) -> dict[str, str]:
 
 @pytest.mark.parametrize("served", [("temple", "2,3,4", "1,2,2", "5,1,3")], indirect=True)
 def test_a_player_joins_taps_a_space_chooses_says_done_and_reads_the_score(
-    browser: Any, served: Table,  # noqa: F811
+    browser: Any, served: Table,
 ) -> None:
     served.sim.press()
     token = join(browser, served)
@@ -105,7 +115,7 @@ def test_a_player_joins_taps_a_space_chooses_says_done_and_reads_the_score(
     where = cell.get_attribute("data-cell")
     cell.click()
     buttons = browser.find_elements("css selector", "#choices button[data-act]")
-    wait_for(browser, lambda: buttons[0].is_displayed(), "the chooser")
+    wait_for(browser, buttons[0].is_displayed, "the chooser")
     assert [b.text for b in buttons] == [c["label"] for c in sheet["choices"][where]]
     choice = sheet["choices"][where][0]
     buttons[0].click()
@@ -140,7 +150,7 @@ def test_a_player_joins_taps_a_space_chooses_says_done_and_reads_the_score(
 
 @pytest.mark.parametrize("served", [("valley", "2,3,4")], indirect=True)
 def test_a_move_the_rules_refuse_is_answered_with_the_rule(
-    browser: Any, served: Table,  # noqa: F811
+    browser: Any, served: Table,
 ) -> None:
     served.sim.press()
     token = join(browser, served, "CD")

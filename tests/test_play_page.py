@@ -15,8 +15,7 @@ from pitable.web.app import STATIC
 from pitable.web.server import WebServer
 from pitable.web.words import PAGE_WORDS, page_words
 from tests.support.box import make
-from tests.support.web import PIN, Page
-from tests.test_web import english_defaults
+from tests.support.web import PIN, Page, english_defaults
 
 
 def test_the_phone_s_page_and_every_asset_it_names_are_served(tmp_path: Path) -> None:
@@ -56,6 +55,7 @@ def test_every_word_of_the_phone_s_page_is_in_every_language(lang: str) -> None:
     language writes it so, as "Score" in French and "live" in German)."""
     english = english_defaults((STATIC / "play.js").read_text())
     said = page_words(lang)["words"]
+    assert isinstance(said, dict)
     assert set(english) <= set(said)
     untranslated = {key for key in english if said[key] == PAGE_WORDS[key]}
     # "{die}: {face}" has no word to translate.

@@ -31,7 +31,16 @@ from pitable.web.hub import QUEUE_SIZE, Hub
 from pitable.web.server import WebServer, bind
 from pitable.web.words import PAGE_WORDS
 from tests.support.box import make
-from tests.support.web import PIN, TIMEOUT_S, Events, Page, serve
+from tests.support.web import (
+    PAGES,
+    PIN,
+    SHARED_SCRIPTS,
+    TIMEOUT_S,
+    Events,
+    Page,
+    english_defaults,
+    serve,
+)
 
 
 @pytest.fixture
@@ -486,17 +495,6 @@ def test_a_language_the_box_lacks_is_a_404_naming_those_it_has(page: Page) -> No
     status, _, body = page.request("GET", "/api/words/xx")
     assert status == 404
     assert "expected one of" in json.loads(body)["error"]
-
-
-#: Each page: its HTML, its own script (whose English words are the defaults it shows before
-#: the box's language is known) and the shared scripts it loads, which ask for words too.
-PAGES = {"index.html": "app.js", "play.html": "play.js"}
-SHARED_SCRIPTS = ("dice.js", "stream.js")
-
-
-def english_defaults(script: str) -> dict[str, str]:
-    defaults = script[script.index("  words: {"):script.index("  dice: {")]
-    return dict(re.findall(r'(\w+): "([^"]*)"', defaults))
 
 
 @pytest.mark.parametrize("html_name", list(PAGES))
