@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import http.client
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,60 +27,23 @@ from pitable.config import PageLimits
 from pitable.web.server import WebServer
 from tests.conftest import GOLDEN, golden_image, kept_failure
 from tests.support.box import make
+from tests.support.browser import WAIT_S, chromium, need_chromium, wait_for
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver") or (
-    "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None
-)
 PIN = "8642"
-#: A phone held upright.
-WINDOW = (412, 915)
 #: A pixel differs when a channel differs by more than this; a screenshot matches its
 #: golden when at most this share of its pixels differ.
 PIXEL_TOLERANCE = 48
 SHARE_TOLERANCE = 0.01
-WAIT_S = 15.0
 
-if CHROMIUM is None or CHROMEDRIVER is None:
-    if os.environ.get("CI"):
-        pytest.fail(".ci/run installs chromium and chromium-driver: they are missing",
-                    pytrace=False)
-    pytest.skip("needs Debian's chromium and chromium-driver"
-                " (apt-get install chromium chromium-driver)", allow_module_level=True)
+need_chromium()
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    # Chromium's profile and every scratch file of it and its driver in this run's own
-    # folder, not in the machine's temporary directory.
-    own = tmp_path_factory.mktemp("chromium")
-    (own / "tmp").mkdir()
-    options = webdriver.ChromeOptions()
-    assert CHROMIUM is not None and CHROMEDRIVER is not None
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
-                     "--disable-dev-shm-usage", "--hide-scrollbars",
-                     "--force-device-scale-factor=1", "--font-render-hinting=none",
-                     f"--window-size={WINDOW[0]},{WINDOW[1]}",
-                     f"--user-data-dir={own / 'profile'}", f"--disk-cache-dir={own / 'cache'}"):
-        options.add_argument(argument)
-    service = Service(executable_path=CHROMEDRIVER,
-                      env={**os.environ, "TMPDIR": str(own / "tmp"), "HOME": str(own)})
-    driver = webdriver.Chrome(options=options, service=service)
-    # Headless Chromium keeps a desktop's least window width: the phone's viewport is set
-    # through the DevTools protocol instead.
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": WINDOW[0], "height": WINDOW[1], "deviceScaleFactor": 1, "mobile": True,
-    })
-    try:
+    with chromium(tmp_path_factory.mktemp("chromium")) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @dataclasses.dataclass
@@ -105,12 +66,6 @@ def table(title: str, *rolls: str, port: int = 0, limits: PageLimits | None = No
     server.start()
     sim.box.publisher.subscribe(server.publish)
     return Table(sim, server)
-
-
-def wait_for(browser: Any, test: Any, what: str) -> None:
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    WebDriverWait(browser, WAIT_S).until(lambda _: test(), message=what)
 
 
 def faces(browser: Any) -> list[str]:

@@ -174,10 +174,12 @@ def test_the_page_draws_penny_papers_range_and_says_it_in_the_rulebooks_words(la
     in the box's language; the page's English before the box's words arrive is the same."""
     penny = page_words(lang)["penny"]
     assert penny == {"face": f"{PENNY_LOW}-{PENNY_HIGH}", "words": PENNY_RANGE_WORDS[lang]}
-    script = (STATIC / "app.js").read_text()
     english = page_words("en")["penny"]
-    assert f'penny: {{ face: "{english["face"]}", words: "{english["words"]}" }}' in script
+    for name in ("app.js", "play.js"):
+        script = (STATIC / name).read_text()
+        assert f'penny: {{ face: "{english["face"]}", words: "{english["words"]}" }}' in script
     # The die is drawn from those words, never from figures of its own.
-    drawing = script[script.index("function dieSvg"):script.index("function numbersText")]
+    dice = (STATIC / "dice.js").read_text()
+    drawing = dice[dice.index("function dieSvg"):]
     assert "words.penny.face" in drawing and "words.penny.words" in drawing
     assert not re.search(r'"\d+-\d+"', drawing), drawing

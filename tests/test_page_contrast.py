@@ -1,6 +1,6 @@
 """Every text on the table's page reads across a table: WCAG AA's 4.5:1 at least between a
 text's colour and its background, for each pair style.css sets and for the white words and
-pips app.js draws on the dice.
+pips dice.js draws on the dice.
 
 The pairs are read from the files themselves, so a colour changed in either is checked
 again; a rule that sets a colour and is not named below fails too, so that a new text
@@ -28,6 +28,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "the round and dangers line": ("#game", GROUND),
     "the last rolls' heading": ("h2", GROUND),
     "the link's word": (".link", GROUND),
+    "the link to play on a phone": (".play-link", GROUND),
     "the link's dot when live": (".link.live::before", GROUND),
     "the link's dot when lost": (".link.lost::before", GROUND),
     "a hazard's first line": (".hazard .words p:first-child", ".hazard .words p:first-child"),
@@ -106,11 +107,11 @@ def background_of(rules: dict[str, dict[str, str]], selector: str) -> str:
 
 
 def script_colours() -> tuple[str, dict[str, str]]:
-    """app.js's ink drawn on the dice and its die colours."""
-    script = (STATIC / "app.js").read_text()
+    """dice.js's ink drawn on the dice and its die colours."""
+    script = (STATIC / "dice.js").read_text()
     ink = re.search(r'const INK = "(#[0-9a-fA-F]{6})"', script)
     table = re.search(r"const COLOURS = \{([^}]*)\}", script)
-    assert ink and table, "app.js names its INK and its dice's COLOURS"
+    assert ink and table, "dice.js names its INK and its dice's COLOURS"
     dice = dict(re.findall(r'(\w+): "(#[0-9a-fA-F]{6})"', table.group(1)))
     return ink.group(1).lower(), {die: colour.lower() for die, colour in dice.items()}
 

@@ -31,7 +31,16 @@ from pitable.web.hub import QUEUE_SIZE, Hub
 from pitable.web.server import WebServer, bind
 from pitable.web.words import PAGE_WORDS
 from tests.support.box import make
-from tests.support.web import PIN, TIMEOUT_S, Events, Page, serve
+from tests.support.web import (
+    PAGES,
+    PIN,
+    SHARED_SCRIPTS,
+    TIMEOUT_S,
+    Events,
+    Page,
+    english_defaults,
+    serve,
+)
 
 
 @pytest.fixture
@@ -123,7 +132,7 @@ def test_the_page_and_every_asset_it_names_are_served_from_the_box() -> None:
         assert "default-src 'self'" in headers["content-security-policy"]
         assert headers["x-content-type-options"] == "nosniff"
         text = html.decode()
-        assets = re.findall(r'(?:src|href)="([^"]+)"', text)
+        assets = re.findall(r'<(?:script|link)\b[^>]*\b(?:src|href)="([^"]+)"', text)
         assert assets, "the page names its script and style"
         _, _, css = page.request("GET", "/static/style.css")
         assets += re.findall(r'url\("([^"]+)"\)', css.decode())
@@ -132,7 +141,7 @@ def test_the_page_and_every_asset_it_names_are_served_from_the_box() -> None:
             assert asset.startswith("/"), f"{asset}: an asset from elsewhere"
             status, _, body = page.request("GET", asset)
             assert status == 200 and body, asset
-        assert "/api/events" in page.request("GET", "/static/app.js")[2].decode()
+        assert "/api/events" in page.request("GET", "/static/stream.js")[2].decode()
     finally:
         page.server.close()
 
@@ -488,19 +497,33 @@ def test_a_language_the_box_lacks_is_a_404_naming_those_it_has(page: Page) -> No
     assert "expected one of" in json.loads(body)["error"]
 
 
-def test_every_word_the_page_writes_is_one_of_its_messages() -> None:
+@pytest.mark.parametrize("html_name", list(PAGES))
+def test_every_word_the_page_writes_is_one_of_its_messages(html_name: str) -> None:
     """The page's English (what it shows before the box's language is known) is the source
-    of its messages, and every key it asks for has one: no word of the page escapes the
-    catalogues."""
-    script = (STATIC / "app.js").read_text()
-    html = (STATIC / "index.html").read_text()
-    defaults = script[script.index("  words: {"):script.index("  dice: {")]
-    english = dict(re.findall(r'(\w+): "([^"]*)"', defaults))
-    assert english == PAGE_WORDS
-    asked = set(re.findall(r'say\("(\w+)"', script))
+    of its messages, and every key it or the scripts it shares asks for has one: no word of
+    the page escapes the catalogues."""
+    script = (STATIC / PAGES[html_name]).read_text()
+    html = (STATIC / html_name).read_text()
+    english = english_defaults(script)
+    assert english and english.items() <= PAGE_WORDS.items(), set(english.items()) - set(
+        PAGE_WORDS.items())
+    shared = "".join((STATIC / name).read_text() for name in SHARED_SCRIPTS)
+    asked = set()
+    for text in (script, shared):
+        asked |= set(re.findall(r'say\("(\w+)"', text))
+        asked |= set(re.findall(r'key: "(\w+)"', text))
     asked |= set(re.findall(r'data-word(?:-title|-label)?="(\w+)"', html))
-    asked |= set(re.findall(r'key: "(\w+)"', script))
-    assert asked and asked <= set(PAGE_WORDS), asked - set(PAGE_WORDS)
-    # The page's text outside those elements is the box's name alone.
+    assert asked and asked <= set(english), asked - set(english)
+    # The page's text outside those elements is the box's name alone (and on the table's
+    # page, the PIN's field and the ROLL button's word, as on the box).
     visible = re.sub(r"<[^>]*>", " ", re.sub(r"<[^>]*data-word=[^>]*>[^<]*", " ", html))
-    assert visible.split() == ["pitable", "pitable", "PIN", "ROLL"]
+    assert visible.split() == {"index.html": ["pitable", "pitable", "PIN", "ROLL"],
+                               "play.html": ["pitable", "pitable"]}[html_name]
+
+
+def test_every_word_is_shown_by_one_of_the_pages() -> None:
+    """No message of PAGE_WORDS is left that no page shows."""
+    shown: dict[str, str] = {}
+    for script in PAGES.values():
+        shown |= english_defaults((STATIC / script).read_text())
+    assert shown == PAGE_WORDS

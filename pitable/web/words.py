@@ -1,6 +1,7 @@
-"""The table page's own words, in every language of the box.
+"""The pages' own words, in every language of the box.
 
-The page (static/index.html and static/app.js) is written in English; it asks
+The table's page (static/index.html and static/app.js) and the phone's sheet
+(static/play.html and static/play.js) are written in English; each asks
 ``GET /api/words/<lang>`` for :func:`page_words` whenever the box's snapshot names a
 language it has not shown yet, so that it follows the box's language live. The words are
 gettext messages like every other the box shows, so that one catalogue per language holds
@@ -51,6 +52,33 @@ PAGE_WORDS: dict[str, str] = {
     "dangers_of": N_("dangers {hazards} of {limit}"),
     "dangers": N_("dangers {hazards}"),
     "level": N_("level: {result}"),
+    "play_here": N_("Play on this phone"),
+    # The phone's sheet (static/play.html and play.js).
+    "your_initials": N_("Your initials"),
+    "initials_hint": N_("1 to 3 letters"),
+    "join": N_("Join the game"),
+    "your_sheet": N_("your sheet"),
+    "cell": N_("row {row}, column {column}"),
+    "cell_is": N_("row {row}, column {column}: {what}"),
+    "empty": N_("empty"),
+    "crossed": N_("hazard crossed out"),
+    "treasure": N_("treasure {value}"),
+    "found": N_("discovery {mark}"),
+    "choose": N_("What goes in row {row}, column {column}?"),
+    "cancel": N_("Cancel"),
+    "pick_spaces": N_("{label}: tap its spaces ({chosen} of {size})"),
+    "this_turn": N_("This turn"),
+    "no_move": N_("no move yet"),
+    "first_roll": N_("Waiting for the first roll"),
+    "turn_done": N_("Turn done: wait for the next roll"),
+    "game_over": N_("Game over"),
+    "take_back": N_("Take back"),
+    "done": N_("Done"),
+    "done_anyway": N_("Done anyway"),
+    "keep_playing": N_("Keep playing"),
+    "not_finished": N_("This turn is not finished:"),
+    "score": N_("Score"),
+    "total": N_("Total"),
 }
 #: The dice's names, for the page's spoken labels ("green: 4").
 DIE_NAMES = {"green": N_("green"), "purple": N_("purple"), "red": N_("red")}

@@ -19,6 +19,11 @@ from pitable.box.events import Event
 from pitable.hw.clock import FakeClock
 from pitable.web.server import WebServer
 
+#: Each page: its HTML and its own script, whose English words are the defaults it shows
+#: before the box's language is known; and the scripts the pages share, which ask for words.
+PAGES = {"index.html": "app.js", "play.html": "play.js"}
+SHARED_SCRIPTS = ("dice.js", "stream.js")
+
 #: The PIN of every page :func:`serve` starts.
 PIN = "4321"
 #: How long a test waits on a socket before it fails rather than hangs.
@@ -167,3 +172,9 @@ class Served:
         if self.process.poll() is None:
             self.process.kill()
             self.process.communicate()
+
+
+def english_defaults(script: str) -> dict[str, str]:
+    """A page script's English words by key (its ``words: {...}`` before ``dice: {``)."""
+    defaults = script[script.index("  words: {"):script.index("  dice: {")]
+    return dict(re.findall(r'(\w+): "([^"]*)"', defaults))

@@ -3,22 +3,6 @@
 // Server-Sent Events), the state and the PIN-guarded actions, SVG drawn from the snapshot.
 "use strict";
 
-const SVG = "http://www.w3.org/2000/svg";
-const DICE = ["green", "purple", "red"];
-// Pip centres on a 100-unit face, laid out as on a real die.
-const L = 27, C = 50, R = 73;
-const PIPS = {
-  1: [[C, C]],
-  2: [[R, L], [L, R]],
-  3: [[R, L], [C, C], [L, R]],
-  4: [[L, L], [R, L], [L, R], [R, R]],
-  5: [[L, L], [R, L], [C, C], [L, R], [R, R]],
-};
-// The dice, as style.css's --green, --purple and --red; dark enough that the white INK of
-// the pips and words reads at 4.5:1 on each (tests/test_page_contrast.py).
-const COLOURS = { green: "#1d8442", purple: "#9650c8", red: "#d02c2c" };
-const INK = "#ffffff";
-
 // The page's words: English as written here until the box's language is known, then that
 // language's, from /api/words/<lang> (words.py), fetched again whenever the box changes its
 // language. Fields in braces are filled in by say().
@@ -36,7 +20,7 @@ let words = {
     solo: "solo", new_game: "New game", solo_game: "solo game", table_game: "table game",
     map: "map {map}", round_of: "round {round} of {limit}", round: "round {round}",
     dangers_of: "dangers {hazards} of {limit}", dangers: "dangers {hazards}",
-    level: "level: {result}",
+    level: "level: {result}", play_here: "Play on this phone",
   },
   dice: { green: "green", purple: "purple", red: "red" },
   green: {},
@@ -80,61 +64,6 @@ function followLanguage(lang) {
     showWords();
     if (lastShown) render(lastShown, true);
   }).catch(() => { wordsAsked = words.lang; /* asked again with the next snapshot */ });
-}
-
-function el(name, attrs, parent) {
-  const node = document.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-function star(cx, cy, outer, inner) {
-  const points = [];
-  for (let i = 0; i < 10; i += 1) {
-    const r = i % 2 === 0 ? outer : inner;
-    const a = -Math.PI / 2 + (i * Math.PI) / 5;
-    points.push(`${(cx + r * Math.cos(a)).toFixed(1)},${(cy + r * Math.sin(a)).toFixed(1)}`);
-  }
-  return points.join(" ");
-}
-
-// One die's face: pips for 1 to 5; for the special face a symbol and a word.
-function dieSvg(die, face, options) {
-  const svg = el("svg", { viewBox: "0 0 100 100", role: "img" });
-  el("rect", { x: 3, y: 3, width: 94, height: 94, rx: 14, fill: COLOURS[die] }, svg);
-  let label = say("no_roll");
-  if (face === null || face === undefined) {
-    el("rect", { x: 14, y: 14, width: 72, height: 72, rx: 8, fill: "none",
-      stroke: INK, "stroke-opacity": 0.35, "stroke-width": 2 }, svg);
-  } else if (face === "*") {
-    let word = say("special");
-    let spoken = null;
-    if (die === "red") {
-      el("polygon", { points: "50,14 86,76 14,76", fill: INK }, svg);
-      el("rect", { x: 46, y: 34, width: 8, height: 24, rx: 3, fill: COLOURS.red }, svg);
-      el("circle", { cx: 50, cy: 66, r: 4.5, fill: COLOURS.red }, svg);
-      word = say("hazard");
-    } else {
-      el("polygon", { points: star(50, 44, 30, 12), fill: INK }, svg);
-      const green = options && options.green;
-      if (die === "purple") {
-        word = words.penny.face;
-        spoken = words.penny.words;
-      } else {
-        word = (green && (words.green[green] || green)) || say("special");
-      }
-      const text = el("text", { x: 50, y: 90, "text-anchor": "middle", "font-size": 14,
-        "font-weight": "bold", fill: INK }, svg);
-      text.textContent = word;
-    }
-    label = say("die_face", { die: words.dice[die] || die, face: spoken || word });
-  } else {
-    for (const [x, y] of PIPS[face] || []) el("circle", { cx: x, cy: y, r: 9.5, fill: INK }, svg);
-    label = say("die_face", { die: words.dice[die] || die, face });
-  }
-  el("title", {}, svg).textContent = label;
-  return svg;
 }
 
 // 1 2 3 ... 15 reads better as 1-15.
@@ -258,90 +187,6 @@ function loadTitles() {
   }).catch(() => { /* the stream brings the game; the titles come on its next opening */ });
 }
 
-// The live events. EventSource gives up for good on an answer that is not 200 (a full
-// room's 503, a proxy's 502), and the page would say "reconnecting" forever; so the page
-// reads the stream with fetch and opens it again itself, whatever ended it, after a wait:
-// the server's Retry-After when it gave one, else 1 s doubling to 30 s, each lengthened by
-// up to half at random so that a room of phones does not come back in step.
-const RETRY_FIRST_MS = 1000;
-const RETRY_MOST_MS = 30000;
-// Nothing at all (not even the box's keep-alive, every 15 s) for this long: the
-// connection died unseen (a phone that changed networks), so it is dropped and opened again.
-const SILENT_MS = 45000;
-let retryMs = RETRY_FIRST_MS;
-
-function delivered(block) {
-  const data = [];
-  for (const line of block.split("\n")) {
-    if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
-    // A typed event (a player's sheet changed) is for the sheets' watchers, not a snapshot.
-    if (line.startsWith("event:") && line.slice(6).trim() !== "message") return;
-  }
-  if (data.length === 0) return;  // a keep-alive comment, or the retry field
-  retryMs = RETRY_FIRST_MS;  // this stream delivers: a later loss starts the waits again
-  linkState(true);
-  render(JSON.parse(data.join("\n")));
-}
-
-// Reads one stream until it ends; resolves to the wait the server asked for, in ms (0: none).
-async function listen() {
-  const stop = new AbortController();
-  let silence = setTimeout(() => stop.abort(), SILENT_MS);
-  const heard = () => {
-    clearTimeout(silence);
-    silence = setTimeout(() => stop.abort(), SILENT_MS);
-  };
-  try {
-    const response = await fetch("/api/events", {
-      headers: { Accept: "text/event-stream" }, cache: "no-store", signal: stop.signal,
-    });
-    if (!response.ok || !response.body) {
-      const seconds = Number(response.headers.get("Retry-After"));
-      let said = "";
-      try { said = (await response.json()).error || ""; } catch (e) { /* not JSON */ }
-      linkState(false, said || { key: "answered", fields: { status: response.status } });
-      return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
-    }
-    linkState(true);
-    loadTitles();
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    let pending = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) {
-        linkState(false, { key: "ended" });
-        return 0;
-      }
-      heard();
-      // The box ends its lines with "\n" alone (hub.py's event_text).
-      pending += decoder.decode(value, { stream: true });
-      let end = pending.indexOf("\n\n");
-      while (end >= 0) {
-        delivered(pending.slice(0, end));
-        pending = pending.slice(end + 2);
-        end = pending.indexOf("\n\n");
-      }
-    }
-  } catch (e) {
-    // Refused, dropped or silent: the box is restarting, or the network moved.
-    linkState(false, { key: "unreachable" });
-    return 0;
-  } finally {
-    clearTimeout(silence);
-    stop.abort();
-  }
-}
-
-async function follow() {
-  for (;;) {
-    const told = await listen();
-    const wait = Math.max(told, retryMs) * (1 + Math.random() / 2);
-    retryMs = Math.min(retryMs * 2, RETRY_MOST_MS);
-    await new Promise((resolve) => { setTimeout(resolve, wait); });
-  }
-}
-
 async function act(path, body) {
   const answer = document.getElementById("answer");
   const pin = document.getElementById("pin").value.trim();
@@ -379,7 +224,7 @@ function start() {
     });
   });
   loadTitles();
-  follow();
+  follow({ event: render, link: linkState, open: loadTitles });
 }
 
 document.addEventListener("DOMContentLoaded", start);
