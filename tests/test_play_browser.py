@@ -162,3 +162,93 @@ def test_a_move_the_rules_refuse_is_answered_with_the_rule(
     wait_for(browser, lambda: browser.find_element("id", "message").text == refused["error"],
              "the rule said")
     assert tokens_of(browser) == server_tokens(refused["sheet"])
+
+
+def _rolls(seed: int, count: int = 120) -> tuple[str, ...]:
+    import random
+
+    rng = random.Random(seed)
+    return tuple(",".join(str(rng.choice([1, 2, 3, 4, 5, "*"])) for _ in range(3))
+                 for _ in range(count))
+
+
+def tap_move(driver: Any, table: Table, token: str, action: Any, made: int) -> None:
+    """Make ``action`` by the page's taps: its space, then its choice; a discovery's
+    button, then each of its spaces. Waits until the box has it as move ``made + 1``."""
+    value = "" if action.value is None else str(action.value)
+    if len(action.cells) == 1:
+        (r, c), = action.cells
+        driver.find_element("css selector", f'[data-cell="{r},{c}"]').click()
+        pick = f'#choices button[data-act="{action.act.value}"][data-value="{value}"]'
+        wait_for(driver, lambda: driver.find_elements("css selector", pick)
+                 and driver.find_element("css selector", pick).is_displayed(), "the chooser")
+        driver.find_element("css selector", pick).click()
+    else:
+        group = (f'button[data-group-act="{action.act.value}"]'
+                 f'[data-group-value="{value}"]')
+        wait_for(driver, lambda: driver.find_elements("css selector", group), "the group")
+        driver.find_element("css selector", group).click()
+        for r, c in action.cells:
+            driver.find_element("css selector", f'[data-cell="{r},{c}"]').click()
+
+    def made_it() -> bool:
+        status, sheet = table.call("GET", "/api/sheet", token)
+        return status == 200 and len(sheet["turn"]["moves"]) == made + 1
+
+    wait_for(driver, made_it, f"{action} made")
+
+
+@pytest.mark.parametrize("served", [
+    ("valley", *_rolls(1)), ("island", *_rolls(2)), ("temple", *_rolls(3))],
+    indirect=True, ids=["valley", "island", "temple"])
+def test_a_whole_solo_game_is_played_by_taps_and_scores_as_pitable_score_counts(
+    browser: Any, served: Table, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from pitable.cli import main
+    from pitable.rules import find_title
+    from pitable.rules.dice import Roll
+    from pitable.rules.sheets import Side, generate
+
+    served.sim.press()
+    token = join(browser, served)
+    _, sheet = served.call("GET", "/api/sheet", token)
+    game = sheet["game"]
+    title = find_title(game["title"])
+    bot = title.bot()
+    assert bot is not None
+    paper = generate(title, game["seed"], Side.from_str(game["side"]), game["format"])
+    player = bot.player(title, paper)
+    while True:
+        turn = sheet["turn"]
+        options = title.options(Roll.from_str(",".join(turn["faces"])), turn["hazards_marked"])
+        for made, action in enumerate(player.turn(options, turn["round"])):
+            tap_move(browser, served, token, action, made)
+        browser.find_element("id", "done").click()
+        _, sheet = served.call("GET", "/api/sheet", token)
+        if sheet["turn"]["warnings"]:
+            wait_for(browser, lambda: browser.find_element("id", "done-anyway").is_displayed(),
+                     "Done anyway")
+            browser.find_element("id", "done-anyway").click()
+        wait_for(browser, lambda: served.call("GET", "/api/sheet", token)[1]["turn"]["done"],
+                 "the turn done")
+        _, sheet = served.call("GET", "/api/sheet", token)
+        if sheet["over"]:
+            break
+        round_ = sheet["turn"]["round"]
+        served.sim.press()
+        wait_for(browser, lambda: browser.find_element("id", "done").is_enabled(),
+                 "the next turn on the page")
+        _, sheet = served.call("GET", "/api/sheet", token)
+        assert sheet["turn"]["round"] == round_ + 1
+    total = sheet["score"]["total"]
+    assert total == sum(stars for _, stars in player.components())
+    wait_for(browser, lambda: browser.find_element("id", "score-total").text == str(total),
+             "the page's total")
+    conn = http.client.HTTPConnection("127.0.0.1", served.server.port, timeout=WAIT_S)
+    conn.request("GET", "/api/sheet.txt", headers={"X-Pitable-Player": token})
+    exported = tmp_path / "sheet.txt"
+    exported.write_bytes(conn.getresponse().read())
+    conn.close()
+    capsys.readouterr()
+    assert main(["score", title.key, "--sheet", str(exported), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == total

@@ -374,7 +374,9 @@ def sheet_json(seat: Seat, tr: Translator, *, own: bool = True) -> dict[str, Any
     player, game = seat.sheet, seat.game
     title = player.title
     score = player.score()
-    over = player.over() or game.ended
+    # A turn that ends the game is the player's until they say it is done, as any other:
+    # its last move may still be taken back.
+    over = game.ended or (player.over() and (player.done or player.options is None))
     result = None
     if over and game.mode is Mode.SOLO:
         result = tr.gettext(level(title, score.total, player.hazards).name)

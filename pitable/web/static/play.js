@@ -172,7 +172,10 @@ async function send(method, path, body) {
 }
 
 function move(act, cells, value) {
-  return send("POST", "/api/moves", { act, cells, value: value === undefined ? null : value });
+  // The turn it is made for: the box refuses it if the next roll came first.
+  const round = sheet && sheet.turn ? sheet.turn.round : undefined;
+  return send("POST", "/api/moves",
+    { act, cells, value: value === undefined ? null : value, round });
 }
 
 // --- joining -------------------------------------------------------------------------
