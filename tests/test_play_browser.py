@@ -172,24 +172,39 @@ def _rolls(seed: int, count: int = 120) -> tuple[str, ...]:
                  for _ in range(count))
 
 
+def tap(driver: Any, selector: str) -> None:
+    """Click what ``selector`` finds, found again if the page redrew it meanwhile (a sheet
+    that arrives between finding and clicking replaces the map's cells)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for _ in range(5):
+        try:
+            driver.find_element("css selector", selector).click()
+            return
+        except StaleElementReferenceException:
+            continue
+    driver.find_element("css selector", selector).click()
+
+
 def tap_move(driver: Any, table: Table, token: str, action: Any, made: int) -> None:
     """Make ``action`` by the page's taps: its space, then its choice; a discovery's
     button, then each of its spaces. Waits until the box has it as move ``made + 1``."""
     value = "" if action.value is None else str(action.value)
     if len(action.cells) == 1:
         (r, c), = action.cells
-        driver.find_element("css selector", f'[data-cell="{r},{c}"]').click()
+        tap(driver, f'[data-cell="{r},{c}"]')
         pick = f'#choices button[data-act="{action.act.value}"][data-value="{value}"]'
-        wait_for(driver, lambda: driver.find_elements("css selector", pick)
-                 and driver.find_element("css selector", pick).is_displayed(), "the chooser")
-        driver.find_element("css selector", pick).click()
+        wait_for(driver, lambda: driver.execute_script(
+            "const b = document.querySelector(arguments[0]);"
+            " return Boolean(b && b.offsetParent !== null);", pick), "the chooser")
+        tap(driver, pick)
     else:
         group = (f'button[data-group-act="{action.act.value}"]'
                  f'[data-group-value="{value}"]')
         wait_for(driver, lambda: driver.find_elements("css selector", group), "the group")
-        driver.find_element("css selector", group).click()
+        tap(driver, group)
         for r, c in action.cells:
-            driver.find_element("css selector", f'[data-cell="{r},{c}"]').click()
+            tap(driver, f'[data-cell="{r},{c}"]')
 
     def made_it() -> bool:
         status, sheet = table.call("GET", "/api/sheet", token)
@@ -223,12 +238,12 @@ def test_a_whole_solo_game_is_played_by_taps_and_scores_as_pitable_score_counts(
         options = title.options(Roll.from_str(",".join(turn["faces"])), turn["hazards_marked"])
         for made, action in enumerate(player.turn(options, turn["round"])):
             tap_move(browser, served, token, action, made)
-        browser.find_element("id", "done").click()
+        tap(browser, "#done")
         _, sheet = served.call("GET", "/api/sheet", token)
         if sheet["turn"]["warnings"]:
             wait_for(browser, lambda: browser.find_element("id", "done-anyway").is_displayed(),
                      "Done anyway")
-            browser.find_element("id", "done-anyway").click()
+            tap(browser, "#done-anyway")
         wait_for(browser, lambda: served.call("GET", "/api/sheet", token)[1]["turn"]["done"],
                  "the turn done")
         _, sheet = served.call("GET", "/api/sheet", token)
