@@ -19,23 +19,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image
 
 from pitable.box.events import RollCommand
 from pitable.box.sim import Simulator
 from pitable.config import PageLimits
 from pitable.web.server import WebServer
-from tests.conftest import GOLDEN, golden_image, kept_failure
+from tests.conftest import GOLDEN
 from tests.support.box import make
-from tests.support.browser import WAIT_S, chromium, need_chromium, wait_for
+from tests.support.browser import (
+    WAIT_S,
+    assert_looks_like_golden,
+    chromium,
+    need_chromium,
+    wait_for,
+)
 
 pytestmark = pytest.mark.slow
 
 PIN = "8642"
-#: A pixel differs when a channel differs by more than this; a screenshot matches its
-#: golden when at most this share of its pixels differ.
-PIXEL_TOLERANCE = 48
-SHARE_TOLERANCE = 0.01
 
 need_chromium()
 
@@ -248,18 +250,6 @@ def test_the_page_after_a_roll_looks_as_it_did(browser: Any, title: str,
     finally:
         served.server.close()
         served.sim.close()
-
-
-def assert_looks_like_golden(image: Image.Image, path: Path) -> None:
-    expected = golden_image(path, image).convert("RGB")
-    assert expected.size == image.size
-    diff = ImageChops.difference(expected, image).convert("L")
-    differing = sum(diff.point(lambda v: 255 if v > PIXEL_TOLERANCE else 0).histogram()[255:])
-    share = differing / (image.width * image.height)
-    if share > SHARE_TOLERANCE:
-        failed = kept_failure(path, image)
-        pytest.fail(f"{path.name}: {share:.1%} of the pixels differ from its golden"
-                    f" (at most {SHARE_TOLERANCE:.0%}); this run's: {failed}")
 
 
 def test_the_page_speaks_the_box_s_language_and_follows_a_change(browser: Any) -> None:

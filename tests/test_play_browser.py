@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from pitable.box.phones import PhoneTable
 from pitable.box.sim import Simulator
 from pitable.box.store import SessionStore
+from pitable.web.players import TOKEN_RATE
 from pitable.web.server import WebServer
 from tests.support.box import make
 from tests.support.browser import WAIT_S, chromium, need_chromium, wait_for
@@ -267,3 +269,56 @@ def test_a_whole_solo_game_is_played_by_taps_and_scores_as_pitable_score_counts(
     capsys.readouterr()
     assert main(["score", title.key, "--sheet", str(exported), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["total"] == total
+
+
+#: The README's pictures of a phone's sheet, one per title.
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "phone"
+#: Rounds played before the picture: a sheet well under way.
+SHOWN_ROUNDS = 9
+
+
+@pytest.mark.parametrize("served", [
+    ("valley", *_rolls(11)), ("island", *_rolls(12)), ("temple", *_rolls(13))],
+    indirect=True, ids=["valley", "island", "temple"])
+def test_the_phone_s_sheet_looks_as_the_readme_shows_it(
+    browser: Any, served: Table, tmp_path: Path,
+) -> None:
+    from PIL import Image
+
+    from pitable.rules import find_title
+    from pitable.rules.dice import Roll
+    from pitable.rules.sheets import Side, generate
+    from tests.support.browser import assert_looks_like_golden
+
+    served.sim.press()
+    token = join(browser, served, "ANN")
+    _, sheet = served.call("GET", "/api/sheet", token)
+    game = sheet["game"]
+    title = find_title(game["title"])
+    bot = title.bot()
+    assert bot is not None
+    player = bot.player(title, generate(title, game["seed"], Side.from_str(game["side"]),
+                                        game["format"]))
+    for round_ in range(1, SHOWN_ROUNDS + 1):
+        turn = sheet["turn"]
+        options = title.options(Roll.from_str(",".join(turn["faces"])), turn["hazards_marked"])
+        for action in player.turn(options, round_):
+            status, _ = served.call("POST", "/api/moves", token, {
+                "act": action.act.value, "cells": [list(c) for c in action.cells],
+                "value": action.value})
+            assert status == 200
+            time.sleep(1 / TOKEN_RATE)  # a player's pace: the page limits each token's
+        if round_ < SHOWN_ROUNDS:
+            served.call("POST", "/api/done", token)
+            time.sleep(1 / TOKEN_RATE)
+            served.sim.press()
+        _, sheet = served.call("GET", "/api/sheet", token)
+    wait_for(browser, lambda: tokens_of(browser) == server_tokens(sheet)
+             and browser.find_element("id", "score-total").text
+             == str(sheet["score"]["total"]), "the sheet as the box has it")
+    wait_for(browser, lambda: browser.execute_script("return document.fonts.status")
+             == "loaded", "the fonts")
+    path = tmp_path / f"phone-{title.key}.png"
+    path.write_bytes(browser.get_screenshot_as_png())
+    with Image.open(path) as shot:
+        assert_looks_like_golden(shot.convert("RGB"), DOCS / f"{title.key}.png")

@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image, ImageChops
+
+from tests.conftest import golden_image, kept_failure
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver") or (
@@ -67,3 +70,23 @@ def wait_for(browser: Any, test: Callable[[], object], what: str) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
     WebDriverWait(browser, WAIT_S).until(lambda _: test(), message=what)
+
+
+#: A pixel differs when a channel differs by more than this; a screenshot matches its
+#: golden when at most this share of its pixels differ.
+PIXEL_TOLERANCE = 48
+SHARE_TOLERANCE = 0.01
+
+
+def assert_looks_like_golden(image: Image.Image, path: Path) -> None:
+    """``image`` (a screenshot) is its golden at ``path`` but for a font's antialiasing on
+    another build of Chromium: at most :data:`SHARE_TOLERANCE` of its pixels differ."""
+    expected = golden_image(path, image).convert("RGB")
+    assert expected.size == image.size
+    diff = ImageChops.difference(expected, image).convert("L")
+    differing = sum(diff.point(lambda v: 255 if v > PIXEL_TOLERANCE else 0).histogram()[255:])
+    share = differing / (image.width * image.height)
+    if share > SHARE_TOLERANCE:
+        failed = kept_failure(path, image)
+        pytest.fail(f"{path.name}: {share:.1%} of the pixels differ from its golden"
+                    f" (at most {SHARE_TOLERANCE:.0%}); this run's: {failed}")
