@@ -31,9 +31,9 @@ from pitable.rules import Title
 from pitable.rules.phone import PlayerSheet
 from pitable.rules.scoring import Token, parse_token
 from tests.conftest import assert_golden_image
+from tests.support.games import bot_game
+from tests.support.legibility import problems
 from tests.support.titles import title_params
-from tests.test_phone_rules import _bot_game
-from tests.test_sheet_legibility import problems
 
 GOLDEN = Path(__file__).parent / "golden" / "sheets"
 PLAYED = title_params(lambda t: t.bot() is not None and t.replay_rules() is not None)
@@ -62,7 +62,7 @@ def in_grid(drawing: Drawing, shape: Text | Symbol | Circle, height: int) -> tup
 
 @pytest.mark.parametrize("title", PLAYED, indirect=True)
 def test_a_bot_game_on_a_phone_prints_as_its_golden_picture(title: Title) -> None:
-    phone, _, _ = _bot_game(title, SEED)
+    phone, _, _ = bot_game(title, SEED)
     assert_golden_image(render_sheet(phone.sheet, filled=filled(phone)),
                         GOLDEN / f"filled-{title.key}.png")
 
@@ -72,7 +72,7 @@ def test_a_bot_game_on_a_phone_prints_as_its_golden_picture(title: Title) -> Non
 def test_every_number_hazard_and_score_of_a_filled_sheet_is_drawn_legibly(
     title: Title, width: int
 ) -> None:
-    phone, _, _ = _bot_game(title, SEED)
+    phone, _, _ = bot_game(title, SEED)
     drawing, image = layout(phone, width)
     # The sheet's own measures: every word (the numbers written on the map, the score, the
     # initials) has capitals of 2 mm at least, and nothing else inks its box. (The boxes
