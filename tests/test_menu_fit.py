@@ -73,6 +73,8 @@ def longest(lang: str) -> dict[str, str]:
         "title": widest(names), "part": widest(components), "reason": widest(reasons),
         "level": widest(_(name) for name in LEVELS), "sheets": sheets,
         "name": "Valley B·65535",
+        # A player's initials: three letters, the widest there is.
+        "initials": "WWW",
     }
 
 

@@ -76,10 +76,18 @@ class FakeBox:
     web_url: str | None = None
     web_pin: str | None = None
     did: list[tuple[Any, ...]] = field(default_factory=list)
+    #: The players of the game who play on their phones: id and initials.
+    players: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def tr(self) -> Translator:
         return translator(self.language)
+
+    def seated(self, game_id: int | None = None) -> list[tuple[int, str]]:
+        return self.players
+
+    def print_player_sheet(self, game_id: int, player_id: int) -> None:
+        self.did.append(("printed player", game_id, player_id))
 
     def draw_status(self) -> None:
         pass
@@ -168,6 +176,19 @@ def test_a_solo_game_ends_with_the_score_entered(box: FakeBox) -> None:
     menus.move(+12)
     menus.choose()
     assert box.did == [("ended", 12, None), ("closed",)]
+
+
+def test_a_players_sheet_is_chosen_by_initials_and_printed(box: FakeBox) -> None:
+    menus = Menus(strict(box))
+    menus.open()
+    assert "Print a player's sheet" not in labels(menus)
+    box.game.store_id = 9
+    box.players = [(3, "AB"), (5, "CD")]
+    menus.open()
+    choose(menus, "Print a player's sheet")
+    assert labels(menus) == ["AB", "CD", "Back"]
+    choose(menus, "CD")
+    assert box.did == [("printed player", 9, 5), ("closed",)]
 
 
 def test_sheets_for_the_table_print_and_are_remembered(box: FakeBox) -> None:

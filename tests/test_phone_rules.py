@@ -19,44 +19,10 @@ from pitable.rules.phone import PlayerSheet, replay_sheet
 from pitable.rules.scoring import parse_sheet
 from pitable.rules.sheets import Side, connected
 from pitable.rules.validate import breaches, groups
+from tests.support.games import bot_game, random_roll
 from tests.support.titles import title_params
 
 PLAYED = title_params(lambda t: t.bot() is not None and t.replay_rules() is not None)
-
-
-def _roll(rng: random.Random) -> Roll:
-    return Roll.from_str(",".join(str(rng.choice([1, 2, 3, 4, 5, "*"])) for _ in range(3)))
-
-
-def _bot_game(title: Title, seed: int) -> tuple[PlayerSheet, object, list[list[Action]]]:
-    """The title's bot plays a solo game on a player's sheet, each move checked as it is
-    offered: the sheet, the bot's player, and the legal moves before each move."""
-    bot = title.bot()
-    assert bot is not None
-    sheet = title.generate_sheet(Side.A, seed)
-    player = bot.player(title, sheet)
-    phone = PlayerSheet(sheet, solo=True)
-    rng = random.Random(seed)
-    hazards = 0
-    offered: list[list[Action]] = []
-    for rnd in itertools.count(1):
-        roll = _roll(rng)
-        options = title.options(roll, hazards)
-        phone.start_turn(roll, hazards)
-        for action in player.turn(options, rnd):
-            legal = phone.legal()
-            offered.append(legal)
-            # A move over several spaces is offered with its spaces in reading order.
-            assert Action(action.act, tuple(sorted(action.cells)), action.value) in legal, (
-                f"round {rnd}: {action} not offered")
-            phone.play(action)
-        phone.finish_turn()
-        hazards = min(hazards + options.hazard, title.hazard_limit or 10**6)
-        if player.over() or (title.solo_rounds and rnd >= title.solo_rounds):
-            break
-    assert phone.over()
-    phone.finish()
-    return phone, player, offered
 
 
 @pytest.mark.parametrize("title", PLAYED, indirect=True)
@@ -64,7 +30,7 @@ def _bot_game(title: Title, seed: int) -> tuple[PlayerSheet, object, list[list[A
 def test_every_move_of_a_bot_game_is_offered_and_scores_as_the_bot_counts(
     title: Title, seed: int
 ) -> None:
-    phone, player, _ = _bot_game(title, seed)
+    phone, player, _ = bot_game(title, seed)
     assert phone.tokens() == player.tokens()
     score = phone.score()
     assert dict(score.components) == dict(player.components())
@@ -76,7 +42,7 @@ def test_every_move_of_a_bot_game_is_offered_and_scores_as_the_bot_counts(
 
 @pytest.mark.parametrize("title", PLAYED, indirect=True)
 def test_no_offered_move_is_refused_and_each_refusal_names_its_rule(title: Title) -> None:
-    phone, _, offered = _bot_game(title, 5)
+    phone, _, offered = bot_game(title, 5)
     rebuilt = replay_sheet(phone.sheet, [(t.roll, 0, (), False) for t in phone.closed[:1]],
                            solo=True)
     legal = rebuilt.legal()
@@ -166,7 +132,7 @@ def test_a_number_the_roll_does_not_give_is_refused_with_the_rule() -> None:
     assert phone.actions == []
 
 
-def test_no_move_before_the_first_roll() -> None:
+def test_no_move_before_the_firstrandom_roll() -> None:
     from pitable.rules import find_title
 
     phone = PlayerSheet(find_title("valley").generate_sheet(Side.A, 1))
@@ -187,7 +153,7 @@ def test_the_numbers_offered_are_every_legal_number_in_every_space(title: Title)
     phone = PlayerSheet(sheet, solo=True)
     rng = random.Random(21)
     for rnd in range(1, 12):
-        roll = _roll(rng)
+        roll = random_roll(rng)
         options = title.options(roll, phone.hazards)
         phone.start_turn(roll, phone.hazards)
         for action in [*player.turn(options, rnd), None]:

@@ -199,7 +199,8 @@ def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServ
     # The players' sheets are kept in the box's session store: none without one.
     phones = PhoneTable(box.store) if isinstance(box.store, SessionStore) else None
     server = WebServer(config.web.bind, config.web.port, config.web.pin or random_pin(),
-                       box.post, names=config.web.names, phones=phones)
+                       box.post, names=config.web.names, phones=phones,
+                       prints=box.printer is not None)
     server.start()
     stack.callback(server.close)
     box.publisher.subscribe(server.publish)

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PIL import Image
 
@@ -35,6 +35,7 @@ from pitable.box.events import (
     Line,
     NewGameCommand,
     PrinterChanged,
+    PrintSheetCommand,
     RollCommand,
     Stop,
     Turned,
@@ -47,7 +48,7 @@ from pitable.box.snapshot import Publisher
 from pitable.box.table_map import TableMap, fresh_seed
 from pitable.box.timers import Timer, timers_of
 from pitable.config import BoxConfig
-from pitable.errors import EntropyError
+from pitable.errors import EntropyError, StoreError
 from pitable.hw.clock import Clock
 from pitable.hw.entropy import EntropySource
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
@@ -57,6 +58,9 @@ from pitable.render.status import StatusView, draw_status, page_count
 from pitable.rules import Die, Face, Roll, Title, draw_roll, find_title
 from pitable.rules.base import N_, Translator
 from pitable.rules.session import Mode
+
+if TYPE_CHECKING:
+    from pitable.box.store import SessionStore
 
 log = logging.getLogger("pitable.box")
 
@@ -124,6 +128,9 @@ class Printer(MenuPrinter, Protocol):
     prints, and what the status screen says of it."""
 
     post: Callable[[Event], None] | None
+
+    def print_player(self, store: SessionStore, game_id: int, player_id: int, initials: str,
+                     *, tr: Translator = ..., lang: str = ...) -> str: ...
 
     def message(self, tr: Translator = ...) -> str | None: ...
 
@@ -294,6 +301,8 @@ class Box:
                     self._on_press()
             case NewGameCommand(title=key, mode=mode):
                 self._new_game_asked(key, mode)
+            case PrintSheetCommand(game=game_id, player=player_id):
+                self.print_player_sheet(game_id, player_id)
             case Stop():
                 pass  # it only wakes the loop, which then sees that it is stopped
 
@@ -376,6 +385,36 @@ class Box:
             self.take_waiting_press()
         self.menus.clear()
         self.start_game(find_title(key), mode)
+
+    def seated(self, game_id: int | None = None) -> list[tuple[int, str]]:
+        """The players of ``game_id`` (by default the game shown) who play their sheets on
+        their phones: each one's id and initials, in the order they joined; none where the
+        box keeps no session store."""
+        from pitable.box.players import PlayerBook
+        from pitable.box.store import SessionStore
+
+        game_id = self.game.store_id if game_id is None else game_id
+        if not isinstance(self.store, SessionStore) or game_id is None:
+            return []
+        try:
+            return [(p.id, p.initials) for p in PlayerBook(self.store).players(game_id)]
+        except StoreError as exc:
+            log.warning("the players of game %d could not be read: %s", game_id, exc)
+            return []
+
+    def print_player_sheet(self, game_id: int, player_id: int) -> None:
+        """Print the sheet of player ``player_id`` of game ``game_id`` as they filled it in
+        (asked from the menu, or from their phone); nothing without a printer."""
+        from pitable.box.store import SessionStore
+
+        initials = dict(self.seated(game_id)).get(player_id)
+        if self.printer is None or not isinstance(self.store, SessionStore) or initials is None:
+            log.warning("no sheet of player %d of game %d to print", player_id, game_id)
+            return
+        self.message = self.printer.print_player(self.store, game_id, player_id, initials,
+                                                 tr=self.tr, lang=self.language)
+        log.info("printing the sheet of %s (game %d)", initials, game_id)
+        self.draw_status()
 
     def end_game(self, score: int | None = None,
                  parts: tuple[tuple[str, int], ...] | None = None) -> None:

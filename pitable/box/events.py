@@ -12,13 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pitable.hw.events import Edge, Line, Turned
-from pitable.web.commands import NewGameCommand, RollCommand
+from pitable.web.commands import NewGameCommand, PrintSheetCommand, RollCommand
 
 __all__ = [
     "Edge",
     "Event",
     "Line",
     "NewGameCommand",
+    "PrintSheetCommand",
     "PrinterChanged",
     "RollCommand",
     "Stop",
@@ -36,4 +37,5 @@ class Stop:
     """The box is stopping: wakes the loop so that it sees it."""
 
 
-Event = Edge | Turned | PrinterChanged | RollCommand | NewGameCommand | Stop
+Event = (Edge | Turned | PrinterChanged | RollCommand | NewGameCommand | PrintSheetCommand
+         | Stop)

@@ -113,6 +113,13 @@ class MenuBox(Protocol):
 
     def draw_status(self) -> None: ...
 
+    def seated(self, game_id: int | None = None) -> list[tuple[int, str]]:
+        """The players of the game shown who play their sheets on their phones: each one's
+        id and initials."""
+        ...
+
+    def print_player_sheet(self, game_id: int, player_id: int) -> None: ...
+
     def close_menu(self) -> None: ...
 
     def set_language(self, lang: str) -> None: ...
@@ -413,9 +420,32 @@ class Menus:
                                      players).format(count=players)
             items = [(label, self._ask_players),
                      (_("One more sheet"), lambda: self._print_sheets(1))]
+        if box.game.store_id is not None and box.seated():
+            items.append((_("Print a player's sheet"), self._players_menu))
         if box.printer.can_retry():
             items.append((_("Retry the print"), self._retry_print))
         return items
+
+    def _players_menu(self) -> None:
+        """The players of the game by their initials: choosing one prints their sheet as
+        they filled it in on their phone."""
+        box = self.box
+        game_id = box.game.store_id
+        assert game_id is not None
+        items: list[tuple[str, Callable[[], None]]] = [
+            (initials, self._player_printer(game_id, player_id))
+            for player_id, initials in box.seated()
+        ]
+        items.append((self.tr.gettext("Back"), self._back))
+        self.levels.append(MenuLevel(self.tr.gettext("Whose sheet?"), items))
+        box.draw_status()
+
+    def _player_printer(self, game_id: int, player_id: int) -> Callable[[], None]:
+        def choose() -> None:
+            self.box.print_player_sheet(game_id, player_id)
+            self.box.close_menu()
+
+        return choose
 
     def _ask_players(self) -> None:
         players = self.box.games.players

@@ -152,6 +152,10 @@ class PhoneTable:
         with self._lock:
             return sheet_json(seat, tr, own=own)
 
+    def whose(self, seat: Seat) -> tuple[int, int]:
+        """The ids of ``seat``'s game and player in the store."""
+        return seat.game.id, seat.player.id
+
     def text(self, seat: Seat) -> tuple[str, str]:
         """``seat``'s sheet as ``pitable score --sheet`` reads it, and a file name for it."""
         with self._lock:
@@ -252,6 +256,20 @@ def stored_seats(store: SessionStore, game: Game, *, sheet: Sheet | None = None,
     finished = book.all_done_rounds(game.id)
     return [_build(record, game, sheet, rolls, moves=moves.get(record.id, []),
                    done=finished.get(record.id, set())) for record in book.players(game.id)]
+
+
+def stored_seat(store: SessionStore, game_id: int, player_id: int) -> Seat:
+    """The sheet of player ``player_id`` of game ``game_id``, played again from ``store``
+    as it holds it now (the turn in progress included); :class:`NotAPlayer` when the game
+    has no such player."""
+    game = store.game(game_id)
+    table = game.map
+    book = PlayerBook(store)
+    record = next((p for p in book.players(game_id) if p.id == player_id), None)
+    if table is None or record is None:
+        raise NotAPlayer(f"game {game_id} has no player {player_id}")
+    return _build(record, game, table.sheet(), store.rolls(game_id),
+                  moves=book.moves(player_id), done=book.done_rounds(player_id))
 
 
 def _build(record: PlayerRecord, game: Game, sheet: Sheet, rolls: Iterable[RollRecord], *,

@@ -36,6 +36,7 @@ from pitable.rules.base import ENGLISH, N_, Translator
 if TYPE_CHECKING:
     from PIL import Image
 
+    from pitable.box.store import SessionStore
     from pitable.box.table_map import TableMap
     from pitable.hw.printer import PrintReport
     from pitable.render.join import JoinCode
@@ -279,6 +280,8 @@ class BoxPrinter:
         self.latest_id: int | None = None
         #: The map of each job queued here, which the screen names in its language.
         self._maps: dict[int, TableMap] = {}
+        #: The initials of the player whose sheet each job prints, for the same.
+        self._players: dict[int, str] = {}
 
     @property
     def latest(self) -> JobStatus | None:
@@ -319,6 +322,30 @@ class BoxPrinter:
         return tr.gettext("Printing: {sheets}").format(
             sheets=_sheets(_named(table_map, tr), copies, tr))
 
+    def print_player(self, store: SessionStore, game_id: int, player_id: int, initials: str,
+                     *, tr: Translator = ENGLISH, lang: str = SOURCE_LANGUAGE) -> str:
+        """Queue the sheet of player ``player_id`` of game ``game_id`` as they filled it in
+        on their phone (as ``store`` holds it when it prints: the turn in progress
+        included), their score and initials written, its words in ``lang``; returns the
+        screen's line for it. The sheet is read and drawn on the printer's thread."""
+        dots = self.settings.dots
+
+        def draw() -> Image.Image:
+            from pitable.box.phones import stored_seat
+            from pitable.render.sheet import Filled, render_sheet
+
+            seat = stored_seat(store, game_id, player_id)
+            player = seat.sheet
+            score = player.score()
+            filled = Filled(player.tokens(), score.components, score.total,
+                            seat.player.initials)
+            return render_sheet(player.sheet, dots, solo=player.solo, lang=lang,
+                                filled=filled)
+
+        self.latest_id = self.spooler.submit(draw, f"sheet of {initials}").id
+        self._players[self.latest_id] = initials
+        return tr.gettext("Printing: {sheets}").format(sheets=_of(initials, tr))
+
     def message(self, tr: Translator = ENGLISH) -> str | None:
         """The status screen's line for the latest job, in ``tr``'s language."""
         job = self.latest
@@ -354,6 +381,8 @@ class BoxPrinter:
 
     def _what(self, job: JobStatus, tr: Translator) -> str:
         """The job's sheets as the screen names them: ``Vallée A·1234``, ``6 feuilles de...``."""
+        if job.id in self._players:
+            return _of(self._players[job.id], tr)
         table_map = self._maps.get(job.id)
         name = _named(table_map, tr) if table_map is not None else job.name
         return _sheets(name, job.copies, tr)
@@ -365,6 +394,11 @@ class BoxPrinter:
 def _named(table_map: TableMap, tr: Translator) -> str:
     """The map as :attr:`TableMap.label` names it, the title's name in ``tr``'s language."""
     return f"{tr.gettext(table_map.title.short_name)} {table_map.tag}"
+
+
+def _of(initials: str, tr: Translator) -> str:
+    """A player's sheet as the screen names it: ``sheet of AB``."""
+    return tr.gettext("sheet of {initials}").format(initials=initials)
 
 
 def _sheets(name: str, copies: int, tr: Translator = ENGLISH) -> str:

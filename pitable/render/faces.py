@@ -260,6 +260,15 @@ def picture_name(name: str) -> str:
     return name if name in _PICTURES else WARNING
 
 
+def picture(name: str, size: int) -> Image.Image:
+    """The picture called ``name`` (the warning sign when no drawing has that name) on a
+    ``size`` by ``size`` square in mode "1", lit pixels 1: a printed sheet draws a hazard
+    with it."""
+    image = Image.new("1", (size, size), OFF)
+    _PICTURES[picture_name(name)](Pen(image))
+    return image
+
+
 def symbol_kind(die: Die, title: Title) -> str:
     """The name of the picture on ``die``'s special face in ``title``: "hut", "skull", ..."""
     if die is Die.GREEN:

@@ -113,6 +113,8 @@ class Rect:
     fill: bool = False
     #: What the player does with it: WRITE (a number), INITIALS; "" for a drawing.
     role: str = ""
+    #: Filled with paper, not ink: what a player's writing clears of the map's drawing.
+    white: bool = False
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,19 @@ class Text:
     bold: bool = False
 
 
-Shape = Rect | Line | Circle | Poly | Text
+@dataclass(frozen=True)
+class Symbol:
+    """One of the special faces' pictures (:func:`pitable.render.faces.picture`), drawn on
+    a square: a hazard drawn on a player's sheet."""
+
+    x: float  # left
+    y: float  # top
+    size: float
+    #: The picture's name: the title's ``hazard_symbol``.
+    name: str
+
+
+Shape = Rect | Line | Circle | Poly | Text | Symbol
 
 #: Roles of the shapes a player writes in or ticks, which the legibility test measures.
 WRITE = "write"
@@ -174,6 +188,19 @@ class Drawing:
     cell: float = 0.0
     #: How many units make a millimetre on paper.
     mm: float = 1.0
+
+
+@dataclass(frozen=True)
+class Filled:
+    """What a player wrote on their sheet, to draw it filled in: the map one token a
+    position as ``pitable score`` reads it (:meth:`pitable.rules.phone.PlayerSheet.tokens`),
+    the score's components by the names the title scores them under, its total, and the
+    player's initials."""
+
+    tokens: tuple[tuple[str, ...], ...]
+    components: tuple[tuple[str, int], ...] = ()
+    total: int | None = None
+    initials: str = ""
 
 
 # --- text metrics, the same for every painter (both use the DejaVu files kept here) ----
@@ -433,10 +460,12 @@ class Flow:
                 tx = sx + (cell - text_width(text, em)) / 2
                 self.label_at(text, tx, sy + cell / 2)
 
-    def scores(self, labels: tuple[str, ...]) -> None:
+    def scores(self, labels: tuple[str, ...],
+               values: tuple[int | None, ...] | None = None) -> None:
         """Score boxes, the total last with a thick outline: each caption before its box,
         as many to a row as fit; or, when that takes more rows than one and captions
-        above their boxes fit in one, so."""
+        above their boxes fit in one, so. ``values`` are written in the boxes, one a box
+        (None: left empty)."""
         u, side, em = self.u, self.m.box * self.u, self.em
         gap = 3.0 * u
         widths = [text_width(label, em, True) + 1.2 * u + side for label in labels]
@@ -451,6 +480,8 @@ class Flow:
                 self.shapes.append(Text(x + (wide - text_width(label, em, True)) / 2, self.y,
                                         label, em, True))
                 self.box(x + (wide - side) / 2, box_y, thick=i == len(labels) - 1)
+                if values is not None:
+                    self.value_in(x + (wide - side) / 2, box_y, values[i])
                 x += wide + spare
             self.y = box_y + side
             return
@@ -463,11 +494,26 @@ class Flow:
                 label = labels[i]
                 box_x = x + wide - side
                 self.box(box_x, self.y, thick=i == len(labels) - 1)
+                if values is not None:
+                    self.value_in(box_x, self.y, values[i])
                 self.label_at(label, x, self.y + side / 2, bold=True)
                 x += wide + spare
                 i += 1
             self.y += side + 1.5 * u
         self.y -= 1.5 * u
+
+    def value_in(self, x: float, y: float, value: int | None) -> None:
+        """``value`` written in the score box whose top left is ``x``, ``y``: as large as
+        the box holds, never smaller than the sheet's words."""
+        if value is None:
+            return
+        side = self.m.box * self.u
+        text = signed(value)
+        room = side - 2 * self.thick - 0.8 * self.u
+        em = max(self.em, min(1.2 * self.em, room / text_width(text, 1.0, True)))
+        width = text_width(text, em, True)
+        top = y + side / 2 - (ascent(em) - CAP_HEIGHT * em / 2)
+        self.shapes.append(Text(x + (side - width) / 2, top, text, em, True))
 
     def solo(self, sheet: Sheet, target: int | None) -> None:
         """The adventurer levels of a solo game, and the stars to beat when there is a
@@ -503,6 +549,11 @@ def _rows(widths: list[float], gap: float, room: float) -> list[list[float]]:
 SEPARATOR = " \u00b7 "
 
 
+def signed(value: int) -> str:
+    """A number of stars as a player writes it, with a real minus sign: ``7``, ``\u22124``."""
+    return str(value) if value >= 0 else f"\u2212{-value}"
+
+
 def which_map(sheet: Sheet, tr: Translator = ENGLISH) -> str:
     """Which map ``sheet`` is, as it prints it: ``Side A · seed 7 · map v2``."""
     _ = tr.gettext
@@ -533,9 +584,10 @@ def key_of(sheet: Sheet, tr: Translator) -> tuple[KeyEntry, ...]:
     return tuple(entry.said(tr) for entry in sheet.title.sheet_key())
 
 
-def bottom(flow: Flow, chests: list[Tally], labels: tuple[str, ...]) -> None:
+def bottom(flow: Flow, chests: list[Tally], labels: tuple[str, ...],
+           values: tuple[int | None, ...] | None = None) -> None:
     """The treasure chests and the score boxes, the sheet's last section; a lone total
-    ends the chests' row when it fits there."""
+    ends the chests' row when it fits there. ``values`` are written in the score boxes."""
     u, side = flow.u, flow.m.box * flow.u
     total_w = text_width(labels[-1], flow.em, True) + 1.2 * u + side
     if len(chests) == 1 and len(labels) == 1:
@@ -547,13 +599,13 @@ def bottom(flow: Flow, chests: list[Tally], labels: tuple[str, ...]) -> None:
             flow.tally(chest)
             end = Flow(flow.shapes, x=flow.x + flow.w - total_w, w=total_w, y=top, u=u, m=flow.m,
                        tr=flow.tr)
-            end.scores(labels)
+            end.scores(labels, values)
             flow.y = max(flow.y, end.y)
             return
     for tally in chests:
         flow.tally(tally)
         flow.skip(3.0)
-    flow.scores(labels)
+    flow.scores(labels, values)
 
 
 def split_tallies(sheet: Sheet) -> tuple[list[Tally], list[Tally], list[Tally]]:
@@ -585,12 +637,14 @@ def strip_layout(
     solo: bool = False,
     target: int | None = None,
     lang: str = SOURCE_LANGUAGE,
+    filled: Filled | None = None,
 ) -> Drawing:
     """``sheet`` laid out in dots down a strip ``width`` dots wide, read top to bottom, its
     words in ``lang``.
 
     Up to 80 mm paper's 576 dots, a dot is 1/8 mm; a wider picture is that strip scaled
-    up. ``solo`` adds the adventurer levels, ``target`` the stars to beat.
+    up. ``solo`` adds the adventurer levels, ``target`` the stars to beat; ``filled``
+    writes a player's sheet on it (:func:`written`), their score and their initials.
     """
     if width < MIN_WIDTH:
         raise ValueError(
@@ -601,6 +655,7 @@ def strip_layout(
     x0 = (width - MAX_COLUMNS * s) / 2
     shapes: list[Shape] = []
     tr = translator(lang)
+    scored = sheet.score_boxes
     sheet = said(sheet, tr)
     flow = Flow(shapes, x=x0, w=MAX_COLUMNS * s, y=1.0 * u, u=u, m=metrics, tr=tr)
     rounds, right, chests = split_tallies(sheet)
@@ -608,6 +663,12 @@ def strip_layout(
     # The initials box at the top left, as in the rulebook; which map it is beside it.
     top = flow.y
     box_w, box_h = flow.initials(x0, top)
+    if filled is not None and filled.initials:
+        em = 0.6 * box_h
+        wide = text_width(filled.initials, em, True)
+        shapes.append(Text(x0 + (box_w - wide) / 2,
+                           top + box_h / 2 - (ascent(em) - CAP_HEIGHT * em / 2),
+                           filled.initials, em, True))
     beside = Flow(shapes, x=x0 + box_w + 1.5 * u, w=flow.w - box_w - 1.5 * u, y=top, u=u,
                   m=metrics, tr=tr)
     beside.words(tr.gettext("\u2190 Initials"), bold=True)
@@ -625,6 +686,9 @@ def strip_layout(
         flow.y += 0.45 * s
     grid_y = flow.y
     _grid(shapes, sheet, x0=x0, y0=grid_y, s=s, thin=flow.thin, thick=flow.thick)
+    if filled is not None:
+        written(shapes, sheet, filled.tokens, x0=x0, y0=grid_y, s=s, thin=flow.thin,
+                thick=flow.thick)
     flow.y += sheet.grid_height * s
     flow.skip(3.5)
 
@@ -639,9 +703,131 @@ def strip_layout(
         flow.skip(3.0)
         flow.solo(sheet, target)
     flow.skip(3.5)
-    bottom(flow, chests, sheet.score_boxes)
+    values = None
+    if filled is not None:
+        values, rest = score_values(scored, filled)
+        if rest:
+            flow.parts([f"{tr.gettext(name)} {signed(stars)}" for name, stars in rest])
+            flow.skip(2.0)
+    bottom(flow, chests, sheet.score_boxes, values)
     flow.skip(2.0)
     return Drawing(width, flow.y, shapes, x0, grid_y, s, u)
+
+
+def score_values(boxes: tuple[str, ...], filled: Filled
+                 ) -> tuple[tuple[int | None, ...], list[tuple[str, int]]]:
+    """What each score box of ``boxes`` (as the title names them, the total last) holds:
+    the component of its name, the total in the last; and the components that have no
+    box of their own (counted in rows beside the map, written above the score boxes)."""
+    components = dict(filled.components)
+    values = (*(components.get(name) for name in boxes[:-1]), filled.total)
+    rest = [(name, stars) for name, stars in filled.components if name not in boxes[:-1]]
+    return values, rest
+
+
+#: A number written on the map, as a fraction of a space's side: its capitals are 0.41 of
+#: it, 2.1 mm on 58 mm paper's spaces of 5.25 mm.
+WRITTEN_EM = 0.56
+#: How far a discovery's outline runs inside its spaces, as a fraction of a space's side.
+OUTLINE_INSET = 0.09
+
+
+def written(shapes: list[Shape], sheet: Sheet, tokens: tuple[tuple[str, ...], ...], *,
+            x0: float, y0: float, s: float, thin: float, thick: float) -> None:
+    """A player's writing on the map whose top left is ``x0``, ``y0``, spaces ``s`` wide:
+    ``tokens`` as ``pitable score`` reads them. A number is written in its space; a hazard
+    drawn as the title's hazard picture, crossed out with a cross over it; a letter of the
+    title's own (a structure, a boat) written as it is typed; a value found at a position
+    alone (a treasure, ``/T7``) circled; the spaces of each group marked after a ``/``
+    (a discovery, ``7/j1``) outlined together. Only the tokens and the registry say what
+    is what: every title is drawn so."""
+    # Imported here: drawing a blank sheet reads no finished one.
+    from pitable.rules.scoring import Token, parse_token
+
+    title = sheet.title
+    hazards = (Token.HAZARD, Token.CROSSED)
+    groups: dict[tuple[str, int | None], set[tuple[int, int]]] = {}
+    for r, row in enumerate(tokens):
+        for c, text in enumerate(row):
+            space = parse_token(text, (r, c), highest=99)
+            token = space.token
+            x, y = x0 + c * s, y0 + r * s
+            lone = space.mark is not None and space.mark in title.lone_marks
+            if space.mark is not None and not lone:
+                groups.setdefault((space.mark, space.mark_n), set()).add((r, c))
+            words: tuple[str, bool] | None = None
+            if token in hazards:
+                inset = 0.1 * s
+                shapes.append(Rect(x + inset, y + inset, s - 2 * inset, s - 2 * inset,
+                                   fill=True, white=True))
+                shapes.append(Symbol(x + 0.14 * s, y + 0.14 * s, 0.72 * s, title.hazard_symbol))
+                if token is Token.CROSSED:
+                    m = 0.08 * s
+                    shapes.append(Line(x + m, y + m, x + s - m, y + s - m, thick))
+                    shapes.append(Line(x + s - m, y + m, x + m, y + s - m, thick))
+            elif space.number is not None:
+                words = str(space.number), False
+            elif token not in (Token.NONE, Token.EMPTY) and (
+                    token.kind is None or token.value != token.kind.value):
+                # A token of the title's own, not a map letter: a structure, a boat.
+                words = token.value, True
+            if lone:
+                if words is None and token not in hazards and space.mark_n is not None:
+                    # Found where no number is (a mountain): the value alone, on a clear
+                    # space, so that the circle reads as what it is.
+                    inset = 0.06 * s
+                    shapes.append(Rect(x + inset, y + inset, s - 2 * inset, s - 2 * inset,
+                                       fill=True, white=True))
+                    words = str(space.mark_n), False
+                shapes.append(Circle(x + s / 2, y + s / 2, 0.46 * s, thin))
+            if words is not None:
+                _write(shapes, *words, x=x, y=y, s=s)
+    for cells in groups.values():
+        _outline(shapes, cells, x0=x0, y0=y0, s=s, line=thick)
+
+
+def _write(shapes: list[Shape], text: str, bold: bool, *, x: float, y: float,
+           s: float) -> None:
+    """``text`` centred in the space whose top left is ``x``, ``y``, on paper cleared of
+    the space's drawing (a wave, a spring) just round it."""
+    em = WRITTEN_EM * s
+    wide = text_width(text, em, bold)
+    cap = CAP_HEIGHT * em
+    cx, cy = x + s / 2, y + s / 2
+    pad = 0.04 * s
+    shapes.append(Rect(cx - wide / 2 - pad, cy - cap / 2 - pad, wide + 2 * pad, cap + 2 * pad,
+                       fill=True, white=True))
+    shapes.append(Text(cx - wide / 2, cy - (ascent(em) - cap / 2), text, em, bold))
+
+
+def _outline(shapes: list[Shape], cells: set[tuple[int, int]], *, x0: float, y0: float,
+             s: float, line: float) -> None:
+    """One outline round ``cells``, inside their spaces, so that two groups side by side
+    stay two."""
+    d = OUTLINE_INSET * s
+    for r, c in cells:
+        x, y = x0 + c * s, y0 + r * s
+        up, down = (r - 1, c) in cells, (r + 1, c) in cells
+        left, right = (r, c - 1) in cells, (r, c + 1) in cells
+        x1, x2 = x + (0 if left else d), x + s - (0 if right else d)
+        y1, y2 = y + (0 if up else d), y + s - (0 if down else d)
+        if not up:
+            shapes.append(Line(x1, y + d, x2, y + d, line))
+        if not down:
+            shapes.append(Line(x1, y + s - d, x2, y + s - d, line))
+        if not left:
+            shapes.append(Line(x + d, y1, x + d, y2, line))
+        if not right:
+            shapes.append(Line(x + s - d, y1, x + s - d, y2, line))
+        # An inner corner: the outlines of the two neighbours meet here.
+        for dr, dc in ((-1, -1), (-1, 1), (1, -1), (1, 1)):
+            if (r + dr, c) in cells and (r, c + dc) in cells and (r + dr, c + dc) not in cells:
+                px = x + d if dc < 0 else x + s - d
+                py = y + d if dr < 0 else y + s - d
+                ex = x if dc < 0 else x + s
+                ey = y if dr < 0 else y + s
+                shapes.append(Line(px, ey, px, py, line))
+                shapes.append(Line(ex, py, px, py, line))
 
 
 def _grid(
@@ -760,15 +946,18 @@ def render_sheet(
     solo: bool = False,
     target: int | None = None,
     lang: str = SOURCE_LANGUAGE,
+    filled: Filled | None = None,
 ) -> Image.Image:
     """``sheet`` as a 1-bit picture ``width`` pixels wide (black is 0), as tall as it needs,
     its words in ``lang``.
 
     384 is 58 mm paper's printable width, 576 is 80 mm paper's; between them a dot is still
     1/8 mm, and a wider picture is the 80 mm strip scaled up. ``solo`` prints the adventurer
-    levels; ``target`` the stars to beat ("Stars to beat: N").
+    levels; ``target`` the stars to beat ("Stars to beat: N"). ``filled`` draws a player's
+    sheet as they filled it in, their score and initials written.
     """
-    return paint(strip_layout(sheet, width, solo=solo, target=target, lang=lang))
+    return paint(strip_layout(sheet, width, solo=solo, target=target, lang=lang,
+                              filled=filled))
 
 
 def scaled(drawing: Drawing, k: float) -> Drawing:
@@ -787,6 +976,8 @@ def scaled(drawing: Drawing, k: float) -> Drawing:
         if isinstance(shape, Poly):
             return replace(shape, points=tuple((x * k, y * k) for x, y in shape.points),
                            line=shape.line * k)
+        if isinstance(shape, Symbol):
+            return replace(shape, x=shape.x * k, y=shape.y * k, size=shape.size * k)
         return replace(shape, x=shape.x * k, y=shape.y * k, size=shape.size * k)
 
     return Drawing(
@@ -804,7 +995,14 @@ def paint(drawing: Drawing) -> Image.Image:
     image = Image.new("1", (round(drawing.width), math.ceil(drawing.height)), 1)
     draw = ImageDraw.Draw(image)
     for shape in drawing.shapes:
-        _paint(draw, shape)
+        if isinstance(shape, Symbol):
+            # Imported here: a blank sheet draws none of the dice's pictures.
+            from pitable.render.faces import picture
+
+            size = max(1, _px(shape.size))
+            image.paste(0, (_px(shape.x), _px(shape.y)), picture(shape.name, size))
+        else:
+            _paint(draw, shape)
     return image
 
 
@@ -817,7 +1015,7 @@ def _paint(draw: ImageDraw.ImageDraw, shape: Shape) -> None:
         x0, y0 = _px(shape.x), _px(shape.y)
         x1, y1 = _px(shape.x + shape.w), _px(shape.y + shape.h)
         if shape.fill:
-            draw.rectangle((x0, y0, x1, y1), fill=0)
+            draw.rectangle((x0, y0, x1, y1), fill=1 if shape.white else 0)
         if shape.line:
             w = max(1, _px(shape.line))
             draw.rectangle((x0, y0, x1, y1), outline=0, width=w)
@@ -835,7 +1033,7 @@ def _paint(draw: ImageDraw.ImageDraw, shape: Shape) -> None:
             if shape.closed:
                 pts = [*pts, pts[0]]
             draw.line(pts, fill=0, width=max(1, _px(shape.line)), joint="curve")
-    else:
+    elif isinstance(shape, Text):
         face = text_font(shape)
         draw.text(text_origin(shape, face), shape.text, font=face, fill=0, anchor="la")
 
@@ -889,13 +1087,13 @@ def blank_rows(image: Image.Image) -> list[bool]:
 
 def sheet_png(
     sheet: Sheet, width: int = PAPER_DOTS[58], *, solo: bool = False, target: int | None = None,
-    lang: str = SOURCE_LANGUAGE,
+    lang: str = SOURCE_LANGUAGE, filled: Filled | None = None,
 ) -> bytes:
-    """The PNG file of ``sheet``: the same bytes for the same sheet, width and language,
-    every time."""
+    """The PNG file of ``sheet`` (``filled`` in, when given): the same bytes for the same
+    sheet, width and language, every time."""
     import io
 
     buffer = io.BytesIO()
-    render_sheet(sheet, width, solo=solo, target=target, lang=lang).save(
+    render_sheet(sheet, width, solo=solo, target=target, lang=lang, filled=filled).save(
         buffer, format="PNG", optimize=False)
     return buffer.getvalue()

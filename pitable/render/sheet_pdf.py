@@ -36,6 +36,7 @@ from pitable.render.sheet import (
     Poly,
     Rect,
     Shape,
+    Symbol,
     _grid,
     ascent,
     bottom,
@@ -317,7 +318,11 @@ def _paint(pdf: object, shape: Shape, dx: float, dy: float) -> None:
         style = "DF" if shape.fill and shape.line else "F" if shape.fill else "D"
         if shape.line:
             pdf.set_line_width(shape.line)
+        if shape.white:
+            pdf.set_fill_color(255)
         pdf.rect(dx + shape.x, dy + shape.y, shape.w, shape.h, style=style)
+        if shape.white:
+            pdf.set_fill_color(0)
     elif isinstance(shape, Line):
         pdf.set_line_width(shape.line)
         if shape.dots:
@@ -339,6 +344,14 @@ def _paint(pdf: object, shape: Shape, dx: float, dy: float) -> None:
             pdf.polygon(points, style=style)
         else:
             pdf.polyline(points)
+    elif isinstance(shape, Symbol):
+        from PIL import ImageOps
+
+        from pitable.render.faces import picture
+
+        # The dice's pictures are drawn in dots: one at 8 dots a millimetre, black on white.
+        drawn = ImageOps.invert(picture(shape.name, max(8, round(shape.size * 8))).convert("L"))
+        pdf.image(drawn, dx + shape.x, dy + shape.y, shape.size, shape.size)
     else:
         pdf.set_font("DejaVu", "B" if shape.bold else "", shape.size * PT_PER_MM)
         pdf.text(dx + shape.x, dy + shape.y + ascent(shape.size), shape.text)

@@ -266,11 +266,13 @@ def build_app(
     limits: PageLimits | None = None,
     names: Iterable[str] = (),
     phones: Phones | None = None,
+    prints: bool = False,
 ) -> ASGIApp:
     """The page's application: ``hub`` holds what it shows, ``guard`` checks the PIN of
     the actions, and ``post`` hands them to the box; ``names`` are the host names it
     answers to beside IP literals and this machine's own; ``phones``, the players' sheets
-    (:mod:`pitable.web.players`), where the box keeps its games."""
+    (:mod:`pitable.web.players`), where the box keeps its games; ``prints``, whether the
+    box has a printer for a player's sheet."""
     titles = [{"key": t.key, "name": t.name} for t in all_titles()]
 
     async def page(request: Request) -> Response:
@@ -381,7 +383,8 @@ def build_app(
         Route("/api/roll", guarded(roll), methods=["POST"]),
         Route("/api/new-game", guarded(new_game), methods=["POST"]),
         Route("/fonts/{name}", font, methods=["GET", "HEAD"]),
-        *(player_routes(phones, STATIC, box_lang, hub) if phones is not None else ()),
+        *(player_routes(phones, STATIC, box_lang, hub, post if prints else None)
+          if phones is not None else ()),
         # Starlette's StaticFiles resolves each path and serves it only if it stays inside
         # this folder (no "..", no absolute path, no symlink out of it).
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),

@@ -26,5 +26,14 @@ class NewGameCommand:
     mode: Mode
 
 
+@dataclass(frozen=True)
+class PrintSheetCommand:
+    """Print the sheet of player ``player`` (their id in the store) of game ``game`` as
+    they filled it in, asked from their phone: the box's loop queues it on its printer."""
+
+    game: int
+    player: int
+
+
 #: What the page posts.
-Command = RollCommand | NewGameCommand
+Command = RollCommand | NewGameCommand | PrintSheetCommand

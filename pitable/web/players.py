@@ -3,8 +3,9 @@
 ``POST /api/players`` seats a player by initials and answers their token;
 ``GET /api/sheet`` their sheet, score and the moves allowed next (``GET /api/sheet.txt``
 the sheet as ``pitable score --sheet`` reads it); ``POST /api/moves``,
-``DELETE /api/moves/last`` and ``POST /api/done`` change it; ``GET /api/sheets`` every
-sheet, for anyone watching. ``GET /play`` is the phone's page.
+``DELETE /api/moves/last`` and ``POST /api/done`` change it; ``POST /api/print`` prints it
+on the box's printer (the box's loop queues it, once a minute at most); ``GET /api/sheets``
+every sheet, for anyone watching. ``GET /play`` is the phone's page.
 
 The token is a secret: it travels in the ``X-Pitable-Player`` header (the phone keeps it in
 its local storage) or in the ``pitable_player`` cookie (HttpOnly, SameSite=Strict), never
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -48,6 +50,7 @@ from pitable.errors import (
 from pitable.i18n import LANGUAGES, translator
 from pitable.rules.base import N_, Translator
 from pitable.rules.validate import Breach
+from pitable.web.commands import Command, PrintSheetCommand
 from pitable.web.guard import client_key
 from pitable.web.hub import Hub
 
@@ -67,6 +70,8 @@ ADDRESS_RATE, ADDRESS_BURST = 20.0, 60.0
 TOKEN_RATE, TOKEN_BURST = 5.0, 20.0
 #: Calls waiting for the worker thread beyond which a call is turned away (503).
 MAX_WAITING = 256
+#: A sheet is printed once in this many seconds at most, however often it is asked.
+PRINT_EVERY_S = 60.0
 
 
 class Phones(Protocol):
@@ -88,6 +93,10 @@ class Phones(Protocol):
     def text(self, seat: Any) -> tuple[str, str]: ...
 
     def view(self, seat: Any, tr: Translator, *, own: bool = True) -> dict[str, Any]: ...
+
+    def whose(self, seat: Any) -> tuple[int, int]:
+        """The game and the player a seat's sheet is, by their ids in the store."""
+        ...
 
 
 class Buckets:
@@ -114,12 +123,15 @@ class Buckets:
 
 
 def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
-                  hub: Hub | None = None) -> list[Route]:
+                  hub: Hub | None = None, post: Callable[[Command], None] | None = None, *,
+                  clock: Callable[[], float] = time.monotonic) -> list[Route]:
     """The players' routes on ``phones``; ``box_lang`` is the box's language, spoken when a
-    call names none; each change of a sheet is announced on ``hub``'s event stream."""
+    call names none; each change of a sheet is announced on ``hub``'s event stream;
+    ``post`` hands a print to the box (None: the box has no printer)."""
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pitable-phones")
     addresses = Buckets(ADDRESS_RATE, ADDRESS_BURST)
     tokens = Buckets(TOKEN_RATE, TOKEN_BURST)
+    prints = Buckets(1.0 / PRINT_EVERY_S, 1.0, clock=clock)
     waiting = 0
 
     def lang_of(request: Request) -> str:
@@ -267,6 +279,24 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
             return _error(409, _refusal(exc, tr))
         return await answer(seat, tr, changed=True)
 
+    async def print_sheet(request: Request, tr: Translator) -> Response:
+        token = token_of(request, change=True)
+        if (slow := limited(request, tr)) is not None:
+            return slow
+        seat = await on_worker(lambda: phones.seat(token))
+        if post is None:
+            return _error(409, tr.gettext("this box has no printer"))
+        game, player = await on_worker(lambda: phones.whose(seat))
+        wait = prints.take(f"{game}/{player}")
+        if wait is not None:
+            return _error(429, tr.gettext(
+                "your sheet was printed less than a minute ago: try again in {seconds} s"
+            ).format(seconds=math.ceil(wait)), retry=wait)
+        # The box's loop alone touches the printer: it reads the sheet from the store then.
+        post(PrintSheetCommand(game, player))
+        return JSONResponse({"queued": "print"}, status_code=202,
+                            headers={"cache-control": "no-store"})
+
     async def sheet_text(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=False)
         seat = await on_worker(lambda: phones.seat(token))
@@ -291,6 +321,7 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
         Route("/api/moves", handler(move, change=True), methods=["POST"]),
         Route("/api/moves/last", handler(take_back, change=True), methods=["DELETE"]),
         Route("/api/done", handler(done, change=True), methods=["POST"]),
+        Route("/api/print", handler(print_sheet, change=True), methods=["POST"]),
     ]
 
 

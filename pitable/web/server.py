@@ -66,6 +66,7 @@ class WebServer:
         limits: PageLimits | None = None,
         names: tuple[str, ...] = (),
         phones: Phones | None = None,
+        prints: bool = False,
     ) -> None:
         self.host = host
         self.port = port
@@ -76,7 +77,7 @@ class WebServer:
         self.budget = ConnectionBudget(self.limits)
         self.guard = PinGuard(pin, clock or MonotonicClock())
         self.app = build_app(self.hub, self.guard, post, keepalive_s=keepalive_s,
-                             limits=self.limits, names=names, phones=phones)
+                             limits=self.limits, names=names, phones=phones, prints=prints)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: uvicorn.Server | None = None
