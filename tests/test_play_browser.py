@@ -313,6 +313,8 @@ def test_the_phone_s_sheet_looks_as_the_readme_shows_it(
             time.sleep(1 / TOKEN_RATE)
             served.sim.press()
         _, sheet = served.call("GET", "/api/sheet", token)
+    # The moves were posted beside the page: it shows them once opened again.
+    browser.refresh()
     wait_for(browser, lambda: tokens_of(browser) == server_tokens(sheet)
              and browser.find_element("id", "score-total").text
              == str(sheet["score"]["total"]), "the sheet as the box has it")
