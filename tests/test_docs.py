@@ -52,6 +52,9 @@ RUN_ELSEWHERE = {
     # The tests bind 127.0.0.1 only: the same script's shape, served there on a free port.
     "pitable sim --script wait30000,press,wait30000 --web 0.0.0.0:8080":
         "tests/test_web_cli.py::test_sim_serves_the_roll_of_its_script_as_options_says_it",
+    # Live in the terminal, and bots on the page: the same bots, with a script's rolls.
+    "pitable sim --web 127.0.0.1:8080 --pin 1234 --players 3":
+        "tests/test_web_cli.py::test_sim_seats_bot_players_who_play_every_roll",
     "pitable print temple --seed 7 --copies 6":
         "tests/test_sheet_cli.py::test_print_to_the_loopback_port_of_the_readme_completes",
 }
