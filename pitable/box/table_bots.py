@@ -86,7 +86,10 @@ class TableBot:
         finally:
             conn.close()
         self.calls.append(Call(f"{method} {path}", time.perf_counter() - start, status))
-        return status, json.loads(raw) if raw else None
+        try:
+            return status, json.loads(raw) if raw else None
+        except ValueError:
+            return status, None  # not the page's JSON: the status says what happened
 
     def join(self) -> dict[str, Any]:
         """Join the game in progress; its sheet."""
@@ -210,7 +213,7 @@ class BotTable:
                 if not bot.play_turn():
                     # Nothing new on its sheet yet (the roll not in the store): again soon.
                     self._stop.wait(0.05)
-            except (OSError, RuntimeError, http.client.HTTPException) as exc:
+            except (OSError, RuntimeError, ValueError, http.client.HTTPException) as exc:
                 log.info("%s: %s", bot.initials, exc)
                 self._stop.wait(self.poll_s)
 

@@ -228,6 +228,8 @@ class PlayerSheet:
         near = {n for c in now.number for n in now.around(c)}
         order = sorted(empty, key=lambda c: c not in near)
         left = list(numbers)
+        values: list[int] = []
+        cell = None
         for cell in order:
             values = []
             for n in list(left):
@@ -238,7 +240,7 @@ class PlayerSheet:
                     left.remove(n)
             if values or not left:
                 break
-        if not values:
+        if not values or cell is None:
             return
         for other in order:
             if other == cell or legal(other, values[0]):

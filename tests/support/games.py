@@ -40,6 +40,8 @@ def bot_game(title: Title, seed: int) -> tuple[PlayerSheet, object, list[list[Ac
             assert Action(action.act, tuple(sorted(action.cells)), action.value) in legal, (
                 f"round {rnd}: {action} not offered")
             phone.play(action)
+            # What the sheet offers next, the last space of the map filled included.
+            phone.legal()
         phone.finish_turn()
         hazards = min(hazards + options.hazard, title.hazard_limit or 10**6)
         if player.over() or (title.solo_rounds and rnd >= title.solo_rounds):
