@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pitable.box.phones import PhoneTable
 from pitable.box.players import PlayerBook
@@ -346,3 +348,64 @@ def test_refusals_and_warnings_are_said_in_the_players_language(table: Table) ->
     status, refused, _ = table.call("POST", "/api/done", headers=french)
     assert (status, refused["error"]) == (
         401, "l'appel d'un joueur demande l'en-tête X-Pitable-Player")
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=4),
+    max_leaves=12)
+_MOVES = st.fixed_dictionaries({}, optional={
+    "act": st.sampled_from(["write", "hazard", "cross", "structure", "discover", "boat",
+                            "treasure", "fly"]) | _JSON,
+    "cells": st.lists(st.lists(st.integers(-2, 20), max_size=3), max_size=9) | _JSON,
+    "value": st.integers(-5, 120) | st.sampled_from(["H", "j", "t", "", "xx"]) | _JSON,
+    "round": st.integers(-1, 5) | _JSON,
+})
+
+
+@pytest.fixture
+def unlimited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
+    """A table whose page lets each phone call as often as it likes: so that a fuzzer's
+    bodies reach the rules, not the limits."""
+    from pitable.web import players
+
+    for name in ("TOKEN_RATE", "TOKEN_BURST", "ADDRESS_RATE", "ADDRESS_BURST"):
+        monkeypatch.setattr(players, name, 1e6)
+    served = _serve(tmp_path, "2,3,4", "*,*,2", "5,1,3", title="valley")
+    yield served
+    served.server.close()
+    served.sim.close()
+
+
+#: Moves of the right shape, anywhere on the map, of any act and value: the rules answer.
+_SHAPED = st.fixed_dictionaries({
+    "act": st.sampled_from(["write", "hazard", "cross", "structure", "discover", "boat",
+                            "treasure"]),
+    "cells": st.lists(st.lists(st.integers(0, 9), min_size=2, max_size=2), min_size=1,
+                      max_size=6),
+    "value": st.none() | st.integers(0, 20) | st.sampled_from(["H", "S", "M", "j", "t", "r",
+                                                               "p", "X"]),
+}, optional={"round": st.integers(1, 3)})
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=_SHAPED | _MOVES | _JSON)
+def test_no_body_makes_the_players_api_fail(unlimited: Table, body: Any) -> None:
+    """Whatever a phone sends, the answer is the rules' (200 or 422) or one line saying
+    what is wrong (4xx): never a 500."""
+    table = unlimited
+    if not hasattr(table, "token"):
+        table.token, _ = table.join("FZ")  # type: ignore[attr-defined]
+        table.roll()
+        table.roll()  # Penny Papers and Dakota Smith: every kind of value
+    token = table.token  # type: ignore[attr-defined]
+    status, answer, _ = table.call("POST", "/api/moves", body, token=token)
+    assert status < 500, answer
+    assert status != 429
+    if status >= 400 and answer is not None:
+        assert "\n" not in answer["error"]
+    if status == 200:
+        table.call("DELETE", "/api/moves/last", token=token)
