@@ -179,13 +179,20 @@ def tap(driver: Any, selector: str) -> None:
     that arrives between finding and clicking replaces the map's cells)."""
     from selenium.common.exceptions import StaleElementReferenceException
 
+    def click() -> None:
+        found = driver.find_element("css selector", selector)
+        # In the middle of the screen, as a finger scrolls to it: not under the bar of
+        # actions that stays at the bottom.
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", found)
+        found.click()
+
     for _ in range(5):
         try:
-            driver.find_element("css selector", selector).click()
+            click()
             return
         except StaleElementReferenceException:
             continue
-    driver.find_element("css selector", selector).click()
+    click()
 
 
 def tap_move(driver: Any, table: Table, token: str, action: Any, made: int) -> None:
@@ -269,6 +276,14 @@ def test_a_whole_solo_game_is_played_by_taps_and_scores_as_pitable_score_counts(
     capsys.readouterr()
     assert main(["score", title.key, "--sheet", str(exported), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["total"] == total
+    # The finished sheet offers the printer: this box has none, and the page says so.
+    wait_for(browser, lambda: browser.find_element("id", "print").is_displayed(),
+             "the print button of a finished sheet")
+    status, refused = served.call("POST", "/api/print", token)
+    assert status == 409
+    tap(browser, "#print")
+    wait_for(browser, lambda: browser.find_element("id", "message").text == refused["error"],
+             "the box's answer to printing")
 
 
 #: The README's pictures of a phone's sheet, one per title.

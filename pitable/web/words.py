@@ -79,6 +79,9 @@ PAGE_WORDS: dict[str, str] = {
     "not_finished": N_("This turn is not finished:"),
     "score": N_("Score"),
     "total": N_("Total"),
+    "print_sheet": N_("Print my sheet"),
+    "printing": N_("Your sheet is on its way to the box's printer"),
+    "export_sheet": N_("Save as text"),
 }
 #: The dice's names, for the page's spoken labels ("green: 4").
 DIE_NAMES = {"green": N_("green"), "purple": N_("purple"), "red": N_("red")}

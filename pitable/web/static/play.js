@@ -28,7 +28,8 @@ let words = {
     turn_done: "Turn done: wait for the next roll", game_over: "Game over",
     take_back: "Take back", done: "Done", done_anyway: "Done anyway",
     keep_playing: "Keep playing", not_finished: "This turn is not finished:", score: "Score",
-    total: "Total",
+    total: "Total", print_sheet: "Print my sheet",
+    printing: "Your sheet is on its way to the box's printer", export_sheet: "Save as text",
   },
   dice: { green: "green", purple: "purple", red: "red" },
   green: {},
@@ -356,7 +357,8 @@ function draw(s) {
   // A game over: its sheet stays to be read, and the next game may be joined.
   document.getElementById("join-form").hidden = !s.over;
   document.getElementById("sheet").hidden = false;
-  document.getElementById("actions").hidden = false;
+  // A finished sheet takes no more moves: its bar keeps only the box's messages.
+  document.getElementById("actions").hidden = Boolean(s.over);
   if (picking && !offeredGroups(picking.act, picking.value).length && !picking.chosen.size) {
     picking = null;
   }
@@ -717,6 +719,37 @@ function showScore(s) {
   document.getElementById("level").textContent =
     s.over && score.level ? say("level", { result: score.level }) : "";
   document.getElementById("play").classList.toggle("over", Boolean(s.over));
+  document.getElementById("after").hidden = !s.over;
+}
+
+// A finished sheet on the box's printer (the box says when it has none, or printed it
+// a moment ago).
+async function printSheet() {
+  const answer = await api("POST", "/api/print");
+  if (!answer) return;
+  tell(answer.status === 202 ? say("printing")
+    : answer.body.error || say("refused", { status: answer.status }));
+}
+
+// The sheet as `pitable score --sheet` reads it, saved by the browser: fetched with the
+// token in its header (never in a link), then handed over as a file.
+async function exportSheet() {
+  const response = await fetch("/api/sheet.txt", {
+    headers: { "X-Pitable-Player": token, "X-Pitable-Lang": words.lang }, cache: "no-store",
+  }).catch(() => null);
+  if (!response || !response.ok) {
+    tell(say("no_answer"));
+    return;
+  }
+  const disposition = response.headers.get("Content-Disposition") || "";
+  const named = /filename\*=UTF-8''([^;]+)/.exec(disposition);
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(await response.blob());
+  link.download = named ? decodeURIComponent(named[1]) : "pitable-sheet.txt";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
 }
 
 // --- the box's events ------------------------------------------------------------------
@@ -761,6 +794,8 @@ function start() {
   document.getElementById("join-form").addEventListener("submit", join);
   document.getElementById("take-back").addEventListener("click", takeBack);
   document.getElementById("done").addEventListener("click", done);
+  document.getElementById("print").addEventListener("click", printSheet);
+  document.getElementById("export").addEventListener("click", exportSheet);
   document.getElementById("done-anyway").addEventListener("click", () => {
     document.getElementById("confirm").close();
     finish();
