@@ -199,15 +199,19 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
             raise BadMove(N_("expected a JSON object such as {example}"),
                           example='{"initials": "AB"}')
         known = token_of(request, change=False)
+
+        def seated() -> tuple[str, dict[str, Any], bool]:
+            token, seat, new = phones.join(initials, known)
+            return token, phones.view(seat, tr), new
+
         try:
-            token, seat, new = await on_worker(lambda: phones.join(initials, known))
+            token, sheet, new = await on_worker(seated)
         except BadInitials:
             return _error(400, tr.gettext("initials: 1 to 3 letters, as on a paper sheet"))
         except InitialsTaken:
             return _error(409, tr.gettext("these initials are taken at this table"))
         except TableFull:
             return _error(409, tr.gettext("the table is full"))
-        sheet = await on_worker(lambda: phones.view(seat, tr))
         if new:
             announce(sheet)
         response = JSONResponse({"token": token, "initials": sheet["player"]["initials"],
@@ -229,18 +233,23 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
                                "done": bool(turn.get("done")),
                                "total": sheet["score"]["total"]})
 
-    async def answer(seat: Any, tr: Translator, status: int = 200, *, changed: bool = False,
-                     **extra: object) -> Response:
-        sheet = await on_worker(lambda: phones.view(seat, tr))
-        if changed:
-            announce(sheet)
+    def drawn(sheet: dict[str, Any], status: int = 200, **extra: object) -> Response:
         return JSONResponse({**extra, "sheet": sheet} if extra else sheet, status_code=status,
                             headers={"cache-control": "no-store"})
 
+    async def changed(change: Callable[[], Any], tr: Translator) -> Response:
+        """Make ``change`` to a sheet and draw it, in one turn of the worker thread (a
+        second turn would wait for the thread again behind every other phone's call)."""
+        try:
+            sheet = await on_worker(lambda: phones.view(change(), tr))
+        except IllegalMove as exc:
+            return _error(409, _refusal(exc, tr))
+        announce(sheet)
+        return drawn(sheet)
+
     async def sheet(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=False)
-        seat = await on_worker(lambda: phones.seat(token))
-        return await answer(seat, tr)
+        return drawn(await on_worker(lambda: phones.view(phones.seat(token), tr)))
 
     def limited(request: Request, tr: Translator) -> Response | None:
         token = token_of(request, change=True) or ""
@@ -252,32 +261,30 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
         if (slow := limited(request, tr)) is not None:
             return slow
         body = await body_of(request)
-        try:
-            seat = await on_worker(lambda: phones.move(token, body))
-        except IllegalMove as exc:
-            seat = await on_worker(lambda: phones.seat(token))
-            return await answer(seat, tr, 422, error=_refusal(exc, tr))
-        return await answer(seat, tr, changed=True)
+
+        def made() -> tuple[dict[str, Any], str | None]:
+            try:
+                return phones.view(phones.move(token, body), tr), None
+            except IllegalMove as exc:
+                return phones.view(phones.seat(token), tr), _refusal(exc, tr)
+
+        sheet, refused = await on_worker(made)
+        if refused is not None:
+            return drawn(sheet, 422, error=refused)
+        announce(sheet)
+        return drawn(sheet)
 
     async def take_back(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=True)
         if (slow := limited(request, tr)) is not None:
             return slow
-        try:
-            seat = await on_worker(lambda: phones.take_back(token))
-        except IllegalMove as exc:
-            return _error(409, _refusal(exc, tr))
-        return await answer(seat, tr, changed=True)
+        return await changed(lambda: phones.take_back(token), tr)
 
     async def done(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=True)
         if (slow := limited(request, tr)) is not None:
             return slow
-        try:
-            seat = await on_worker(lambda: phones.done(token))
-        except IllegalMove as exc:
-            return _error(409, _refusal(exc, tr))
-        return await answer(seat, tr, changed=True)
+        return await changed(lambda: phones.done(token), tr)
 
     async def print_sheet(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=True)
