@@ -47,6 +47,8 @@ class Call:
     what: str
     seconds: float
     status: int
+    #: The round the bot was playing (0 before its first).
+    round: int = 0
 
 
 @dataclass
@@ -67,6 +69,10 @@ class TableBot:
     token: str | None = None
     _player: Player | None = None
     _round: int = 0
+    #: The game's mode, as its sheet says.
+    _mode: str = "table"
+    #: Moves worked out ahead of their round (:meth:`plan`), by round.
+    _planned: dict[int, list[Action]] = field(default_factory=dict)
 
     def call(self, method: str, path: str, body: object = None) -> tuple[int, Any]:
         """One call to the page, timed: its status and its JSON."""
@@ -85,7 +91,8 @@ class TableBot:
             status = response.status
         finally:
             conn.close()
-        self.calls.append(Call(f"{method} {path}", time.perf_counter() - start, status))
+        self.calls.append(Call(f"{method} {path}", time.perf_counter() - start, status,
+                               self._round))
         try:
             return status, json.loads(raw) if raw else None
         except ValueError:
@@ -97,6 +104,9 @@ class TableBot:
         if status not in (200, 201):
             raise RuntimeError(f"{self.initials} could not join: {status} {answer}")
         self.token = answer["token"]
+        # Its own view of the sheet made now, not with the first roll's moves to make.
+        self._player_of(answer["sheet"]["game"])
+        self._mode = answer["sheet"]["game"]["mode"]
         return answer["sheet"]
 
     def sheet(self) -> dict[str, Any]:
@@ -104,6 +114,19 @@ class TableBot:
         if status != 200:
             raise RuntimeError(f"{self.initials}: the sheet answered {status} {answer}")
         return answer
+
+    def plan(self, round_: int, faces: str, hazards_marked: int) -> None:
+        """Work out the moves of round ``round_`` (its faces ``3,*,2`` and the hazards the
+        box had marked before it) ahead of the calls that make them."""
+        player = self._player
+        if player is None or round_ <= self._round:
+            return
+        title = player.title
+        options = title.options(Roll.from_str(faces), hazards_marked)
+        if options.hazard and self._mode != "solo":
+            self._planned[round_] = []
+        else:
+            self._planned[round_] = list(player.turn(options, round_))
 
     def play_turn(self, sheet: dict[str, Any] | None = None) -> bool:
         """Play the turn in progress, if it has not played it yet: the bot's moves, each
@@ -113,7 +136,8 @@ class TableBot:
         if turn is None or turn["done"] or sheet["over"] or turn["round"] <= self._round:
             return False
         self._round = turn["round"]
-        for action in self._choose(sheet):
+        planned = self._planned.pop(self._round, None)
+        for action in planned if planned is not None else self._choose(sheet):
             move = {"act": action.act.value, "cells": [list(c) for c in action.cells],
                     "value": action.value, "round": self._round}
             status, answer = self.call("POST", "/api/moves", move)
@@ -128,21 +152,29 @@ class TableBot:
         self.call("POST", "/api/done")
         return True
 
+    def _player_of(self, game: dict[str, Any]) -> Player | None:
+        """The bot's own player on the game's map (None for a title without a bot)."""
+        if self._player is None:
+            title = find_title(game["title"])
+            bot = title.bot()
+            if bot is None:
+                return None
+            paper = generate(title, game["seed"], Side.from_str(game["side"]), game["format"])
+            self._player = bot.player_at(title, paper, self.strength)
+        return self._player
+
     def _choose(self, sheet: dict[str, Any]) -> list[Action]:
         game, turn = sheet["game"], sheet["turn"]
         title = find_title(game["title"])
-        if self._player is None:
-            bot = title.bot()
-            if bot is None:
-                return []
-            paper = generate(title, game["seed"], Side.from_str(game["side"]), game["format"])
-            self._player = bot.player_at(title, paper, self.strength)
+        player = self._player_of(game)
+        if player is None:
+            return []
         roll = Roll.from_str(",".join(turn["faces"]))
         options = title.options(roll, turn["hazards_marked"])
         if options.hazard and game["mode"] != "solo":
             # At a table the hazard goes on another's sheet: nothing to play here.
             return []
-        return list(self._player.turn(options, turn["round"]))
+        return list(player.turn(options, turn["round"]))
 
 
 def seat_bots(host: str, port: int, count: int, *, strength: str = "greedy",
