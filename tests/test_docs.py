@@ -91,6 +91,7 @@ BENCHMARK_SIZES = {
     "bench_soak": "--presses 1000",
     "bench_bot": "--games 2",
     "bench_maps": "--maps 2 --games 1 --recheck 1 --recheck-games 1",
+    "bench_phones": "--players 3 --rolls 2 --baseline-rolls 1 --interval-s 1 --think-s 0.5",
 }
 
 #: What a command run here must print, where the page says so beside it.
