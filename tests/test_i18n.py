@@ -539,6 +539,7 @@ def test_the_committed_template_is_the_messages_of_the_source() -> None:
     assert set().union(*(messages for _, messages in templates)) == source_messages()
 
 
+@pytest.mark.slow  # scripts/translations on a copy of the tree: CI runs it
 def test_a_template_behind_the_source_fails_the_check(tmp_path: Path) -> None:
     root = tree_copy(tmp_path)
     (root / "pitable" / "added.py").write_text('N_ = str\nNEW = N_("A message just added")\n')
@@ -556,6 +557,7 @@ def fuzzy(po: bytes, message: str) -> bytes:
     return text.replace(line, f"#, fuzzy\n{line}").encode()
 
 
+@pytest.mark.slow  # scripts/translations on a copy of the tree: CI runs it
 def test_a_fuzzy_entry_is_unfinished(tmp_path: Path) -> None:
     """Babel compiles a fuzzy entry out, so the box shows its English: the check and the
     completeness test name it, with the command's exit status."""
@@ -576,6 +578,7 @@ def po_files(root: Path) -> dict[str, bytes]:
             for path in sorted((root / "pitable").rglob("*.po"))}
 
 
+@pytest.mark.slow  # scripts/translations on a copy of the tree: CI runs it
 def test_updating_the_catalogues_of_an_unchanged_tree_changes_nothing(tmp_path: Path) -> None:
     root = tree_copy(tmp_path)
     before = po_files(root)
@@ -588,6 +591,7 @@ def test_updating_the_catalogues_of_an_unchanged_tree_changes_nothing(tmp_path: 
         == ["pitable.po"] * len(TRANSLATED) + ["pitable.pot"]
 
 
+@pytest.mark.slow  # scripts/translations on a copy of the tree: CI runs it
 def test_an_update_adds_a_new_message_and_changes_nothing_else(tmp_path: Path) -> None:
     """The catalogues are in the form the update writes: a new message is its three lines."""
     root = tree_copy(tmp_path)
@@ -614,6 +618,7 @@ def changes(before: bytes, after: bytes) -> list[str]:
         and not line[1:].startswith('"Generated-By: Babel ')]
 
 
+@pytest.mark.slow  # scripts/translations on a copy of the tree: CI runs it
 def test_a_new_message_of_a_title_goes_to_its_own_catalogue(tmp_path: Path) -> None:
     """Marked in a title's package, a message is that title's: its template and each of its
     catalogues gain it (three lines), the box's and the other titles' are left alone."""
@@ -642,6 +647,7 @@ def test_a_new_message_of_a_title_goes_to_its_own_catalogue(tmp_path: Path) -> N
         assert sorted(diff) == sorted(expected), (path, diff)
 
 
+@pytest.mark.slow  # scripts/translations on a copy of the tree: CI runs it
 def test_a_language_a_titles_package_lacks_is_created_untranslated(tmp_path: Path) -> None:
     """A title whose package has no catalogue yet (a new title's, or a new language): the
     check names each one missing; the update makes them, each message to translate."""
@@ -666,6 +672,7 @@ def test_a_language_a_titles_package_lacks_is_created_untranslated(tmp_path: Pat
     assert set(catalogue_messages(locale / f"{title.key}.pot")) == title_messages(title)
 
 
+@pytest.mark.slow  # scripts/translations on a copy of the tree: CI runs it
 def test_a_new_language_gets_a_catalogue_of_the_box_and_of_each_title(tmp_path: Path) -> None:
     """A language added to LANGUAGES: the update makes its catalogues, every message of each
     to translate, and names them."""
