@@ -152,6 +152,9 @@ class FakePrinter:
     def printouts(self) -> list[Image.Image]:
         """What each print job printed and fed (from one ``ESC @`` to the next), as 1-bit
         pictures ``dots`` wide: one a copy when copies are sent back to back."""
+        if not self.rows:
+            # Nothing yet (and Pillow before 10 makes no picture of no rows).
+            return []
         whole = self.printout()
         edges = [*self.job_starts, len(self.rows)]
         return [whole.crop((0, a, self.dots, b)) for a, b in itertools.pairwise(edges)]
