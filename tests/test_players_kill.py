@@ -83,11 +83,18 @@ class Reported:
                 self.maybe_gone.add(self.taking)
         elif word == "took":
             player, rnd, seq = (int(x) for x in rest)
-            if self.taking is not None:
+            # The store's last move of the round was ``seq`` (0: none): every reported move
+            # after it was already gone, taken back by a take-back the kill left unreported.
+            for key in [k for k in self.moves if k[:2] == (player, rnd) and k[2] > seq]:
+                assert key in self.maybe_gone, f"{key} reported, then not in the store"
+                self.moves.pop(key)
+                self.maybe_gone.discard(key)
+            if self.taking is not None and self.taking in self.moves:
                 self.maybe_gone.discard(self.taking)
             self.taking = None
             if seq:
                 self.moves.pop((player, rnd, seq), None)
+                self.maybe_gone.discard((player, rnd, seq))
                 self.took += 1
         elif word == "done":
             self.done.add((int(rest[0]), int(rest[1])))
