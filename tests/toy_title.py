@@ -139,6 +139,7 @@ def toy_bot() -> TitleBot:
 def toy_player(title: Title, sheet: Sheet) -> Player:
     """A player of the cupboard: the largest number in the first empty space (a
     jack-in-the-box on the green face while one is empty), a spider in the first empty space."""
+    from pitable.errors import IllegalMove
     from pitable.rules.bot.model import Act, Action, Player
 
     class ToyPlayer(Player):
@@ -163,6 +164,12 @@ def toy_player(title: Title, sheet: Sheet) -> Player:
                 return [Action(Act.HAZARD, (where[0],))]
             self.numbers[where[0]] = max(options.numbers)
             return [Action(Act.WRITE, (where[0],), max(options.numbers))]
+
+        def take_hazard(self, cell: Cell) -> None:
+            if cell not in self.free(Kind.SPACE):
+                raise IllegalMove("a spider goes on an empty shelf space")
+            self.spiders.add(cell)
+            self.hazards += 1
 
         def over(self) -> bool:
             return not self.free(Kind.SPACE)

@@ -508,6 +508,21 @@ class Title(abc.ABC):
         """
         raise BadSheet(f"{self.name}: pitable does not know how this title's sheets score")
 
+    #: What the rulebook's tie-break counts, in a word or two for the table's results
+    #: (marked with :func:`N_`, translated where shown): "Structures". None, the default,
+    #: for a title whose rulebook breaks no tie.
+    tie_break_name: ClassVar[str | None] = None
+
+    def tie_break(self, sheet: FinishedSheet) -> int | None:
+        """What the finished ``sheet`` has of what breaks a tie between equal totals, by the
+        rulebook: the tied player with more of it wins, and players still tied share the
+        victory. None, the default, for a title whose rulebook breaks no tie.
+
+        Raises :class:`BadSheet` as :meth:`score` does: it reads the sheet as :meth:`score`
+        does, so that the two never disagree.
+        """
+        return None
+
     # --- identity ---------------------------------------------------------------
 
     def __repr__(self) -> str:

@@ -157,6 +157,11 @@ class Grid:
     def index(self, cell: Cell) -> int:
         return cell[0] * self.width + cell[1]
 
+    def holds(self, cell: Cell) -> bool:
+        """``cell`` is a position of the map's grid."""
+        r, c = cell
+        return 0 <= r < self.height and 0 <= c < self.width
+
     def label(self, start: int, ids: list[int], gid: int, joins: Callable[[int], bool]) -> int:
         """Mark ``start``'s group with ``gid`` in ``ids`` (-1: in no group yet): every cell
         reached through adjacent cells for which ``joins`` holds; returns the group's size."""
@@ -229,6 +234,24 @@ class Player(abc.ABC):
     @abc.abstractmethod
     def turn(self, options: Options, round_: int) -> list[Action]:
         """Play one roll (its options already worked out) as round ``round_`` (from 1)."""
+
+    @abc.abstractmethod
+    def take_hazard(self, cell: Cell) -> None:
+        """Take in the hazard another player drew on this sheet at ``cell`` (row, column):
+        at a table a hazard roll sends every sheet to another player, who draws the hazard
+        on any space the title's rules allow for it (not only where the solo rule would put
+        it), then hands the sheet back.
+
+        The player's state changes as its own drawing of a hazard would change it (the
+        hazards drawn, the space taken), so that :meth:`tokens` shows the hazard and
+        :meth:`components` counts it. A hazard that a 9 already beside it could cross out
+        stays standing: crossing it out is a move of the player's next turn.
+
+        Raises :class:`~pitable.errors.IllegalMove` (its rule a message of the catalogues)
+        for a cell where the rules put no hazard, and
+        :class:`~pitable.errors.BadDangerCount` for a sheet that holds as many hazards as
+        its title allows.
+        """
 
     @abc.abstractmethod
     def over(self) -> bool:

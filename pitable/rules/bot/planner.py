@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from pitable.rules.base import Options
 from pitable.rules.bot.model import Action, Player
+from pitable.rules.sheets import Cell
 
 #: Rollout dice seeds: round r's n-th game plays on the dice of seed r * ROUND_DICE + n.
 ROUND_DICE = 7919
@@ -52,6 +53,10 @@ class Planner:
 
     def over(self) -> bool:
         return self.inner.over()
+
+    def take_hazard(self, cell: Cell) -> None:
+        """A hazard another player drew on the sheet (:meth:`Player.take_hazard`)."""
+        self.inner.take_hazard(cell)
 
     def components(self) -> tuple[tuple[str, int], ...]:
         return self.inner.components()

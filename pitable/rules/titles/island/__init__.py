@@ -208,8 +208,28 @@ class Island(Title):
         )
 
     def score(self, sheet: FinishedSheet) -> Score:
+        from pitable.rules.scoring import Score
+
+        treasures, dangers, hazards = self._counted(sheet)
+        return Score(self.key, ((N_("Treasures"), sum(treasures)), (N_("Dangers"), dangers)),
+                     hazards)
+
+    # The rulebook (001): "In a tie, the tied player who found the single most valuable
+    # treasure wins. If there is still a tie, the tied players share the victory."
+    tie_break_name = N_("Most valuable treasure")
+
+    def tie_break(self, sheet: FinishedSheet) -> int:
+        """The value of the sheet's most valuable treasure among those that count (one on a
+        danger not overcome is worthless); 0 when none does."""
+        treasures, _, _ = self._counted(sheet)
+        return max(treasures, default=0)
+
+    def _counted(self, sheet: FinishedSheet) -> tuple[list[int], int, int]:
+        """What the finished ``sheet`` counts, checked as :meth:`score` says: the value of
+        each treasure that counts, in reading order, the stars of the dangers (gained and
+        lost), and the dangers drawn."""
         # Imported here: `pitable options` loads every title and needs no scoring.
-        from pitable.rules.scoring import Score, Token, bad, crossed_needs_nine, require
+        from pitable.rules.scoring import Token, bad, crossed_needs_nine, require
 
         require(
             sheet,
@@ -237,14 +257,14 @@ class Island(Title):
             if len(found) == TREASURES:
                 raise bad(cell, space, f"a treasure after the first {TREASURES}")
             found.append((cell, space, value))
-        treasures = 0
+        treasures: list[int] = []
         for cell, space, value in found:
             why = _unfound(sheet, cell, value)
             if why:
                 raise bad(cell, space, f"the treasure of {value}: {why}")
             # A treasure on a danger not overcome is worthless.
             if space.token is not Token.HAZARD:
-                treasures += value
+                treasures.append(value)
         dangers = 0
         for cell, space in sheet.cells():
             smallest = min(sheet.numbers_around(cell), default=0)
@@ -252,7 +272,7 @@ class Island(Title):
                 dangers += smallest
             elif space.token is Token.HAZARD:
                 dangers -= smallest
-        return Score(self.key, ((N_("Treasures"), treasures), (N_("Dangers"), dangers)), hazards)
+        return treasures, dangers, hazards
 
     def check_sheet(self, sheet: Sheet) -> str | None:
         shape = self.shape_problem(sheet.shape, sheet.side, sheet.version)

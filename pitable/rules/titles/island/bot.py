@@ -11,11 +11,12 @@ is claimed as soon as its four numbers stand.
 
 from __future__ import annotations
 
-from pitable.rules.base import Options, Title
+from pitable.errors import IllegalMove
+from pitable.rules.base import N_, Options, Title
 from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
 from pitable.rules.dice import all_rolls
-from pitable.rules.sheets import Kind, Sheet
+from pitable.rules.sheets import Cell, Kind, Sheet
 from pitable.rules.titles.island import MOUNTAIN, NAVIGATION, SEA
 from pitable.rules.titles.island.moves import BOAT, TREASURE
 
@@ -27,6 +28,8 @@ STANDING, CROSSED = 1, 2
 ON_DANGER = 0.2
 #: A danger beside no number yet: what it is expected to cost.
 UNKNOWN_DANGER = 3.0
+#: Where another player may draw a skull on this sheet at a table.
+SKULL_GOES = N_("a skull goes on an empty island space")
 
 
 def _reach(title: Title) -> list[float]:
@@ -140,6 +143,19 @@ class IslandPlayer(Player):
             self.found.add(value)
             actions.append(Action(TREASURE, (cell(i),), value))
         return actions
+
+    def take_hazard(self, cell: Cell) -> None:
+        # The rulebook (001): at a table the skull goes "in any empty island space of your
+        # choice (it does not need to be adjacent to anything else)", and marks a bubble;
+        # after all 5 are marked, further dangers are ignored.
+        self.title.check_hazards_marked(self.hazards + 1)
+        i = self.grid.index(cell) if self.grid.holds(cell) else -1
+        if i not in self.empty_spaces:
+            raise IllegalMove(SKULL_GOES)
+        self.danger[i] = STANDING
+        self.empty_spaces.discard(i)
+        self.hazards += 1
+        self.last_filled = []
 
     def over(self) -> bool:
         return len(self.found) == TREASURES or not self.empty_spaces

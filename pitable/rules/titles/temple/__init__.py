@@ -252,6 +252,15 @@ class Temple(Title):
             hazards,
         )
 
+    # The rulebook (002): "In the event of a tie, the tied player with the longest sequence
+    # of consecutive numbers wins. If there is still a tie, the tied players share the
+    # victory."
+    tie_break_name = N_("Longest sequence")
+
+    def tie_break(self, sheet: FinishedSheet) -> int:
+        """The spaces of the sheet's longest sequence: its score's "Sequence"."""
+        return self.score(sheet)["Sequence"]
+
     def check_sheet(self, sheet: Sheet) -> str | None:
         return self.shape_problem(sheet.shape, sheet.side, sheet.version)
 

@@ -8,10 +8,11 @@ beside a 9 is crossed out as soon as it can be.
 
 from __future__ import annotations
 
-from pitable.rules.base import Options, Title
+from pitable.errors import IllegalMove
+from pitable.rules.base import N_, Options, Title
 from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
-from pitable.rules.sheets import Kind, Sheet
+from pitable.rules.sheets import Cell, Kind, Sheet
 from pitable.rules.titles.temple import DOOR, LOCKPICK
 
 #: Stars of a group of three identical numbers, and what half of one (two) is worth.
@@ -24,6 +25,8 @@ NINE = 9
 #: A group counts from three identical numbers, for 3 stars.
 GROUP, GROUP_STARS = 3, 3
 STANDING, CROSSED = 1, 2
+#: Where another player may draw a mummy on this sheet at a table.
+MUMMY_GOES = N_("a mummy goes in an empty doorless space")
 
 
 class TemplePlayer(Player):
@@ -62,6 +65,17 @@ class TemplePlayer(Player):
                 self.mummy[i] = CROSSED
                 actions.append(Action(Act.CROSS, (cell(i),)))
         return actions
+
+    def take_hazard(self, cell: Cell) -> None:
+        # The rulebook (002): at a table the mummy goes "in a doorless space of your
+        # choice", an empty one (it makes the space unusable), beside anything or not.
+        i = self.grid.index(cell) if self.grid.holds(cell) else -1
+        if i not in self.empty_spaces:
+            raise IllegalMove(MUMMY_GOES)
+        self.mummy[i] = STANDING
+        self.empty_spaces.discard(i)
+        self.hazards += 1
+        self.last_filled = []
 
     def over(self) -> bool:
         return not self.empty_spaces

@@ -254,6 +254,14 @@ class Valley(Title):
             hazards,
         )
 
+    # The rulebook (000): "In a tie, the tied player who scored the most stars from
+    # structures wins. If there is still a tie, the tied players share the victory."
+    tie_break_name = N_("Structures")
+
+    def tie_break(self, sheet: FinishedSheet) -> int:
+        """The stars the sheet's structures scored: its score's "Structures"."""
+        return self.score(sheet)["Structures"]
+
     def check_sheet(self, sheet: Sheet) -> str | None:
         shape = self.shape_problem(sheet.shape, sheet.side)
         if shape is not None:

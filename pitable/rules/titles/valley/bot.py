@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pitable.rules.base import PENNY, Options, Title
+from pitable.errors import IllegalMove
+from pitable.rules.base import N_, PENNY, Options, Title
 from pitable.rules.bot.model import Act, Action, Player, TitleBot
 from pitable.rules.bot.planner import Strength
-from pitable.rules.sheets import Kind, Sheet
+from pitable.rules.sheets import Cell, Kind, Sheet
 from pitable.rules.titles.valley import BUILD
 from pitable.rules.titles.valley import moves as valley_moves
 
@@ -52,6 +53,8 @@ SEARCH_BUDGET = 400
 OPEN_BITE = 6.0
 #: Numbers Penny Papers is tried as beside any space: besides its neighbours' values.
 PENNY_TRIES = (6, 10, 12)
+#: Where another player may draw a snake on this sheet at a table.
+SNAKE_GOES = N_("a snake goes in an empty space")
 
 
 #: What a group of 0 to 3 equal free numbers is worth as a town to be.
@@ -220,6 +223,17 @@ class ValleyPlayer(Player):
             actions.append(Action(valley_moves.DISCOVER, tuple(cell(i) for i in cells),
                                   letter))
         return actions
+
+    def take_hazard(self, cell: Cell) -> None:
+        # The rulebook (000): at a table the snake goes "in an empty space of your choice
+        # (it does not need to be adjacent to anything else)".
+        i = self.grid.index(cell) if self.grid.holds(cell) else -1
+        if i not in self.empty:
+            raise IllegalMove(SNAKE_GOES)
+        self.what[i] = SNAKE
+        self.empty.discard(i)
+        self.hazards += 1
+        self.last_filled = []
 
     def over(self) -> bool:
         return not self.empty
