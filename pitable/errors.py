@@ -203,6 +203,10 @@ class TurnClosed(StoreError, ValueError):
     """The player has finished that round: its moves are kept as they are."""
 
 
+class HazardDrawn(StoreError, ValueError):
+    """The hazard a player was dealt at that roll is drawn already: it stays where it is."""
+
+
 # --- sheets and the printer ------------------------------------------------
 
 

@@ -38,6 +38,7 @@ from pitable.box.events import (
     PrintSheetCommand,
     RollCommand,
     Stop,
+    TableChanged,
     Turned,
 )
 from pitable.box.games import Asked, Game, Games, Store
@@ -48,7 +49,7 @@ from pitable.box.snapshot import Publisher
 from pitable.box.table_map import TableMap, fresh_seed
 from pitable.box.timers import Timer, timers_of
 from pitable.config import BoxConfig
-from pitable.errors import EntropyError, StoreError
+from pitable.errors import EntropyError, IllegalMove, NoGame, StoreError, TableFull
 from pitable.hw.clock import Clock
 from pitable.hw.entropy import EntropySource
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
@@ -58,9 +59,11 @@ from pitable.render.status import StatusView, draw_status, page_count
 from pitable.rules import Die, Face, Roll, Title, draw_roll, find_title
 from pitable.rules.base import N_, Translator
 from pitable.rules.session import Mode
+from pitable.rules.table import Pace, pace_line
 
 if TYPE_CHECKING:
     from pitable.box.store import SessionStore
+    from pitable.web.players import BoxSeats
 
 log = logging.getLogger("pitable.box")
 
@@ -77,6 +80,8 @@ MIN_SHOW_S = 1.5
 PAGE_S = 5.0
 #: The status screen's notice when the hardware generator failed and the OS's took over.
 HWRNG_FAILED = N_("hwrng failed: OS generator")
+#: Seconds in which a second press rolls while players are still writing.
+CONFIRM_S = 4.0
 #: The store's setting that keeps the language chosen in the menu.
 LANGUAGE_SETTING = "language"
 
@@ -166,6 +171,12 @@ class Box:
     #: What the command line asked: the first game's title and mode when no game is in
     #: progress, and the language, over the one chosen in the menu.
     asked: Asked = field(default_factory=Asked)
+    #: Who at the table is done with a round (the phones' :meth:`PhoneTable.pace`, which
+    #: never waits); None where no one plays on a phone.
+    pace: Callable[[int], Pace | None] | None = None
+    #: The box's own players (:class:`~pitable.box.box_players.BoxPlayers`), where the
+    #: phones' sheets are kept; None otherwise.
+    box_players: BoxSeats | None = None
 
     def __post_init__(self) -> None:
         seeds = self.map_seeds or (lambda: fresh_seed(self.entropy))
@@ -181,6 +192,9 @@ class Box:
         self.pending_at = 0.0
         #: Presses dropped while one was already waiting, logged when it is taken.
         self.dropped_presses = 0
+        #: Until when a second press rolls although players are still writing (None: no
+        #: first press is waiting for its second).
+        self.confirm_until: float | None = None
         self.result: str | None = None
         self.tumble_until = 0.0
         self.next_frame = 0.0
@@ -303,6 +317,9 @@ class Box:
                 self._new_game_asked(key, mode)
             case PrintSheetCommand(game=game_id, player=player_id):
                 self.print_player_sheet(game_id, player_id)
+            case TableChanged():
+                if self.phase is Phase.SHOWING or self.phase is Phase.IDLE:
+                    self.draw_status()
             case Stop():
                 pass  # it only wakes the loop, which then sees that it is stopped
 
@@ -341,7 +358,49 @@ class Box:
             # Not lost: it rolls once this roll has been shown long enough to be read.
             self.press_waiting = True
         else:
-            self.roll()
+            self.press_roll()
+
+    def table_changed(self) -> None:
+        """Called from the phones' thread after each change of the table: the loop redraws
+        the pace. Only posts, as every other thread does."""
+        self.events.put(TableChanged())
+
+    def table_pace(self) -> Pace | None:
+        """Who is done with the round the box shows, at a table game with players on
+        phones that has rolled; None otherwise."""
+        game = self.game
+        if self.pace is None or game.state.mode is not Mode.TABLE or game.ended:
+            return None
+        rounds = game.state.rounds
+        if not rounds:
+            return None
+        pace = self.pace(rounds)
+        return pace if pace is not None and pace.players and not pace.ended else None
+
+    def press_roll(self) -> None:
+        """A press that rolls, at a table with players on phones asked first: while some
+        are still writing, the first press says so and a second within
+        :data:`CONFIRM_S` rolls (the box never waits by itself); once a sheet has ended
+        the game, the press after the last round ends it instead of rolling."""
+        pace = self.table_pace()
+        now = self.clock.now()
+        if pace is not None:
+            if pace.writing and (self.confirm_until is None or now > self.confirm_until):
+                self.confirm_until = now + CONFIRM_S
+                self.message = self.tr.ngettext(
+                    "{n} still writing: press again to roll",
+                    "{n} still writing: press again to roll", len(pace.writing)).format(
+                        n=len(pace.writing))
+                self.draw_status()
+                return
+            self.confirm_until = None
+            if pace.last_round:
+                log.info("the last round is over: the game ends")
+                self.end_game()
+                self.draw_status()
+                return
+        self.confirm_until = None
+        self.roll()
 
     def take_waiting_press(self) -> None:
         """The waiting press rolls now or is given up: log how many were dropped behind it."""
@@ -402,6 +461,29 @@ class Box:
             log.warning("the players of game %d could not be read: %s", game_id, exc)
             return []
 
+    def plays_sheets(self) -> bool:
+        return self.box_players is not None and self.game.store_id is not None
+
+    def add_box_player(self, strength: str) -> None:
+        """Seat the box as one more player of the game in progress at ``strength`` (from
+        the menu), and say so on the status screen, or why not."""
+        _ = self.tr.gettext
+        if self.box_players is None:
+            return
+        try:
+            initials = self.box_players.add(strength)
+        except IllegalMove as exc:
+            self.message = self.tr.gettext(exc.rule)
+        except (NoGame, TableFull):
+            self.message = _("the table is full")
+        except StoreError as exc:
+            log.warning("the box's player could not be seated: %s", exc)
+            self.message = _("the box could not store it: try again")
+        else:
+            log.info("the box plays a sheet as %s (%s)", initials, strength)
+            self.message = _("The box plays as {initials}").format(initials=initials)
+        self.draw_status()
+
     def print_player_sheet(self, game_id: int, player_id: int) -> None:
         """Print the sheet of player ``player_id`` of game ``game_id`` as they filled it in
         (asked from the menu, or from their phone); nothing without a printer."""
@@ -458,11 +540,18 @@ class Box:
             # after this returns), so no roll is shown that is not on disk.
             self.tumble_frame()
             self.publisher.publish(self.view(), rolling=True)
-        self.games.record(turn, self.entropy.name)
+        self.games.record(turn, self.entropy.name, deal=self._deal)
         log.info("round %d: %s (from %s)", turn.round, game.title.summary(turn.options),
                  self.entropy.name)
         if self.phase is not Phase.ROLLING:
             self.show_final()
+
+    def _deal(self, players: list[int]) -> dict[int, int]:
+        """A table's hazard dealt among ``players`` (their ids, on their phones): whose
+        sheet each draws on, from the box's entropy, as the dice are."""
+        from pitable.rules.table import deal
+
+        return deal(players, self.entropy)
 
     def tumble_frame(self) -> None:
         """The tumble's next frame on the dice panels, and when the one after is due."""
@@ -570,6 +659,9 @@ class Box:
                    else None)
         menu = self.menus.view() if self.phase is Phase.MENU else None
         message = self.message
+        pace = self.table_pace() if showing_roll and message is None else None
+        if pace is not None:
+            message = pace_line(pace, tr)
         if self.phase is Phase.ROLLING:
             message = tr.gettext("Rolling...")
         elif options is None and message is None and self.phase is not Phase.MENU:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -135,6 +135,7 @@ class Store(Protocol):
     def record_roll(
         self, game_id: int, roll: Roll, source: str, hazard: bool, hazards_after: int,
         *, at: datetime | None = None,
+        deal: Callable[[list[int]], Mapping[int, int]] | None = None,
     ) -> object: ...
 
     def close(self) -> None: ...
@@ -323,8 +324,11 @@ class Games:
         log.info("game ended")
         return Ending(None, tr.gettext("Game ended. Press ROLL for a new one."))
 
-    def record(self, turn: Turn, source: str) -> None:
-        """Save ``turn`` of the current game, then make it the game's state."""
+    def record(self, turn: Turn, source: str,
+               deal: Callable[[list[int]], Mapping[int, int]] | None = None) -> None:
+        """Save ``turn`` of the current game, then make it the game's state; ``deal``
+        deals a table's hazard among the players on phones, kept with the roll
+        (:meth:`SessionStore.record_roll`)."""
         game = self.current
         # Stamped when it is shown, not when the store takes it: it may wait for the store.
         at = self.store.now() if self.store is not None else None
@@ -332,7 +336,7 @@ class Games:
         def save() -> None:
             if game.store_id is not None:  # else its game's start was not kept either
                 self._stored().record_roll(game.store_id, turn.roll, source, turn.hazard,
-                                           turn.state.hazards, at=at)
+                                           turn.state.hazards, at=at, deal=deal)
 
         self._save(f"roll {turn.round}", save, roll=True)
         game.state = turn.state

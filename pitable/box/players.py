@@ -32,10 +32,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pitable.box.store import PLAYERS_SINCE, SessionStore
+from pitable.box.store import DEALS_SINCE, PLAYERS_SINCE, SessionStore
 from pitable.errors import (
     BadInitials,
     GameEnded,
+    HazardDrawn,
     InitialsTaken,
     StoreError,
     TableFull,
@@ -92,6 +93,43 @@ class StoredMove:
     value: MoveValue
 
 
+@dataclass(frozen=True)
+class Deal:
+    """A hazard dealt at a table's hazard roll: player ``placer_id`` draws it on the sheet
+    of player ``owner_id`` (their own only when they are the one player on a phone)."""
+
+    round: int
+    placer_id: int
+    owner_id: int
+    #: Where it was drawn, once it is.
+    cell: Cell | None
+    #: The box drew it, for a placer who had not when the turn ended.
+    by_box: bool
+
+
+@dataclass(frozen=True)
+class PaperScore:
+    """The stars of a player who played on paper, as entered once the game ended."""
+
+    initials: str
+    total: int
+    #: The figure of the title's tie-break, where it was given.
+    tie: int | None
+
+
+@dataclass(frozen=True)
+class Placing:
+    """A line of a game's ranking as the store keeps it."""
+
+    place: int
+    initials: str
+    total: int
+    tie: int | None
+    bot: bool
+    paper: bool
+    shared: bool
+
+
 def token_hash(token: str) -> bytes:
     """What the store keeps of a player's token: its SHA-256."""
     return hashlib.sha256(token.encode()).digest()
@@ -126,6 +164,15 @@ def _move(row: Sequence[Any]) -> StoredMove:
         cells=tuple((int(r), int(c)) for r, c in json.loads(cells)),
         value=json.loads(value) if value is not None else None,
     )
+
+
+def _deal(row: Sequence[Any]) -> Deal:
+    rnd, placer, owner, cell, by_box = row
+    at: Cell | None = None
+    if cell is not None:
+        r, c = json.loads(cell)
+        at = (int(r), int(c))
+    return Deal(int(rnd), int(placer), int(owner), at, bool(by_box))
 
 
 def _check_move(
@@ -360,6 +407,105 @@ class PlayerBook:
                 if rnd is not None:
                     rounds.add(int(rnd))
             return found
+
+    # --- the table's hazards, the paper players, the ranking ---------------------
+
+    @property
+    def _has_deals(self) -> bool:
+        return self.store.version >= DEALS_SINCE
+
+    def deals(self, game_id: int, *, round: int | None = None) -> list[Deal]:
+        """Every hazard dealt in ``game_id`` (in ``round`` only, if given), by round, then
+        by placer."""
+        with self.store._read() as db:
+            self.store._game(db, game_id)
+            if not self._has_deals:
+                return []
+            rows = db.execute(
+                "SELECT round, placer_id, owner_id, cell, by_box FROM deals WHERE game_id = ?"
+                " AND (? IS NULL OR round = ?) ORDER BY round, placer_id",
+                (game_id, round, round)).fetchall()
+            return [_deal(r) for r in rows]
+
+    def place(self, game_id: int, round: int, placer_id: int, cell: Cell, *,
+              by_box: bool = False) -> Deal:
+        """Keep where ``placer_id`` drew the hazard they were dealt in ``round``, durably,
+        before returning. :class:`HazardDrawn` when it is drawn already (it stays where it
+        is), :class:`UnknownPlayer` when that player was dealt none then. Whether the rules
+        allow the space is the caller's to check first."""
+        (checked,) = _check_move(round, "hazard", [cell], None)
+        now = self.store._now()
+        with self.store._write() as db:
+            row = db.execute(
+                "SELECT round, placer_id, owner_id, cell, by_box FROM deals"
+                " WHERE game_id = ? AND round = ? AND placer_id = ?",
+                (game_id, round, placer_id)).fetchone()
+            if row is None:
+                raise UnknownPlayer(f"player {placer_id} was dealt no hazard in round {round}")
+            if row[3] is not None:
+                raise HazardDrawn(f"player {placer_id}'s hazard of round {round} is drawn")
+            db.execute(
+                "UPDATE deals SET cell = ?, by_box = ?, placed_at = ?"
+                " WHERE game_id = ? AND round = ? AND placer_id = ?",
+                (json.dumps(list(checked)), int(by_box), now, game_id, round, placer_id))
+        return Deal(round, placer_id, int(row[2]), checked, by_box)
+
+    def add_paper_score(self, game_id: int, initials: str, total: int,
+                        tie: int | None = None) -> PaperScore:
+        """Keep the stars of ``initials``, who played ``game_id`` on paper (entered again,
+        the new figures stand). :class:`InitialsTaken` for the initials of a player on a
+        phone at that game."""
+        key = initials_key(initials)
+        for name, value in (("total", total), ("tie", tie)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or not -999 <= value <= 999):
+                raise StoreError(f"{name}: a whole number from -999 to 999, not {value!r}")
+        now = self.store._now()
+        with self.store._write() as db:
+            self.store._game(db, game_id)
+            if db.execute("SELECT 1 FROM players WHERE game_id = ? AND initials = ?",
+                          (game_id, key)).fetchone():
+                raise InitialsTaken(f"game {game_id} has a player {key} on a phone")
+            db.execute(
+                "INSERT INTO paper_scores (game_id, initials, total, tie, at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id, initials) DO UPDATE"
+                " SET total = excluded.total, tie = excluded.tie, at = excluded.at",
+                (game_id, key, total, tie, now))
+        return PaperScore(key, total, tie)
+
+    def paper_scores(self, game_id: int) -> list[PaperScore]:
+        """The paper players' stars of ``game_id``, in the order they were first entered."""
+        with self.store._read() as db:
+            self.store._game(db, game_id)
+            if not self._has_deals:
+                return []
+            rows = db.execute("SELECT initials, total, tie FROM paper_scores"
+                              " WHERE game_id = ? ORDER BY rowid", (game_id,)).fetchall()
+            return [PaperScore(str(i), int(t), None if x is None else int(x))
+                    for i, t, x in rows]
+
+    def keep_ranking(self, game_id: int, ranking: Iterable[Placing]) -> None:
+        """Keep ``ranking`` as the ranking of ``game_id``, in place of the one before, in
+        one transaction."""
+        rows = [(game_id, p.place, p.initials, p.total, p.tie, int(p.bot), int(p.paper),
+                 int(p.shared)) for p in ranking]
+        with self.store._write() as db:
+            self.store._game(db, game_id)
+            db.execute("DELETE FROM standings WHERE game_id = ?", (game_id,))
+            db.executemany("INSERT INTO standings (game_id, place, initials, total, tie, bot,"
+                           " paper, shared) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def ranking(self, game_id: int) -> list[Placing]:
+        """The ranking of ``game_id`` as last kept (none before the game ended)."""
+        with self.store._read() as db:
+            self.store._game(db, game_id)
+            if not self._has_deals:
+                return []
+            rows = db.execute("SELECT place, initials, total, tie, bot, paper, shared FROM"
+                              " standings WHERE game_id = ? ORDER BY place, rowid",
+                              (game_id,)).fetchall()
+            return [Placing(int(p), str(i), int(t), None if x is None else int(x), bool(b),
+                            bool(q), bool(s)) for p, i, t, x, b, q, s in rows]
 
     # --- internals ----------------------------------------------------------
 

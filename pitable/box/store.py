@@ -162,6 +162,44 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (player_id, round)
     );
     """,
+    # 4 -> 5: the whole table on phones. The hazards dealt at a table's hazard roll, in the
+    # roll's own transaction: each player of the game (the placer) draws on another's sheet
+    # (the owner's), one hazard a sheet a roll (unique), the space once drawn (JSON
+    # [row, column], NULL until) and whether the box drew it for a placer who did not;
+    # the stars of the players who played on paper, entered once the game ended (the
+    # tie-break's figure where they gave it); and the game's ranking as it last stood.
+    """
+    CREATE TABLE deals (
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        round INTEGER NOT NULL CHECK (round >= 1),
+        placer_id INTEGER NOT NULL REFERENCES players (id),
+        owner_id INTEGER NOT NULL REFERENCES players (id),
+        cell TEXT,
+        by_box INTEGER NOT NULL DEFAULT 0 CHECK (by_box IN (0, 1)),
+        placed_at TEXT,
+        PRIMARY KEY (game_id, round, placer_id),
+        UNIQUE (game_id, round, owner_id)
+    );
+    CREATE TABLE paper_scores (
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        initials TEXT NOT NULL,
+        total INTEGER NOT NULL,
+        tie INTEGER,
+        at TEXT NOT NULL,
+        PRIMARY KEY (game_id, initials)
+    );
+    CREATE TABLE standings (
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        place INTEGER NOT NULL CHECK (place >= 1),
+        initials TEXT NOT NULL,
+        total INTEGER NOT NULL,
+        tie INTEGER,
+        bot INTEGER NOT NULL CHECK (bot IN (0, 1)),
+        paper INTEGER NOT NULL CHECK (paper IN (0, 1)),
+        shared INTEGER NOT NULL CHECK (shared IN (0, 1)),
+        PRIMARY KEY (game_id, initials)
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -170,6 +208,9 @@ MAPS_SINCE = 3
 #: The first version that keeps the players of a game and their moves
 #: (:class:`pitable.box.players.PlayerBook`).
 PLAYERS_SINCE = 4
+#: The first version that keeps a table's hazards dealt, the paper players' scores and the
+#: ranking (:class:`pitable.box.players.PlayerBook`).
+DEALS_SINCE = 5
 
 # SQLite's result codes for a database that another connection holds: waiting is the
 # answer, never moving the file aside.
@@ -713,6 +754,7 @@ class SessionStore:
     def record_roll(
         self, game_id: int, roll: Roll, source: str, hazard: bool, hazards_after: int,
         *, at: datetime | None = None,
+        deal: Callable[[list[int]], Mapping[int, int]] | None = None,
     ) -> RollRecord:
         """Record ``roll`` as the next round of ``game_id``, durably, before returning.
 
@@ -721,6 +763,12 @@ class SessionStore:
         cannot disagree: :class:`InconsistentRoll` if they differ, :class:`GameOver` after
         the last solo round, :class:`GameEnded` once the game was ended. ``at`` is when it
         was rolled (default: now), for a roll written after it waited for the database.
+
+        ``deal`` deals a table's hazard: given the ids of the game's players (those on their
+        phones, in the order they joined) it answers whose sheet each one draws on
+        (:func:`pitable.rules.table.deal`); at a hazard roll of a table game with players,
+        that deal is kept in the roll's own transaction, so that no hazard roll is on disk
+        without it.
         """
         stamp = self._stamp(at or self.now())
         with self._write() as db:
@@ -751,11 +799,29 @@ class SessionStore:
                 db.execute(
                     "UPDATE games SET hazards = ? WHERE id = ?", (turn.state.hazards, game_id)
                 )
+                if (deal is not None and game.mode is Mode.TABLE
+                        and self.version >= DEALS_SINCE):
+                    self._deal(db, game_id, turn.round, deal)
             rid = cursor.lastrowid
             assert rid is not None
         return RollRecord(
             rid, game_id, turn.round, _time(stamp), roll, source, turn.hazard, turn.state.hazards
         )
+
+    @staticmethod
+    def _deal(db: sqlite3.Connection, game_id: int, round: int,
+              deal: Callable[[list[int]], Mapping[int, int]]) -> None:
+        ids = [pid for (pid,) in db.execute(
+            "SELECT id FROM players WHERE game_id = ? ORDER BY id", (game_id,))]
+        if not ids:
+            return
+        pairs = deal(ids)
+        if sorted(pairs) != ids or sorted(pairs.values()) != ids:
+            raise StoreError(f"round {round}: a deal must give each player one sheet, not"
+                             f" {dict(pairs)}")
+        db.executemany(
+            "INSERT INTO deals (game_id, round, placer_id, owner_id) VALUES (?, ?, ?, ?)",
+            [(game_id, round, placer, owner) for placer, owner in pairs.items()])
 
     def rolls(self, game_id: int) -> list[RollRecord]:
         """Every roll of ``game_id``, first round first; :class:`UnknownGame` if none."""

@@ -35,6 +35,8 @@ NO_ROLL = N_("no roll to play yet")
 TURN_DONE = N_("the turn is done")
 GAME_OVER = N_("the game is over")
 NOT_OWN_HAZARD = N_("at a table the hazard goes on another's sheet")
+NO_HAZARD_TO_DRAW = N_("this roll draws no hazard on a sheet at this table")
+HAZARD_DRAWN = N_("this sheet has its hazard of this roll already")
 
 
 def refusal(rule: str, turn: int = 0, action: Action | None = None) -> IllegalMove:
@@ -58,7 +60,9 @@ class PlayerSheet:
     """One player's sheet of one game: its map, and the moves made on it turn by turn.
 
     ``solo`` is a solo game: the player draws the hazards rolled on their own sheet, by the
-    solo rules; at a table a hazard goes on another's sheet, so none is offered here.
+    solo rules; at a table a hazard goes on another's sheet, so none is offered among the
+    player's moves: another player draws it here (:meth:`place_hazard`), in any empty space
+    where a hazard may be, and it is part of the turn as the first of its moves.
     """
 
     def __init__(self, sheet: Sheet, *, solo: bool = False) -> None:
@@ -72,6 +76,9 @@ class PlayerSheet:
         self.closed: list[ClosedTurn] = []
         #: The map as the closed turns left it.
         self._base = Replay(sheet)
+        self._base.solo = solo
+        #: The hazard another player drew on this sheet, by round (at a table).
+        self.placed: dict[int, Action] = {}
         #: The turn in progress: its roll and what it allows (None before the first roll).
         self.roll: Roll | None = None
         self.options: Options | None = None
@@ -101,13 +108,20 @@ class PlayerSheet:
         self.done = False
         self._forget()
 
+    def _moves(self) -> list[Action]:
+        """The moves of the turn in progress: the hazard drawn here by another first (it
+        came with the roll, before anything the player writes), then the player's."""
+        placed = self.placed.get(self.round)
+        return self.actions if placed is None else [placed, *self.actions]
+
     def _close(self) -> None:
         if self.roll is None:
             return
-        self.closed.append(ClosedTurn(self.roll, tuple(self.actions), self.done))
+        moves = self._moves()
+        self.closed.append(ClosedTurn(self.roll, tuple(moves), self.done))
         if self.options is not None:
             self._base.turn = len(self.closed)
-            self.rules.turn(self._base, self.options, self.actions)
+            self.rules.turn(self._base, self.options, moves)
             self._base.found.clear()
         self._ended = None
         self.roll = None
@@ -139,7 +153,7 @@ class PlayerSheet:
             return [Breach(self.round, action, NOT_OWN_HAZARD)]
         replay = self._base.fork()
         replay.turn = self.round
-        self.rules.turn(replay, self.options, [*self.actions, action])
+        self.rules.turn(replay, self.options, [*self._moves(), action])
         return [b for b in replay.found if not b.short]
 
     def check(self, action: Action) -> str | None:
@@ -174,10 +188,59 @@ class PlayerSheet:
             return []
         replay = self._base.fork()
         replay.turn = self.round
-        self.rules.turn(replay, self.options, self.actions)
+        self.rules.turn(replay, self.options, self._moves())
         if not self.solo and self.options.hazard:
             return []
         return [b for b in replay.found if b.short]
+
+    # --- a hazard drawn here by another player (at a table) ---------------------------
+
+    def hazard_breaches(self, cell: Cell) -> list[Breach]:
+        """What the rules say against another player drawing this roll's hazard on this
+        sheet at ``cell``: nothing where it may go (an empty space where a hazard may be,
+        adjacent to anything or not, as the rulebooks say of a hazard at a table)."""
+        action = Action(Act.HAZARD, (cell,))
+        if self.options is None:
+            return [Breach(0, action, NO_ROLL)]
+        if self.solo or not self.options.hazard:
+            return [Breach(self.round, action, NO_HAZARD_TO_DRAW)]
+        if self.round in self.placed:
+            return [Breach(self.round, action, HAZARD_DRAWN)]
+        if self.over_before_turn():
+            return [Breach(self.round, action, GAME_OVER)]
+        replay = self._base.fork()
+        replay.turn = self.round
+        self.rules.turn(replay, self.options, [action, *self.actions])
+        return [b for b in replay.found if not b.short]
+
+    def hazard_spaces(self) -> list[Cell]:
+        """Every space where this roll's hazard may be drawn on this sheet now, in the
+        map's order (none once it is drawn, or when the roll draws none)."""
+        if (self.options is None or self.solo or not self.options.hazard
+                or self.round in self.placed):
+            return []
+        now = self.replay()
+        return sorted(c for c, k in now.kind.items()
+                      if k.fillable and now.empty(c) and not self.hazard_breaches(c))
+
+    def score_with_hazard(self, cell: Cell) -> int:
+        """The sheet's total were this roll's hazard drawn at ``cell`` now (a space
+        :meth:`hazard_spaces` gives): what a player choosing where to draw it weighs."""
+        assert self.options is not None
+        replay = self._base.fork()
+        replay.turn = self.round
+        self.rules.turn(replay, self.options, [Action(Act.HAZARD, (cell,)), *self.actions])
+        tokens = sheet_tokens(replay, self.title.lone_marks[:1])
+        return self.title.score(parse_sheet(tokens_text(tokens))).total
+
+    def place_hazard(self, cell: Cell) -> None:
+        """Another player draws this roll's hazard at ``cell``; :class:`IllegalMove`
+        (naming the rule) where it may not go."""
+        found = self.hazard_breaches(cell)
+        if found:
+            raise IllegalMove(found[0].rule, found[0])
+        self.placed[self.round] = Action(Act.HAZARD, (cell,))
+        self._forget()
 
     def finish_turn(self) -> None:
         """The player says the turn is done: its moves are permanent."""
@@ -254,7 +317,7 @@ class PlayerSheet:
             now = self._base.fork()
             if self.options is not None:
                 now.turn = self.round
-                self.rules.turn(now, self.options, self.actions)
+                self.rules.turn(now, self.options, self._moves())
             now.found.clear()
             self._now = now
         return self._now
@@ -297,7 +360,7 @@ class PlayerSheet:
         """Every turn's roll and moves, the one in progress last."""
         turns = [TurnRecord(t.roll, t.actions) for t in self.closed]
         if self.roll is not None:
-            turns.append(TurnRecord(self.roll, tuple(self.actions)))
+            turns.append(TurnRecord(self.roll, tuple(self._moves())))
         return turns
 
 

@@ -108,6 +108,9 @@ class Replay:
         self.treasures: dict[Cell, int] = {}
         self.hazards = 0
         self.filled_before: list[Cell] = []
+        #: Hazards are drawn by the solo rule (beside last turn's spaces); at a table another
+        #: player draws one in any empty space where a hazard may be.
+        self.solo = True
         self.ended = False
         self.found: list[Breach] = []
         self.turn = 0
@@ -176,14 +179,15 @@ class Replay:
             self.hazard_at(a, space_kinds)
 
     def hazard_at(self, action: Action, space_kinds: tuple[Kind, ...]) -> None:
-        """A hazard drawn by the solo rule: beside last turn's spaces when one is empty."""
+        """A hazard drawn in an empty space of ``space_kinds``: by the solo rule, beside
+        last turn's spaces when one is empty; at a table (:attr:`solo` false), anywhere."""
         cell = action.cell
         if self.kind.get(cell) not in space_kinds or not self.empty(cell):
             self.breach(action, N_("a hazard goes on an empty space where numbers go"))
             return
         near = {n for f in self.filled_before for n in self.around(f)}
         free_near = [n for n in near if self.kind[n] in space_kinds and self.empty(n)]
-        if free_near and cell not in near:
+        if self.solo and free_near and cell not in near:
             self.breach(action, N_("the solo hazard goes beside a space filled last turn"))
         self.mark[cell] = "X"
         self.hazards += 1

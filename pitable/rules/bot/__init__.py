@@ -98,7 +98,9 @@ class _OptionsCache:
 _CACHES: dict[str, _OptionsCache] = {}
 
 
-def _options_of(title: Title) -> _OptionsCache:
+def options_cache(title: Title) -> _OptionsCache:
+    """What each roll of :data:`ROLLS` allows in ``title`` for a count of hazards marked,
+    worked out once and kept (a planner asks it at every turn of every game it plays on)."""
     cache = _CACHES.get(title.key)
     if cache is None or cache.title is not title:
         cache = _CACHES[title.key] = _OptionsCache(title)
@@ -114,7 +116,7 @@ def play(sheet: Sheet, rng: random.Random, strength: str = DEFAULT_STRENGTH, *,
     strength = strength_of(strength)
     bot = bot_of(title)
     player = bot.player_at(title, sheet, strength)
-    options_of = _options_of(title)
+    options_of = options_cache(title)
     limit = title.solo_rounds or MAX_TURNS
     mover: Player | Planner = player
     if strength != "greedy":
