@@ -191,6 +191,7 @@ def _open_parts(config: Config, backends: Backends, factory: Any,
 def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServer:
     """Serve the table's page for ``box``: it is handed every snapshot, and its actions
     come back on the box's queue. The PIN is the config's, else a new one each start."""
+    from pitable.box.box_players import BoxPlayers
     from pitable.box.phones import PhoneTable
     from pitable.box.store import SessionStore
     from pitable.web.guard import random_pin
@@ -198,9 +199,17 @@ def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServ
 
     # The players' sheets are kept in the box's session store: none without one.
     phones = PhoneTable(box.store) if isinstance(box.store, SessionStore) else None
+    bots = None
+    if phones is not None:
+        # The box's loop reads the pace (never waiting) and redraws it when told.
+        box.pace = phones.pace
+        phones.listen(box.table_changed)
+        bots = BoxPlayers(phones)
+        stack.callback(bots.close)
+        box.box_players = bots
     server = WebServer(config.web.bind, config.web.port, config.web.pin or random_pin(),
                        box.post, names=config.web.names, phones=phones,
-                       prints=box.printer is not None)
+                       prints=box.printer is not None, box_players=bots)
     server.start()
     stack.callback(server.close)
     box.publisher.subscribe(server.publish)

@@ -23,6 +23,7 @@ __all__ = [
     "PrinterChanged",
     "RollCommand",
     "Stop",
+    "TableChanged",
     "Turned",
 ]
 
@@ -37,5 +38,11 @@ class Stop:
     """The box is stopping: wakes the loop so that it sees it."""
 
 
+@dataclass(frozen=True)
+class TableChanged:
+    """A player on a phone wrote, drew a hazard or said done: the pace on the status
+    screen may have changed."""
+
+
 Event = (Edge | Turned | PrinterChanged | RollCommand | NewGameCommand | PrintSheetCommand
-         | Stop)
+         | TableChanged | Stop)

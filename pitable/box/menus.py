@@ -25,13 +25,16 @@ from pitable.i18n import LANGUAGES
 from pitable.render.join import JoinCode, join_screen
 from pitable.render.status import MenuView
 from pitable.rules import Title, all_titles
-from pitable.rules.base import Translator
+from pitable.rules.base import N_, Translator
 from pitable.rules.session import Mode
 
 log = logging.getLogger("pitable.box")
 
 #: The least and the most stars the score entry allows.
 SCORE_RANGE = (-200, 400)
+#: The strengths the box plays its own sheet at, as the menu names them, weakest first.
+BOX_PLAYER_STRENGTHS = (("greedy", N_("Quick rival")), ("plan", N_("Planning rival")),
+                        ("deep", N_("Deep rival")))
 
 
 class MenuGames(Protocol):
@@ -129,6 +132,15 @@ class MenuBox(Protocol):
 
     def end_game(self, score: int | None = None,
                  parts: tuple[tuple[str, int], ...] | None = None) -> None: ...
+
+    def plays_sheets(self) -> bool:
+        """The box can play a sheet of its own at this game (its players' sheets are
+        kept)."""
+        ...
+
+    def add_box_player(self, strength: str) -> None:
+        """Seat the box as one more player at ``strength``, and say so."""
+        ...
 
 
 @dataclass
@@ -282,6 +294,8 @@ class Menus:
             items.append((_("End game: score"), self._enter_score))
         elif not box.game.ended:
             items.append((_("End game"), self._end_table_game))
+        if not box.game.ended and box.plays_sheets():
+            items.append((_("Add the box as a player"), self._box_player_menu))
         # The code to join the table's page, on the screen and on paper.
         items.append((_("Show join code"), self._show_join))
         if box.printer is not None and serves_page(box):
@@ -348,6 +362,22 @@ class Menus:
     def _start(self, title: Title, mode: Mode, table_map: TableMap | None) -> None:
         self.levels = []
         self.box.start_game(title, mode, table_map)
+
+    def _box_player_menu(self) -> None:
+        """The strengths the box may play at: a rival on the same dice."""
+        _ = self.tr.gettext
+        items: list[tuple[str, Callable[[], None]]] = [
+            (_(label), self._box_player(strength)) for strength, label in BOX_PLAYER_STRENGTHS]
+        items.append((_("Back"), self._back))
+        self.levels.append(MenuLevel(_("Add the box as a player"), items))
+        self.box.draw_status()
+
+    def _box_player(self, strength: str) -> Callable[[], None]:
+        def add() -> None:
+            self.box.close_menu()
+            self.box.add_box_player(strength)
+
+        return add
 
     def _end_table_game(self) -> None:
         self.box.end_game()

@@ -90,7 +90,7 @@ class WaitingPress:
 
     def fire(self, now: float) -> None:
         self.box.take_waiting_press()
-        self.box.roll()
+        self.box.press_roll()
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import TypeVar
 
+from pitable.rules.base import ENGLISH, Translator
 from pitable.rules.dice import ByteSource
 
 K = TypeVar("K", bound=Hashable)
@@ -104,6 +105,26 @@ class Pace:
         return {"round": self.round, "players": self.players, "done": self.done,
                 "writing": list(self.writing), "last_round": self.last_round,
                 "ended": self.ended}
+
+
+#: The initials of those still writing named on one line; the others are counted.
+NAMED = 4
+
+
+def pace_line(pace: Pace, tr: Translator = ENGLISH) -> str:
+    """The pace in one line of the status screen and the TV, in ``tr``'s language:
+    ``5 of 7 done; writing: AB CD``, ``Last round: 7 of 7 done``."""
+    line = tr.gettext("{done} of {players} done").format(done=pace.done,
+                                                         players=pace.players)
+    if pace.writing:
+        names = " ".join(pace.writing[:NAMED])
+        more = len(pace.writing) - NAMED
+        if more > 0:
+            names += " " + tr.gettext("+{more}").format(more=more)
+        line += "; " + tr.gettext("writing: {initials}").format(initials=names)
+    if pace.last_round:
+        line = tr.gettext("Last round: {pace}").format(pace=line)
+    return line
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,195 @@
+"""The box as a player: bots that play the table's rolls on sheets of their own, beside
+the players on their phones, and are ranked with them.
+
+"Add the box as a player" (the menu, or a phone) seats one more: a solo player gets a rival
+on the same dice, a table an extra opponent. Each plays through the same
+:class:`~pitable.box.phones.PhoneTable` calls a phone makes (its moves checked by the rules
+and stored before they count, its turn said done), with the moves its title's bot chooses
+at the strength asked (the planner's, :mod:`pitable.rules.bot.planner`). At a table it
+draws the hazard it was dealt where it costs that sheet's owner most, and takes in those
+drawn on its own sheet.
+
+The bots think on one thread of their own, woken by every change of the table, so a
+planning bot never holds up a phone's call: the table is locked only while it reads what
+it has to play and while each move is stored.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pitable.box.phones import BotTurn, PhoneTable
+from pitable.box.table_bots import bot_initials
+from pitable.errors import IllegalMove, InitialsTaken, NoGame, NotAPlayer, StoreError
+from pitable.rules.base import N_
+from pitable.rules.bot import MAX_TURNS, ROLLS, STRENGTHS, bot_of, options_cache
+from pitable.rules.bot.model import Act, Action, Player
+from pitable.rules.bot.planner import Planner
+
+log = logging.getLogger("pitable.box_players")
+
+#: The most of the box's own players at one game.
+MAX_BOX_PLAYERS = 8
+#: Asked for one more than :data:`MAX_BOX_PLAYERS`.
+TOO_MANY = N_("the box plays 8 sheets at most")
+#: Seconds the bots' thread waits for a change before it looks again all the same.
+IDLE_S = 1.0
+
+
+@dataclass
+class BoxBot:
+    """One of the box's players: its token at the table and its own bot's game."""
+
+    token: str
+    initials: str
+    strength: str
+    game_id: int
+    mover: Player | Planner | None = None
+    #: The last round it played.
+    played: int = 0
+    #: The rounds whose hazard (drawn on its sheet by another) its bot has taken in.
+    told: set[int] = field(default_factory=set)
+
+
+class BoxPlayers:
+    """The box's own players at ``table``'s game in progress."""
+
+    def __init__(self, table: PhoneTable) -> None:
+        self.table = table
+        self._bots: list[BoxBot] = []
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._guard = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._watchers: list[Callable[[str, str | None], None]] = []
+        table.listen(self._wake.set)
+
+    def watch(self, told: Callable[[str, str | None], None]) -> None:
+        """Call ``told`` with a box's player's initials after it played (a move, a hazard
+        drawn, its turn done), and those of the sheet it drew a hazard on (None: it drew
+        none), from the bots' thread: the page tells its watchers then. ``told`` must not
+        wait."""
+        self._watchers.append(told)
+
+    def strengths(self) -> list[str]:
+        """The strengths a box's player plays at, weakest first."""
+        return list(STRENGTHS)
+
+    def add(self, strength: str = "greedy") -> str:
+        """Seat one more of the box's players at the game in progress, at ``strength``:
+        its initials (``ZA``, ``ZB``... the first free). :class:`NoGame` without a game,
+        :class:`~pitable.errors.TableFull` when the table is."""
+        if strength not in STRENGTHS:
+            raise ValueError(f"strength {strength!r}: expected one of {', '.join(STRENGTHS)}")
+        with self._guard:
+            self._forget_ended()
+            if len(self._bots) >= MAX_BOX_PLAYERS:
+                raise IllegalMove(TOO_MANY)
+            for initials in bot_initials():
+                try:
+                    token, seat, _new = self.table.join(initials, bot=True)
+                except InitialsTaken:
+                    continue
+                break
+            bot = BoxBot(token, seat.player.initials, strength, seat.game.id)
+            self._bots.append(bot)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="pitable-box-players")
+                self._thread.start()
+        self._wake.set()
+        return bot.initials
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(5.0)
+
+    def _forget_ended(self) -> None:
+        current = self.table.current_game_id()
+        self._bots = [b for b in self._bots if b.game_id == current]
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(IDLE_S)
+            self._wake.clear()
+            with self._guard:
+                bots = list(self._bots)
+            for bot in bots:
+                if self._stop.is_set():
+                    return
+                try:
+                    played, drew_on = self._play(bot)
+                except (NoGame, NotAPlayer, StoreError) as exc:
+                    log.info("%s: %s", bot.initials, exc)
+                    continue
+                if played:
+                    for told in self._watchers:
+                        told(bot.initials, drew_on)
+
+    def _play(self, bot: BoxBot) -> tuple[bool, str | None]:
+        """Play what ``bot`` has to now: whether it changed anything at the table, and
+        whose sheet it drew a hazard on."""
+        turn = self.table.turn_of(bot.token)
+        if turn is None or turn.game_id != bot.game_id:
+            return False, None
+        played = False
+        drew_on = None
+        mover = bot.mover or self._mover(bot, turn)
+        for rnd, cell in sorted(turn.hazards_on_it.items()):
+            if rnd not in bot.told:
+                bot.told.add(rnd)
+                _inner(mover).take_hazard(cell)
+        if turn.to_draw and turn.costs:
+            # Where it costs the owner most now; of equals, the one with most numbers near.
+            cell = min(turn.costs, key=lambda c: (turn.costs[c], c))
+            try:
+                self.table.place(bot.token, {"cells": [list(cell)], "round": turn.round})
+                played = True
+                drew_on = turn.dealt
+            except IllegalMove as exc:
+                log.info("%s: its hazard at %s refused (%s)", bot.initials, cell, exc.rule)
+        if turn.options is None or turn.done or turn.over or turn.round <= bot.played:
+            return played, drew_on
+        bot.played = turn.round
+        options = turn.options
+        solo = self.table.solo()
+        actions: list[Action] = []
+        if not options.hazard or solo:
+            actions = list(mover.turn(options, turn.round))
+        for action in actions:
+            if action.act is Act.HAZARD and not solo:
+                continue
+            move = {"act": action.act.value, "cells": [list(c) for c in action.cells],
+                    "value": action.value, "round": turn.round}
+            try:
+                self.table.move(bot.token, move)
+            except IllegalMove as exc:
+                # Its own game no longer matches the sheet: it says done with what it has.
+                log.info("%s: %s refused (%s)", bot.initials, action, exc.rule)
+                break
+        try:
+            self.table.done(bot.token)
+        except IllegalMove as exc:
+            log.info("%s: done refused (%s)", bot.initials, exc.rule)
+        return True, drew_on
+
+    def _mover(self, bot: BoxBot, turn: BotTurn) -> Player | Planner:
+        sheet = turn.sheet
+        title = sheet.title
+        found = bot_of(title)
+        player = found.player_at(title, sheet, bot.strength)
+        mover: Player | Planner = player
+        if bot.strength != "greedy":
+            mover = Planner(player, found.plans[bot.strength], options_cache(title),
+                            len(ROLLS), title.solo_rounds or MAX_TURNS)
+        bot.mover = mover
+        return mover
+
+
+def _inner(mover: Player | Planner) -> Player:
+    return mover.inner if isinstance(mover, Planner) else mover

@@ -1,0 +1,162 @@
+"""The box at a table of phones: the pace on the status screen, a press while players are
+still writing asks for a second, the last round's press ends the game; the box as a player
+plays a whole game to the title's detected end with the players on phones."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from pitable.box.box_players import BoxPlayers
+from pitable.box.controller import CONFIRM_S
+from pitable.box.phones import PhoneTable
+from pitable.box.sim import Simulator
+from pitable.box.store import SessionStore
+from pitable.rules.base import ENGLISH
+from pitable.rules.scoring import parse_sheet
+from pitable.rules.table import Pace, deal, pace_line
+from pitable.rules.titles import find_title
+from tests.support.box import make
+
+
+class Seeded:
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed)
+
+    def read(self, n: int) -> bytes:
+        return self.random.randbytes(n)
+
+
+def phone_box(tmp_path: Path, *rolls: str,
+              title: str = "temple") -> tuple[Simulator, PhoneTable]:
+    store = SessionStore.open(tmp_path)
+    sim = make(*rolls, mode="table", title=title, store=store)
+    source = Seeded(3)
+    sim.box._deal = lambda ids: deal(ids, source)  # type: ignore[method-assign]
+    phones = PhoneTable(store)
+    sim.box.pace = phones.pace
+    phones.listen(sim.box.table_changed)
+    return sim, phones
+
+
+def press(sim: Simulator, phones: PhoneTable) -> None:
+    sim.press()
+    phones.sync()
+
+
+def test_a_press_while_players_write_asks_for_a_second_which_rolls(tmp_path: Path) -> None:
+    sim, phones = phone_box(tmp_path, "2,3,4", "1,2,2", "5,1,3")
+    try:
+        ann = phones.join("AN")[0]
+        phones.join("BO")
+        press(sim, phones)
+        assert sim.box.game.state.rounds == 1
+        assert "0 of 2 done" in (sim.box.view().message or "")
+        phones.done(ann)
+        phones.sync()
+        sim.advance(0.1)
+        shown = sim.box.view().message or ""
+        assert "1 of 2 done" in shown and "BO" in shown and "AN" not in shown.split(":")[-1]
+        press(sim, phones)
+        assert sim.box.game.state.rounds == 1, "the first press does not roll"
+        assert sim.box.message == "1 still writing: press again to roll"
+        press(sim, phones)
+        assert sim.box.game.state.rounds == 2, "the second press rolls"
+        # The second press must come soon: after the window, it asks again.
+        press(sim, phones)
+        sim.advance(CONFIRM_S + 1)
+        press(sim, phones)
+        assert sim.box.game.state.rounds == 2
+    finally:
+        sim.close()
+
+
+def test_when_everyone_is_done_one_press_rolls(tmp_path: Path) -> None:
+    sim, phones = phone_box(tmp_path, "2,3,4", "1,2,2")
+    try:
+        tokens = [phones.join(p)[0] for p in ("AN", "BO")]
+        press(sim, phones)
+        for token in tokens:
+            phones.done(token)
+        press(sim, phones)
+        assert sim.box.game.state.rounds == 2
+    finally:
+        sim.close()
+
+
+def test_the_press_after_the_last_round_ends_the_game(tmp_path: Path) -> None:
+    sim, _phones = phone_box(tmp_path, "2,3,4", "1,2,2")
+    try:
+        sim.box.pace = lambda r: Pace(r, 2, 2, (), r >= 1)
+        sim.press()
+        assert sim.box.game.state.rounds == 1
+        assert (sim.box.view().message or "").startswith("Last round")
+        sim.press()
+        assert sim.box.game.ended and sim.box.game.state.rounds == 1
+    finally:
+        sim.close()
+
+
+def test_the_pace_line_names_who_writes_and_counts_the_rest() -> None:
+    pace = Pace(3, 9, 2, ("AA", "BB", "CC", "DD", "EE", "FF", "GG"), False)
+    assert pace_line(pace, ENGLISH) == "2 of 9 done; writing: AA BB CC DD +3"
+    assert pace_line(Pace(3, 2, 2, (), True), ENGLISH) == "Last round: 2 of 2 done"
+
+
+@pytest.mark.parametrize("title", ["valley", "island", "temple"])
+def test_box_players_play_a_table_game_to_its_detected_end_and_are_ranked(
+        tmp_path: Path, title: str) -> None:
+    # Rolls from a seeded source: more than the game needs.
+    dice = random.Random(11 + len(title))
+    faces = ["1", "2", "3", "4", "5", "*"]
+    rolls = [",".join(dice.choice(faces) for _ in range(3)) for _ in range(200)]
+    sim, phones = phone_box(tmp_path, *rolls, title=title)
+    bots = BoxPlayers(phones)
+    try:
+        added = [bots.add("greedy") for _ in range(3)]
+        assert added == ["ZA", "ZB", "ZC"]
+        hazards = 0
+        for _ in range(200):
+            before = sim.box.game.state.rounds
+            press(sim, phones)
+            if sim.box.game.ended:
+                break
+            assert sim.box.game.state.rounds == before + 1, sim.box.message
+            hazards += sim.box.game.last_options.hazard  # type: ignore[union-attr]
+            wait_for_bots(phones, sim.box.game.state.rounds)
+        assert sim.box.game.ended, "the game ended when a sheet ended it"
+        phones.sync()
+        game_id = sim.box.game.store_id
+        assert game_id is not None
+        seats = phones.seats()
+        assert any(s.sheet.over() for s in seats)
+        assert hazards >= 2
+        assert all(len(s.sheet.placed) == hazards or s.sheet.over() for s in seats)
+        t = find_title(title)
+        expected = {}
+        for seat in seats:
+            text, _name = phones.text(seat)
+            sheet = parse_sheet(text)
+            expected[seat.player.initials] = (t.score(sheet).total, t.tie_break(sheet))
+        ranking = phones.standings(game_id)
+        assert {p.initials: (p.total, p.tie) for p in ranking} == expected
+        assert all(p.bot for p in ranking)
+        keys = [(-p.total, -(p.tie or 0)) for p in ranking]
+        assert keys == sorted(keys)
+    finally:
+        bots.close()
+        sim.close()
+
+
+def wait_for_bots(phones: PhoneTable, round_: int, limit_s: float = 20.0) -> None:
+    """Until every box's player is done with the round (bounded)."""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        pace = phones.pace(round_)
+        if pace is not None and pace.round == round_ and not pace.writing:
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"the box's players did not finish round {round_}")
