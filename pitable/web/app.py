@@ -40,7 +40,7 @@ from pitable.rules.session import Mode
 from pitable.web.commands import Command, NewGameCommand, RollCommand
 from pitable.web.guard import PinGuard, Verdict, client_key
 from pitable.web.hub import Hub
-from pitable.web.players import Phones, player_routes
+from pitable.web.players import BoxSeats, Phones, player_routes
 from pitable.web.words import page_words
 
 STATIC = Path(__file__).parent / "static"
@@ -267,12 +267,14 @@ def build_app(
     names: Iterable[str] = (),
     phones: Phones | None = None,
     prints: bool = False,
+    box_players: BoxSeats | None = None,
 ) -> ASGIApp:
     """The page's application: ``hub`` holds what it shows, ``guard`` checks the PIN of
     the actions, and ``post`` hands them to the box; ``names`` are the host names it
     answers to beside IP literals and this machine's own; ``phones``, the players' sheets
     (:mod:`pitable.web.players`), where the box keeps its games; ``prints``, whether the
-    box has a printer for a player's sheet."""
+    box has a printer for a player's sheet; ``box_players``, the box's own players, where
+    it plays sheets of its own."""
     titles = [{"key": t.key, "name": t.name} for t in all_titles()]
 
     async def page(request: Request) -> Response:
@@ -383,7 +385,8 @@ def build_app(
         Route("/api/roll", guarded(roll), methods=["POST"]),
         Route("/api/new-game", guarded(new_game), methods=["POST"]),
         Route("/fonts/{name}", font, methods=["GET", "HEAD"]),
-        *(player_routes(phones, STATIC, box_lang, hub, post if prints else None)
+        *(player_routes(phones, STATIC, box_lang, hub, post if prints else None,
+                        box_players=box_players)
           if phones is not None else ()),
         # Starlette's StaticFiles resolves each path and serves it only if it stays inside
         # this folder (no "..", no absolute path, no symlink out of it).

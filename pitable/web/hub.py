@@ -11,6 +11,7 @@ import asyncio
 import json
 import secrets
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from pitable.errors import TooManyListeners
@@ -91,9 +92,14 @@ class Hub:
         self.closed = False
         #: Streams ended to make room for another client's.
         self.evicted = 0
+        #: Told each snapshot's JSON as it is published, on the event loop (the players'
+        #: routes take a roll in then); each must return at once.
+        self.watchers: list[Callable[[dict[str, Any]], None]] = []
 
     def publish(self, snapshot: Snapshot) -> None:
         data = {**snapshot.to_json(), "run": self.run}
+        for watch in self.watchers:
+            watch(data)
         self.latest = data
         self.latest_event = event_text(snapshot.seq, data)
         for client in self.clients:

@@ -1,11 +1,15 @@
 """The players' routes: join the game, read one's sheet, move, take back, say done, watch.
 
 ``POST /api/players`` seats a player by initials and answers their token;
-``GET /api/sheet`` their sheet, score and the moves allowed next (``GET /api/sheet.txt``
-the sheet as ``pitable score --sheet`` reads it); ``POST /api/moves``,
-``DELETE /api/moves/last`` and ``POST /api/done`` change it; ``POST /api/print`` prints it
-on the box's printer (the box's loop queues it, once a minute at most); ``GET /api/sheets``
-every sheet, for anyone watching. ``GET /play`` is the phone's page.
+``GET /api/sheet`` their sheet, score and the moves allowed next, the hazard they were
+dealt at a table's hazard roll and the table's pace (``GET /api/sheet.txt`` the sheet as
+``pitable score --sheet`` reads it); ``POST /api/moves``, ``DELETE /api/moves/last`` and
+``POST /api/done`` change it; ``POST /api/hazard`` draws the hazard dealt on the sheet it
+was dealt; ``POST /api/print`` prints it on the box's printer (the box's loop queues it,
+once a minute at most); ``POST /api/scores`` gives a paper player's stars once the game
+ended; ``POST /api/box-players`` seats the box itself as a player. ``GET /api/sheets``
+every sheet and ``GET /api/table`` the table's pace and ranking, for anyone watching.
+``GET /play`` is the phone's page.
 
 The token is a secret: it travels in the ``X-Pitable-Player`` header (the phone keeps it in
 its local storage) or in the ``pitable_player`` cookie (HttpOnly, SameSite=Strict), never
@@ -22,6 +26,7 @@ waits for a sheet.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import time
@@ -88,6 +93,14 @@ class Phones(Protocol):
 
     def done(self, token: str | None) -> Any: ...
 
+    def place(self, token: str | None, body: object) -> Any: ...
+
+    def add_score(self, token: str | None, body: object) -> Any: ...
+
+    def sync(self) -> None: ...
+
+    def table(self, tr: Translator) -> dict[str, Any]: ...
+
     def seats(self) -> list[Any]: ...
 
     def text(self, seat: Any) -> tuple[str, str]: ...
@@ -96,6 +109,21 @@ class Phones(Protocol):
 
     def whose(self, seat: Any) -> tuple[int, int]:
         """The game and the player a seat's sheet is, by their ids in the store."""
+        ...
+
+
+class BoxSeats(Protocol):
+    """The box's own players (:class:`~pitable.box.box_players.BoxPlayers`)."""
+
+    def strengths(self) -> list[str]: ...
+
+    def add(self, strength: str) -> str:
+        """Seat one more of the box's players at ``strength``: its initials."""
+        ...
+
+    def watch(self, told: Callable[[str, str | None], None]) -> None:
+        """Call ``told`` with a box's player's initials after it played, and those of the
+        sheet it drew a hazard on (None: none), from its thread."""
         ...
 
 
@@ -124,10 +152,13 @@ class Buckets:
 
 def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
                   hub: Hub | None = None, post: Callable[[Command], None] | None = None, *,
-                  clock: Callable[[], float] = time.monotonic) -> list[Route]:
+                  clock: Callable[[], float] = time.monotonic,
+                  box_players: BoxSeats | None = None) -> list[Route]:
     """The players' routes on ``phones``; ``box_lang`` is the box's language, spoken when a
-    call names none; each change of a sheet is announced on ``hub``'s event stream;
-    ``post`` hands a print to the box (None: the box has no printer)."""
+    call names none; each change of a sheet is announced on ``hub``'s event stream, and
+    each change of the table's pace or ranking as a ``table`` event; ``post`` hands a print
+    to the box (None: the box has no printer); ``box_players`` seats the box as a player
+    (None: it plays no sheet of its own)."""
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pitable-phones")
     addresses = Buckets(ADDRESS_RATE, ADDRESS_BURST)
     tokens = Buckets(TOKEN_RATE, TOKEN_BURST)
@@ -183,6 +214,79 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
 
         return answered
 
+    table_seen: dict[str, Any] = {}
+
+    def announce_table(table: dict[str, Any]) -> None:
+        """Tell the watchers the table's pace or ranking changed (not every sheet's move
+        changes it: only what they show)."""
+        if hub is None or table == table_seen:
+            return
+        table_seen.clear()
+        table_seen.update(table)
+        hub.announce("table", table)
+
+    snapshot_seen: list[object] = [None]
+    #: The server's event loop, known from the first snapshot: the box's players' thread
+    #: hands it their news.
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    def on_snapshot(data: dict[str, Any]) -> None:
+        """A roll shown, or the game ended or changed, on the box: the sheets take it in
+        now (a hazard dealt, the box's players' turn, the ranking), not at the next
+        phone's call; then the watchers hear of the table."""
+        if not loops:
+            loops.append(asyncio.get_running_loop())
+        if data.get("rolling"):
+            return
+        key = (json.dumps(data.get("map"), sort_keys=True), data.get("round"),
+               data.get("result"), data.get("message"))
+        if key == snapshot_seen[0]:
+            return
+        snapshot_seen[0] = key
+        tr = translator(box_lang())
+
+        tell_table(lambda: taken_in(tr))
+
+    def tell_table(read: Callable[[], dict[str, Any]]) -> None:
+        """Read the table on the worker and tell the watchers, without waiting for it."""
+
+        async def take_in() -> None:
+            try:
+                table = await on_worker(read)
+            except (_Busy, StoreError):
+                return  # the next call takes it in
+            announce_table(table)
+
+        tasks.add(task := asyncio.ensure_future(take_in()))
+        task.add_done_callback(tasks.discard)
+
+    def bot_played(initials: str, drew_on: str | None) -> None:
+        """On the loop: a box's player played; its sheet's watchers, the owner of the
+        sheet it drew a hazard on, and the table's hear."""
+        if hub is None:
+            return
+        hub.announce("sheet", {"initials": initials, "bot": True})
+        if drew_on is not None:
+            hub.announce("sheet", {"initials": drew_on, "hazard": True})
+        tr = translator(box_lang())
+        tell_table(lambda: phones.table(tr))
+
+    def from_bots(initials: str, drew_on: str | None) -> None:
+        """From the box's players' thread: hand the news to the loop."""
+        if loops and not loops[0].is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loops[0].call_soon_threadsafe(bot_played, initials, drew_on)
+
+    def taken_in(tr: Translator) -> dict[str, Any]:
+        phones.sync()
+        return phones.table(tr)
+
+    tasks: set[asyncio.Future[None]] = set()
+    if hub is not None:
+        hub.watchers.append(on_snapshot)
+        if box_players is not None:
+            box_players.watch(from_bots)
+
     async def body_of(request: Request) -> object:
         try:
             return json.loads(await request.body() or b"null")
@@ -232,6 +336,14 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
                                "moves": len(turn.get("moves", ())),
                                "done": bool(turn.get("done")),
                                "total": sheet["score"]["total"]})
+        deal = sheet.get("deal")
+        if deal and deal.get("placed"):
+            # The sheet the hazard went on changed too: its owner reads it again.
+            hub.announce("sheet", {"initials": deal["owner"], "round": deal["round"],
+                                   "hazard": True})
+        table = sheet.get("table")
+        if table is not None:
+            announce_table(table)
 
     def drawn(sheet: dict[str, Any], status: int = 200, **extra: object) -> Response:
         return JSONResponse({**extra, "sheet": sheet} if extra else sheet, status_code=status,
@@ -286,6 +398,73 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
             return slow
         return await changed(lambda: phones.done(token), tr)
 
+    async def hazard(request: Request, tr: Translator) -> Response:
+        token = token_of(request, change=True)
+        if (slow := limited(request, tr)) is not None:
+            return slow
+        body = await body_of(request)
+
+        def drawn_there() -> tuple[dict[str, Any], str | None]:
+            try:
+                return phones.view(phones.place(token, body), tr), None
+            except IllegalMove as exc:
+                return phones.view(phones.seat(token), tr), _refusal(exc, tr)
+
+        sheet, refused = await on_worker(drawn_there)
+        if refused is not None:
+            return drawn(sheet, 422, error=refused)
+        announce(sheet)
+        return drawn(sheet)
+
+    async def table(request: Request, tr: Translator) -> Response:
+        return JSONResponse(await on_worker(lambda: phones.table(tr)),
+                            headers={"cache-control": "no-store"})
+
+    async def scores(request: Request, tr: Translator) -> Response:
+        token = token_of(request, change=True)
+        if (slow := limited(request, tr)) is not None:
+            return slow
+        body = await body_of(request)
+
+        def given() -> dict[str, Any]:
+            added = phones.add_score(token, body)
+            return {**added, "table": phones.table(tr)}
+
+        try:
+            answer = await on_worker(given)
+        except IllegalMove as exc:
+            return _error(409, _refusal(exc, tr))
+        except InitialsTaken:
+            return _error(409, tr.gettext("these initials are a player's on a phone"))
+        announce_table(answer["table"])
+        return JSONResponse(answer, headers={"cache-control": "no-store"})
+
+    async def add_box_player(request: Request, tr: Translator) -> Response:
+        token = token_of(request, change=True)
+        if (slow := limited(request, tr)) is not None:
+            return slow
+        body = await body_of(request)
+        strength = body.get("strength", "greedy") if isinstance(body, dict) else None
+        if box_players is None:
+            return _error(409, tr.gettext("this box plays no sheet of its own"))
+        if strength not in box_players.strengths():
+            raise BadMove(N_("strength: expected one of {names}"),
+                          names=", ".join(box_players.strengths()))
+        await on_worker(lambda: phones.seat(token))  # a player of the game asks it
+
+        def seated() -> dict[str, Any]:
+            initials = box_players.add(strength)
+            return {"initials": initials, "table": phones.table(tr)}
+
+        try:
+            answer = await on_worker(seated)
+        except TableFull:
+            return _error(409, tr.gettext("the table is full"))
+        except IllegalMove as exc:
+            return _error(409, _refusal(exc, tr))
+        announce_table(answer["table"])
+        return JSONResponse(answer, status_code=201, headers={"cache-control": "no-store"})
+
     async def print_sheet(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=True)
         if (slow := limited(request, tr)) is not None:
@@ -329,6 +508,10 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
         Route("/api/moves/last", handler(take_back, change=True), methods=["DELETE"]),
         Route("/api/done", handler(done, change=True), methods=["POST"]),
         Route("/api/print", handler(print_sheet, change=True), methods=["POST"]),
+        Route("/api/hazard", handler(hazard, change=True), methods=["POST"]),
+        Route("/api/table", handler(table, change=False), methods=["GET"]),
+        Route("/api/scores", handler(scores, change=True), methods=["POST"]),
+        Route("/api/box-players", handler(add_box_player, change=True), methods=["POST"]),
     ]
 
 

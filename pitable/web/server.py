@@ -30,7 +30,7 @@ from pitable.web.budget import Bounded, ConnectionBudget, budgeted_protocol
 from pitable.web.commands import Command
 from pitable.web.guard import PinGuard
 from pitable.web.hub import Hub, Snapshot
-from pitable.web.players import Phones
+from pitable.web.players import BoxSeats, Phones
 
 if TYPE_CHECKING:
     import uvicorn
@@ -67,6 +67,7 @@ class WebServer:
         names: tuple[str, ...] = (),
         phones: Phones | None = None,
         prints: bool = False,
+        box_players: BoxSeats | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -77,7 +78,8 @@ class WebServer:
         self.budget = ConnectionBudget(self.limits)
         self.guard = PinGuard(pin, clock or MonotonicClock())
         self.app = build_app(self.hub, self.guard, post, keepalive_s=keepalive_s,
-                             limits=self.limits, names=names, phones=phones, prints=prints)
+                             limits=self.limits, names=names, phones=phones, prints=prints,
+                             box_players=box_players)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: uvicorn.Server | None = None

@@ -29,6 +29,33 @@ let words = {
     take_back: "Take back", done: "Done", done_anyway: "Done anyway",
     keep_playing: "Keep playing", not_finished: "This turn is not finished:", score: "Score",
     total: "Total", print_sheet: "Print my sheet",
+    deal_other: "Draw the hazard on {initials}'s sheet: tap a red space",
+    deal_own: "Draw the hazard on your own sheet: tap a red space",
+    deal_own_why: "No one else plays on a phone, so your own sheet takes it",
+    deal_drawn: "You drew the hazard on {initials}'s sheet",
+    deal_full: "{initials}'s sheet has no space left for the hazard",
+    on_me: "{initials} drew a hazard on your sheet: row {row}, column {column}",
+    on_me_waiting: "Another player is drawing a hazard on your sheet",
+    box_drew_for_you: "The box drew your hazard of round {round} on {initials}'s sheet",
+    box_drew_on_you: "The box drew a hazard on your sheet: row {row}, column {column}",
+    pace: "{done} of {players} done",
+    writing: "still writing: {initials}",
+    last_round: "Last round: the game ends after it",
+    ranking: "Ranking",
+    ranked: "{place}. {initials}, stars: {total}",
+    ranked_shared: "{place}= {initials}, stars: {total}",
+    bot_player: "(the box)",
+    paper_player: "(paper)",
+    paper_title: "Played on paper? Add your stars",
+    paper_initials: "Initials",
+    paper_total: "Stars",
+    score_added: "{initials}'s stars are in the ranking",
+    add_rival: "Add the box as a player",
+    rival_greedy: "Quick rival",
+    rival_plan: "Planning rival",
+    rival_deep: "Deep rival",
+    add: "Add",
+    rival_added: "The box plays as {initials}",
     printing: "Your sheet is on its way to the box's printer", export_sheet: "Save as text",
   },
   dice: { green: "green", purple: "purple", red: "red" },
@@ -338,7 +365,7 @@ function inside(map, r, c) {
 
 // The state of a discovery being picked: its act, value, label and size, and the spaces
 // tapped so far ("r,c").
-let picking = null;
+let picked = null;
 
 function cellKey(r, c) {
   return `${r},${c}`;
@@ -350,7 +377,7 @@ let drawnText = "";
 
 function draw(s) {
   const seen = JSON.stringify([s, words.lang,
-    picking && [picking.act, picking.value, ...picking.chosen]]);
+    picked && [picked.act, picked.value, ...picked.chosen]]);
   if (seen === drawnText) return;
   drawnText = seen;
   sheet = s;
@@ -359,20 +386,164 @@ function draw(s) {
   document.getElementById("sheet").hidden = false;
   // A finished sheet takes no more moves: its bar keeps only the box's messages.
   document.getElementById("actions").hidden = Boolean(s.over);
-  if (picking && !offeredGroups(picking.act, picking.value).length && !picking.chosen.size) {
-    picking = null;
+  if (picked && !offeredGroups(picked.act, picked.value).length && !picked.chosen.size) {
+    picked = null;
   }
   showHeader(s);
   showTurn(s);
   drawMap(s);
+  showDeal(s);
+  showNews(s);
   showGroups(s);
   showScore(s);
+  if (s.table) showTable(s.table);
 }
 
-function drawMap(s) {
+// --- a table's hazard: dealt to this phone on another's sheet, or drawn on this one --------
+
+// The sheet this phone was dealt at a table's hazard roll, its spaces where the hazard may
+// go to tap; once drawn, where it went.
+function showDeal(s) {
+  const deal = s.deal;
+  const box = document.getElementById("deal");
+  const why = document.getElementById("deal-why");
+  box.hidden = !deal || s.over;
+  if (box.hidden) return;
+  const heading = document.getElementById("deal-say");
+  why.hidden = !deal.own;
+  why.textContent = deal.own ? say("deal_own_why") : "";
+  if (deal.placed) {
+    heading.textContent = say("deal_drawn", { initials: deal.owner });
+  } else if (!deal.spaces.length) {
+    heading.textContent = say("deal_full", { initials: deal.owner });
+  } else {
+    heading.textContent = deal.own ? say("deal_own")
+      : say("deal_other", { initials: deal.owner });
+  }
+  const svg = document.getElementById("deal-map");
+  svg.setAttribute("aria-label", heading.textContent);
+  drawMap({ map: deal.map, cells: deal.cells }, {
+    svg, frame: document.getElementById("deal-frame"),
+    spaces: new Set(deal.spaces.map(([r, c]) => cellKey(r, c))),
+    tap: (r, c) => send("POST", "/api/hazard", { cells: [[r, c]], round: deal.round }),
+  });
+}
+
+// What others (or the box) drew: on this sheet this turn, or for this player when the turn
+// before closed.
+function showNews(s) {
+  const said = [];
+  const onMe = s.hazard_on_me;
+  if (onMe && onMe.placed && onMe.by !== (s.player && s.player.initials)) {
+    const [r, c] = onMe.placed;
+    said.push(onMe.by_box ? say("box_drew_on_you", { row: r + 1, column: c + 1 })
+      : say("on_me", { initials: onMe.by, row: r + 1, column: c + 1 }));
+  } else if (onMe && !onMe.placed) {
+    said.push(say("on_me_waiting"));
+  }
+  const drew = s.box_drew;
+  if (drew && drew.for_you) {
+    said.push(say("box_drew_for_you", { round: drew.round, initials: drew.for_you }));
+  }
+  if (drew && drew.on_you) {
+    const [r, c] = drew.on_you;
+    said.push(say("box_drew_on_you", { row: r + 1, column: c + 1 }));
+  }
+  const news = document.getElementById("hazard-news");
+  news.hidden = !said.length;
+  news.textContent = said.join(" · ");
+}
+
+// --- the table: who is still writing, the last round, the ranking, paper players' stars ---
+
+let tableShown = null;
+
+function showTable(t) {
+  tableShown = t;
+  const section = document.getElementById("table");
+  section.hidden = !t || (!t.players && !t.ranking);
+  if (section.hidden) return;
+  const pace = document.getElementById("pace");
+  const parts = [];
+  if (!t.ended && t.players) {
+    parts.push(say("pace", { done: t.done, players: t.players }));
+    if (t.writing.length) parts.push(say("writing", { initials: t.writing.join(" ") }));
+    if (t.last_round) parts.unshift(say("last_round"));
+  }
+  pace.textContent = parts.join(" · ");
+  const ranking = document.getElementById("ranking");
+  const ranked = Boolean(t.ended && t.ranking);
+  ranking.hidden = !ranked;
+  document.getElementById("ranking-title").hidden = !ranked;
+  ranking.replaceChildren(...(ranked ? t.ranking : []).map((p, i) => {
+    const li = document.createElement("li");
+    if (p.place === 1) li.className = "first";
+    let line = say(p.shared ? "ranked_shared" : "ranked",
+      { place: p.place, initials: p.initials, total: p.total });
+    if (t.tie_name && p.tie !== null && p.tie !== undefined) line += ` (${t.tie_name} ${p.tie})`;
+    if (p.bot) line += ` ${say("bot_player")}`;
+    if (p.paper) line += ` ${say("paper_player")}`;
+    li.textContent = line;
+    li.dataset.initials = p.initials;
+    li.dataset.total = String(p.total);
+    li.dataset.place = String(p.place);
+    return li;
+  }));
+  document.getElementById("paper").hidden = !t.ended;
+  const tieLabel = document.getElementById("paper-tie-label");
+  tieLabel.hidden = !t.tie_name;
+  document.getElementById("paper-tie-name").textContent = t.tie_name || "";
+  document.getElementById("rival").hidden = Boolean(t.ended) || !sheet || Boolean(sheet.over);
+}
+
+async function addPaperScore(event) {
+  event.preventDefault();
+  const initials = document.getElementById("paper-initials").value.trim();
+  const total = Number(document.getElementById("paper-total").value);
+  const tieText = document.getElementById("paper-tie").value;
+  const body = { initials, total };
+  if (tieText !== "" && tableShown && tableShown.tie_name) body.tie = Number(tieText);
+  const answer = await api("POST", "/api/scores", body);
+  if (!answer) return;
+  if (answer.status === 200) {
+    showTable(answer.body.table);
+    tell(say("score_added", { initials: answer.body.initials }));
+    document.getElementById("paper").reset();
+    return;
+  }
+  tell(answer.body.error || say("refused", { status: answer.status }));
+}
+
+async function addRival() {
+  const strength = document.getElementById("rival-strength").value;
+  const answer = await api("POST", "/api/box-players", { strength });
+  if (!answer) return;
+  if (answer.status === 201) {
+    showTable(answer.body.table);
+    tell(say("rival_added", { initials: answer.body.initials }));
+    return;
+  }
+  tell(answer.body.error || say("refused", { status: answer.status }));
+}
+
+// A typed event of the box: the table's pace or ranking changed, or a sheet did (this one,
+// when another drew a hazard on it).
+function typed(type, data) {
+  if (type === "table") {
+    if (sheet) showTable(data);
+  } else if (type === "sheet" && token && sheet && sheet.player
+      && data.initials === sheet.player.initials && data.hazard) {
+    load();
+  }
+}
+
+// The map of sheet s in the page's map frame; or, with where ({svg, frame, spaces, tap}), in
+// another frame, where only the spaces named ("r,c") are tapped, each handed to where.tap.
+function drawMap(s, where) {
   const map = s.map;
-  const svg = document.getElementById("map");
-  const frame = document.getElementById("map-frame");
+  const svg = where ? where.svg : document.getElementById("map");
+  const frame = where ? where.frame : document.getElementById("map-frame");
+  const picking = where ? null : picked;
   const clouds = new Set((map.clouds || []).map(([r, c]) => cellKey(r, c)));
   const starts = new Set((map.starts || []).map(([r, c]) => cellKey(r, c)));
   const top = (map.clouds || []).some(([r]) => r === 0) ? 0.5 * U : 0;
@@ -388,7 +559,7 @@ function drawMap(s) {
   // The paper the map is printed on.
   el("rect", { x: -pad, y: -pad, width: width + 2 * pad, height: height + 2 * pad, rx: pad,
     fill: PAPER }, svg);
-  const choices = s.choices || {};
+  const choices = where ? {} : s.choices || {};
   const candidates = picking ? groupCells(picking.act, picking.value) : new Set();
   const foundEdges = [];
   const focused = document.activeElement && document.activeElement.dataset
@@ -423,7 +594,8 @@ function drawMap(s) {
       el("title", {}, g).textContent = label;
       el("rect", { class: "ring", x: 5, y: 5, width: U - 10, height: U - 10, rx: 8,
         fill: "none" }, g);
-      const tappable = picking ? kind.inside : Boolean(offered && offered.length);
+      const tappable = where ? where.spaces.has(key)
+        : picking ? kind.inside : Boolean(offered && offered.length);
       if (tappable) {
         g.setAttribute("role", "button");
         g.setAttribute("tabindex", "0");
@@ -435,11 +607,12 @@ function drawMap(s) {
         } else if (picking) {
           g.setAttribute("aria-pressed", "false");
         }
-        g.addEventListener("click", () => tapped(r, c));
+        const tap = where ? where.tap : tapped;
+        g.addEventListener("click", () => tap(r, c));
         g.addEventListener("keydown", (e) => {
           if (e.key === "Enter" || e.key === " ") {
             e.preventDefault();
-            tapped(r, c);
+            tap(r, c);
           }
         });
         if (key === focused) refocus = g;
@@ -508,13 +681,13 @@ function drawFound(svg, edges, top) {
 function tapped(r, c) {
   if (busy || !sheet) return;
   const key = cellKey(r, c);
-  if (picking) {
-    if (picking.chosen.has(key)) picking.chosen.delete(key);
-    else picking.chosen.add(key);
-    if (picking.chosen.size >= picking.size) {
-      const cells = [...picking.chosen].map((k) => k.split(",").map(Number));
-      const { act, value } = picking;
-      picking = null;
+  if (picked) {
+    if (picked.chosen.has(key)) picked.chosen.delete(key);
+    else picked.chosen.add(key);
+    if (picked.chosen.size >= picked.size) {
+      const cells = [...picked.chosen].map((k) => k.split(",").map(Number));
+      const { act, value } = picked;
+      picked = null;
       move(act, cells, value);
       return;
     }
@@ -587,13 +760,13 @@ function showGroups(s) {
     button.dataset.groupAct = group.act;
     button.dataset.groupValue = group.value === null || group.value === undefined ? "" : String(group.value);
     button.textContent = group.label;
-    const active = picking && picking.act === group.act && sameValue(picking.value, group.value);
+    const active = picked && picked.act === group.act && sameValue(picked.value, group.value);
     button.setAttribute("aria-pressed", active ? "true" : "false");
     button.addEventListener("click", () => {
       if (active) {
-        picking = null;
+        picked = null;
       } else {
-        picking = { act: group.act, value: group.value, label: group.label,
+        picked = { act: group.act, value: group.value, label: group.label,
           size: group.cells.length, chosen: new Set() };
       }
       tell("");
@@ -602,13 +775,13 @@ function showGroups(s) {
     return button;
   }));
   const hint = document.getElementById("picking");
-  hint.hidden = !picking;
-  hint.textContent = picking ? say("pick_spaces", { label: picking.label,
-    chosen: picking.chosen.size, size: picking.size }) : "";
+  hint.hidden = !picked;
+  hint.textContent = picked ? say("pick_spaces", { label: picked.label,
+    chosen: picked.chosen.size, size: picked.size }) : "";
 }
 
 function takeBack() {
-  picking = null;
+  picked = null;
   send("DELETE", "/api/moves/last");
 }
 
@@ -629,7 +802,7 @@ function done() {
 }
 
 function finish() {
-  picking = null;
+  picked = null;
   send("POST", "/api/done");
 }
 
@@ -796,6 +969,8 @@ function start() {
   document.getElementById("done").addEventListener("click", done);
   document.getElementById("print").addEventListener("click", printSheet);
   document.getElementById("export").addEventListener("click", exportSheet);
+  document.getElementById("paper").addEventListener("submit", addPaperScore);
+  document.getElementById("add-rival").addEventListener("click", addRival);
   document.getElementById("done-anyway").addEventListener("click", () => {
     document.getElementById("confirm").close();
     finish();
@@ -821,7 +996,7 @@ function start() {
   });
   load();
   loadState();
-  follow({ event: snapshot, link: linkState, open: () => {} });
+  follow({ event: snapshot, link: linkState, open: () => {}, typed });
 }
 
 document.addEventListener("DOMContentLoaded", start);
