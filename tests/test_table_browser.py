@@ -13,6 +13,7 @@ tie-break. The players' other moves go through the same API the page calls.
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
 import random
 import time
@@ -285,7 +286,7 @@ def test_three_phones_and_the_box_play_a_table_game_to_its_end_and_read_the_rank
     assert {i: int(t) for _p, i, t in shown} == {i: s[0] for i, s in scored.items()}
     order = sorted(scored, key=lambda i: (-scored[i][0], -(scored[i][1] or 0)))
     places = {i: int(p) for p, i, _t in shown}
-    for a, b in zip(order, order[1:]):
+    for a, b in itertools.pairwise(order):
         if scored[a] == scored[b]:
             assert places[a] == places[b]
         else:
