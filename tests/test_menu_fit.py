@@ -18,6 +18,7 @@ import pytest
 from babel.messages.extract import extract
 
 from pitable import i18n
+from pitable.box.controller import pace_names
 from pitable.box.games import score_components
 from pitable.box.menus import SCORE_RANGE
 from pitable.box.printing import FAILURE_REASONS
@@ -25,6 +26,7 @@ from pitable.i18n import LANGUAGES, translator
 from pitable.render.status import MenuView, StatusView, layout
 from pitable.rules import Roll, all_titles, find_title
 from pitable.rules.session import LEVELS
+from pitable.rules.table import Pace, pace_line
 from tests.support.box import fake_printer, make
 
 PACKAGE = Path(i18n.__file__).parent
@@ -32,7 +34,7 @@ SIZES = [(128, 64), (256, 64)]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
 #: The menu's texts: a row of the menu, or its heading.
 MENU_MODULES = ["box/menus.py"]
-HEADINGS = {"Menu", "Language", "New game", "Map", "Score", "Score: turn, push",
+HEADINGS = {"Menu", "Language", "New game", "Map", "Score", "Score: turn, push", "Box as player",
             "Sheets: turn, push", "{part} {number}/{parts}: turn, push"}
 #: The texts shown in the footer, as a message, or as a notice (narrower: the "!" block
 #: takes its left).
@@ -43,7 +45,7 @@ NOTICES = {"hwrng failed: OS generator", "state was damaged: fresh start",
            "red die display not answering", "status display not answering",
            "{part} display not answering"}
 FOOTER_MODULES = ["box/games.py", "box/controller.py", "box/printing.py", "box/parts.py",
-                  "box/tv.py", "box/assembly.py"]
+                  "box/tv.py", "box/assembly.py", "rules/table.py", "box/box_players.py"]
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
@@ -75,6 +77,10 @@ def longest(lang: str) -> dict[str, str]:
         "name": "Valley B·65535",
         # A player's initials: three letters, the widest there is.
         "initials": "WWW",
+        # The table's pace: a hundred players, the initials of the first still writing.
+        "n": "100", "done": "100", "players": "100", "more": "96",
+        "pace": translator(lang).gettext("{done} of {players} done").format(
+            done=100, players=100),
     }
 
 
@@ -134,6 +140,20 @@ def test_every_message_and_notice_fits_the_footer(lang: str, size: tuple[int, in
                     assert_fits(StatusView(valley, message=text, lang=lang), size)
                     assert_fits(StatusView(valley, options=options, message=text, round=7,
                                            lang=lang), size)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_the_pace_of_a_hundred_players_fits_the_footer(lang: str,
+                                                      size: tuple[int, int]) -> None:
+    valley = find_title("valley")
+    options = valley.options(Roll.from_str("5,5,4"))
+    writing = ("WWW",) * 96
+    for last in (False, True):
+        text = pace_line(Pace(7, 100, 4, writing, last), translator(lang),
+                         named=pace_names(size))
+        assert_fits(StatusView(valley, options=options, message=text, round=7, lang=lang),
+                    size)
 
 
 def menu_texts(sim: object) -> list[str]:

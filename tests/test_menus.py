@@ -78,6 +78,8 @@ class FakeBox:
     did: list[tuple[Any, ...]] = field(default_factory=list)
     #: The players of the game who play on their phones: id and initials.
     players: list[tuple[int, str]] = field(default_factory=list)
+    #: The box keeps its players' sheets: it may play one of its own.
+    sheets_kept: bool = False
 
     @property
     def tr(self) -> Translator:
@@ -107,6 +109,12 @@ class FakeBox:
                  parts: tuple[tuple[str, int], ...] | None = None) -> None:
         self.game.ended = True
         self.did.append(("ended", score, parts))
+
+    def plays_sheets(self) -> bool:
+        return self.sheets_kept
+
+    def add_box_player(self, strength: str) -> None:
+        self.did.append(("box player", strength))
 
 
 class Strict:
@@ -163,6 +171,23 @@ def test_a_new_game_chosen_in_the_menu_starts_on_the_box_in_its_mode(box: FakeBo
     choose(menus, "Island: solo")
     assert box.did == [("started", "island", Mode.SOLO, None)]
     assert box.did[0][2] is Mode.SOLO
+
+
+def test_the_box_is_seated_as_a_player_at_the_strength_chosen(box: FakeBox) -> None:
+    menus = Menus(strict(box))
+    menus.open()
+    assert "Box as player" not in labels(menus)
+    box.sheets_kept = True
+    menus = Menus(strict(box))
+    menus.open()
+    choose(menus, "Box as player")
+    assert labels(menus) == ["Quick rival", "Planning rival", "Deep rival", "Back"]
+    choose(menus, "Planning rival")
+    assert box.did == [("closed",), ("box player", "plan")]
+    box.game.ended = True
+    menus = Menus(strict(box))
+    menus.open()
+    assert "Box as player" not in labels(menus)
 
 
 def test_a_solo_game_ends_with_the_score_entered(box: FakeBox) -> None:

@@ -82,6 +82,16 @@ PAGE_S = 5.0
 HWRNG_FAILED = N_("hwrng failed: OS generator")
 #: Seconds in which a second press rolls while players are still writing.
 CONFIRM_S = 4.0
+#: The status screen's width from which the pace names four players still writing (one
+#: on a narrower one, where the words of the pace leave room for little more).
+WIDE_PACE_PX = 200
+
+
+def pace_names(size: tuple[int, int]) -> int:
+    """How many of those still writing the status screen of ``size`` names."""
+    return 4 if size[0] >= WIDE_PACE_PX else 1
+
+
 #: The store's setting that keeps the language chosen in the menu.
 LANGUAGE_SETTING = "language"
 
@@ -478,7 +488,7 @@ class Box:
             self.message = _("the table is full")
         except StoreError as exc:
             log.warning("the box's player could not be seated: %s", exc)
-            self.message = _("the box could not store it: try again")
+            self.message = _("not saved: try again")
         else:
             log.info("the box plays a sheet as %s (%s)", initials, strength)
             self.message = _("The box plays as {initials}").format(initials=initials)
@@ -661,7 +671,7 @@ class Box:
         message = self.message
         pace = self.table_pace() if showing_roll and message is None else None
         if pace is not None:
-            message = pace_line(pace, tr)
+            message = pace_line(pace, tr, named=pace_names(self.status.size))
         if self.phase is Phase.ROLLING:
             message = tr.gettext("Rolling...")
         elif options is None and message is None and self.phase is not Phase.MENU:

@@ -295,7 +295,7 @@ class Menus:
         elif not box.game.ended:
             items.append((_("End game"), self._end_table_game))
         if not box.game.ended and box.plays_sheets():
-            items.append((_("Add the box as a player"), self._box_player_menu))
+            items.append((_("Box as player"), self._box_player_menu))
         # The code to join the table's page, on the screen and on paper.
         items.append((_("Show join code"), self._show_join))
         if box.printer is not None and serves_page(box):
@@ -369,7 +369,7 @@ class Menus:
         items: list[tuple[str, Callable[[], None]]] = [
             (_(label), self._box_player(strength)) for strength, label in BOX_PLAYER_STRENGTHS]
         items.append((_("Back"), self._back))
-        self.levels.append(MenuLevel(_("Add the box as a player"), items))
+        self.levels.append(MenuLevel(_("Box as player"), items))
         self.box.draw_status()
 
     def _box_player(self, strength: str) -> Callable[[], None]:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pitable.errors import IllegalMove, RulesError
 from pitable.rules import find_title
 from pitable.rules.bot.model import Action, Player
 from pitable.rules.dice import Roll
@@ -73,6 +74,9 @@ class TableBot:
     _mode: str = "table"
     #: Moves worked out ahead of their round (:meth:`plan`), by round.
     _planned: dict[int, list[Action]] = field(default_factory=dict)
+    #: The hazards it drew at a table: the owner's initials, when it asked
+    #: (``time.perf_counter``), and the page's answer.
+    placed: list[tuple[str, float, int]] = field(default_factory=list)
 
     def call(self, method: str, path: str, body: object = None) -> tuple[int, Any]:
         """One call to the page, timed: its status and its JSON."""
@@ -137,6 +141,9 @@ class TableBot:
             return False
         self._round = turn["round"]
         planned = self._planned.pop(self._round, None)
+        if self._take_in_hazards(sheet):
+            planned = None  # worked out before another's hazard was on its sheet
+        self._draw_dealt(sheet)
         for action in planned if planned is not None else self._choose(sheet):
             move = {"act": action.act.value, "cells": [list(c) for c in action.cells],
                     "value": action.value, "round": self._round}
@@ -151,6 +158,45 @@ class TableBot:
                                       action.value))
         self.call("POST", "/api/done")
         return True
+
+    def _take_in_hazards(self, sheet: dict[str, Any]) -> bool:
+        """Take into its own view of its sheet the hazards others drew there (at a table):
+        each space the page shows a hazard in that its own view has empty. Whether there
+        was one."""
+        player = self._player
+        if player is None or self._mode == "solo":
+            return False
+        rows = sheet["map"]["rows"]
+        mine = player.tokens()
+        found = False
+        for r, row in enumerate(sheet["cells"]):
+            for c, token in enumerate(row):
+                base = token.split("/")[0]
+                kind = rows[r][c]
+                if kind != "." and base.startswith(kind):
+                    base = base[len(kind):]
+                if base == "X" and mine[r][c] != token:
+                    try:
+                        player.take_hazard((r, c))
+                    except (IllegalMove, RulesError) as exc:
+                        log.info("%s: the hazard at %s: %s", self.initials, (r, c), exc)
+                        continue
+                    found = True
+        return found
+
+    def _draw_dealt(self, sheet: dict[str, Any]) -> None:
+        """Draw the hazard it was dealt at a table's hazard roll, on the first space the
+        sheet it was dealt offers."""
+        deal = sheet.get("deal")
+        if not deal or deal.get("placed") is not None or not deal.get("spaces"):
+            return
+        start = time.perf_counter()
+        status, answer = self.call("POST", "/api/hazard",
+                                   {"cells": [deal["spaces"][0]], "round": deal["round"]})
+        self.placed.append((deal["owner"], start, status))
+        if status != 200:
+            log.info("%s: its hazard refused (%s): %s", self.initials, status,
+                     (answer or {}).get("error"))
 
     def _player_of(self, game: dict[str, Any]) -> Player | None:
         """The bot's own player on the game's map (None for a title without a bot)."""

@@ -107,18 +107,20 @@ class Pace:
                 "ended": self.ended}
 
 
-#: The initials of those still writing named on one line; the others are counted.
+#: The initials of those still writing named on the status screen's line, by default; the
+#: others are counted.
 NAMED = 4
 
 
-def pace_line(pace: Pace, tr: Translator = ENGLISH) -> str:
+def pace_line(pace: Pace, tr: Translator = ENGLISH, named: int = NAMED) -> str:
     """The pace in one line of the status screen and the TV, in ``tr``'s language:
-    ``5 of 7 done; writing: AB CD``, ``Last round: 7 of 7 done``."""
+    ``5 of 7 done; writing: AB CD``, ``Last round: 7 of 7 done``; ``named`` initials of
+    those still writing at most, the others counted."""
     line = tr.gettext("{done} of {players} done").format(done=pace.done,
                                                          players=pace.players)
     if pace.writing:
-        names = " ".join(pace.writing[:NAMED])
-        more = len(pace.writing) - NAMED
+        names = " ".join(pace.writing[:named])
+        more = len(pace.writing) - named
         if more > 0:
             names += " " + tr.gettext("+{more}").format(more=more)
         line += "; " + tr.gettext("writing: {initials}").format(initials=names)
