@@ -143,6 +143,12 @@ def test_box_players_play_a_table_game_to_its_detected_end_and_are_ranked(
             expected[seat.player.initials] = (t.score(sheet).total, t.tie_break(sheet))
         ranking = phones.standings(game_id)
         assert {p.initials: (p.total, p.tie) for p in ranking} == expected
+        # The status screen and the TV's snapshot: the winner, and the ranking.
+        sim.box.ranking = phones.ranking
+        view = sim.box.view()
+        assert view.ranking == tuple((p.place, p.initials, p.total, p.shared)
+                                     for p in ranking)
+        assert view.message is not None and ranking[0].initials in view.message
         assert all(p.bot for p in ranking)
         keys = [(-p.total, -(p.tie or 0)) for p in ranking]
         assert keys == sorted(keys)

@@ -5,6 +5,7 @@ store. A simulated box with a session store rolls; the table is called as the pa
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from pitable.rules.bot.model import Act, tokens_text
 from pitable.rules.scoring import parse_sheet
 from pitable.rules.table import deal
 from pitable.rules.titles import find_title
+from tests.conftest import run_cli
 from tests.support.box import make
 
 HAZARD = "1,2,*"
@@ -290,3 +292,28 @@ def test_the_ranking_is_each_sheet_scored_as_pitable_score_does_with_the_tie_bre
     json = table.phones.table(ENGLISH)
     assert json["ended"] and [r["initials"] for r in json["ranking"]] == [
         p.initials for p in ranking]
+
+
+def test_pitable_history_shows_the_ranking_and_who_drew_on_whose_sheet(
+        table: Table, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table.roll()
+    table.roll()
+    dealt = table.view("AA")["deal"]
+    r, c = dealt["spaces"][0]
+    table.phones.place(table.tokens["AA"], {"cells": [[r, c]]})
+    game = table.store.current_game()
+    assert game is not None
+    end(table)
+    ranking = table.phones.standings(game.id)
+    code, out, _ = run_cli(capsys, "history", "--game", str(game.id),
+                           "--state-dir", str(tmp_path))
+    assert code == 0
+    line = next(x for x in out.splitlines() if x.strip().startswith("ranking:"))
+    for placing in ranking:
+        assert f"{placing.initials} {placing.total}" in line
+    assert f"AA on {dealt['owner']}'s {r},{c}" in out
+    assert out.count("(by the box)") == 2
+    code, out, _ = run_cli(capsys, "history", "--game", str(game.id), "--json",
+                           "--state-dir", str(tmp_path))
+    head = json.loads(out.splitlines()[0])
+    assert [p["initials"] for p in head["ranking"]] == [p.initials for p in ranking]

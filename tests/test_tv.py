@@ -304,3 +304,18 @@ def test_the_tv_shows_the_code_once_the_page_is_served() -> None:
     assert worker.wait_idle(30)
     assert corners.codes == [None, JoinCode(URL, "4821")]
     worker.close()
+
+
+def test_an_ended_table_game_shows_the_winner_large_and_the_ranking() -> None:
+    ended = dataclasses.replace(snapshot(None, words=()), message="Winner: AB (42)",
+                                ranking=((1, "AB", 42, False), (2, "CD", 40, False)))
+    picture = draw_tv(ended)
+    assert picture != draw_tv(dataclasses.replace(ended, ranking=()))
+    # Each line of the ranking is drawn: another second player makes another picture, in
+    # the words' part, below the dice.
+    other = draw_tv(dataclasses.replace(ended, ranking=((1, "AB", 42, False),
+                                                        (2, "XY", 40, False))))
+    changed = ImageChops.difference(picture, other).getbbox()
+    assert changed is not None and changed[1] > 1080 // 2
+    assert json.loads(json.dumps(ended.to_json()))["ranking"][0] == {
+        "place": 1, "initials": "AB", "total": 42, "shared": False}

@@ -203,6 +203,7 @@ def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServ
     if phones is not None:
         # The box's loop reads the pace (never waiting) and redraws it when told.
         box.pace = phones.pace
+        box.ranking = phones.ranking
         phones.listen(box.table_changed)
         bots = BoxPlayers(phones)
         stack.callback(bots.close)

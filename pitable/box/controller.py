@@ -63,6 +63,7 @@ from pitable.rules.table import Pace, pace_line
 
 if TYPE_CHECKING:
     from pitable.box.store import SessionStore
+    from pitable.box.players import Placing
     from pitable.web.players import BoxSeats
 
 log = logging.getLogger("pitable.box")
@@ -187,6 +188,9 @@ class Box:
     #: The box's own players (:class:`~pitable.box.box_players.BoxPlayers`), where the
     #: phones' sheets are kept; None otherwise.
     box_players: BoxSeats | None = None
+    #: An ended game's ranking by its id in the store (the phones'
+    #: :meth:`PhoneTable.ranking`, which never waits); None without phones.
+    ranking: Callable[[int], list[Placing]] | None = None
 
     def __post_init__(self) -> None:
         seeds = self.map_seeds or (lambda: fresh_seed(self.entropy))
@@ -672,6 +676,12 @@ class Box:
         pace = self.table_pace() if showing_roll and message is None else None
         if pace is not None:
             message = pace_line(pace, tr, named=pace_names(self.status.size))
+        ranking = self._ranking()
+        if ranking and self.phase is not Phase.MENU:
+            winners = [p.initials for p in ranking if p.place == 1]
+            message = tr.ngettext("Winner: {initials} ({total})",
+                                  "Winners: {initials} ({total})", len(winners)).format(
+                initials=" ".join(winners), total=ranking[0].total)
         if self.phase is Phase.ROLLING:
             message = tr.gettext("Rolling...")
         elif options is None and message is None and self.phase is not Phase.MENU:
@@ -695,7 +705,16 @@ class Box:
             map_tag=game.map.tag,
             lang=self.language,
             page=self.page,
+            ranking=tuple((p.place, p.initials, p.total, p.shared) for p in ranking),
         )
+
+    def _ranking(self) -> list[Placing]:
+        """The ranking of the game shown, once it ended at a table with players."""
+        game = self.game
+        if (self.ranking is None or not game.ended or game.store_id is None
+                or game.state.mode is not Mode.TABLE):
+            return []
+        return self.ranking(game.store_id)
 
     def notices(self) -> tuple[str, ...]:
         """The parts that are not working, in the box's language."""

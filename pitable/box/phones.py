@@ -38,6 +38,7 @@ from pitable.box.players import (
 from pitable.box.store import Game, RollRecord, SessionStore
 from pitable.errors import (
     BadInitials,
+    BadSheet,
     BadMove,
     HazardDrawn,
     IllegalMove,
@@ -142,6 +143,8 @@ class PhoneTable:
         #: What :meth:`pace` answers: figures of the last call, and every player's initials.
         self._pace: tuple[Pace, tuple[str, ...]] | None = None
         self._listeners: list[Callable[[], None]] = []
+        #: The last ranking kept: its game's id and its lines (:meth:`ranking`).
+        self._ranked: tuple[int, list[Placing]] | None = None
 
     def listen(self, told: Callable[[], None]) -> None:
         """Call ``told`` after each change of the table (a roll taken in, a move, a hazard
@@ -529,6 +532,8 @@ class PhoneTable:
         self._ended = ended if ended.ended else None
         if ended.ended:
             self._rank(ended)
+            for told in self._listeners:
+                told()
 
     def _rank(self, game: Game) -> list[Placing]:
         """Score every sheet of the ended ``game`` as ``pitable score`` does, add the
@@ -537,15 +542,28 @@ class PhoneTable:
         title = find_title(game.title)
         entries = []
         for seat in seats:
-            text = tokens_text(seat.sheet.tokens())
-            entries.append(Entry(seat.player.initials, title.score(parse_sheet(text)).total,
-                                 title.tie_break(parse_sheet(text)), bot=seat.player.bot))
+            try:
+                sheet = parse_sheet(tokens_text(seat.sheet.tokens()))
+                entries.append(Entry(seat.player.initials, title.score(sheet).total,
+                                     title.tie_break(sheet), bot=seat.player.bot))
+            except (BadSheet, IllegalMove) as exc:
+                # Not a sheet the rules score (a rules fix since it was played): it stays
+                # on disk, and out of the ranking, which says who is in it.
+                log.warning("game %d: the sheet of %s is not scored: %s", game.id,
+                            seat.player.initials, exc)
         entries += [Entry(p.initials, p.total, p.tie, paper=True)
                     for p in self.book.paper_scores(game.id)]
         placings = [Placing(s.place, s.entry.initials, s.entry.total, s.entry.tie,
                             s.entry.bot, s.entry.paper, s.shared) for s in rank(entries)]
         self.book.keep_ranking(game.id, placings)
+        self._ranked = (game.id, placings)
         return placings
+
+    def ranking(self, game_id: int) -> list[Placing]:
+        """The ranking of ``game_id`` as the last game closed here left it (never waits:
+        a snapshot, for the box's loop); none for another game."""
+        known = self._ranked
+        return list(known[1]) if known is not None and known[0] == game_id else []
 
     def _load(self, game: Game) -> None:
         table = game.map
@@ -611,7 +629,7 @@ class PhoneTable:
         if known is not None and not game.ended and self._game is not None:
             data.update(known[0].to_json())
         data["ended"] = game.ended
-        data["ranking"] = ([_placing_json(p) for p in self.book.ranking(game.id)]
+        data["ranking"] = ([placing_json(p) for p in self.book.ranking(game.id)]
                            if game.ended else None)
         data["tie_name"] = tr.gettext(tie) if tie else None
         return data
@@ -816,7 +834,8 @@ def _cell(cell: Cell | None) -> list[int] | None:
     return None if cell is None else list(cell)
 
 
-def _placing_json(placing: Placing) -> dict[str, Any]:
+def placing_json(placing: Placing) -> dict[str, Any]:
+    """One line of a game's ranking as JSON: the page's, and ``pitable history --json``'s."""
     return {"place": placing.place, "initials": placing.initials, "total": placing.total,
             "tie": placing.tie, "bot": placing.bot, "paper": placing.paper,
             "shared": placing.shared}

@@ -62,6 +62,8 @@ class TableSnapshot:
     recent: tuple[dict[str, Any], ...] = ()
     #: The language of the words ("en", "fr"...), which a watcher's own labels follow.
     lang: str = "en"
+    #: An ended table game's ranking, best first: place, initials, stars, shared.
+    ranking: tuple[tuple[int, str, int, bool], ...] = ()
 
     @property
     def roll(self) -> list[object] | None:
@@ -91,6 +93,8 @@ class TableSnapshot:
             "message": self.message,
             "recent": list(self.recent),
             "lang": self.lang,
+            "ranking": [{"place": p, "initials": i, "total": t, "shared": s}
+                        for p, i, t, s in self.ranking],
         }
 
     def same_as(self, other: TableSnapshot | None) -> bool:
@@ -168,6 +172,7 @@ class Publisher:
             message=view.message,
             recent=tuple(self._recent),
             lang=view.lang,
+            ranking=view.ranking,
         )
         if snapshot.same_as(self.latest):
             assert self.latest is not None

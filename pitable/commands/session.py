@@ -98,7 +98,7 @@ def setup_level(p: argparse.ArgumentParser) -> None:
 
 def run_history(args: argparse.Namespace) -> int:
     # Imported here: the store pulls in sqlite3, which `pitable options` does not need.
-    from pitable.box.phones import stored_seats
+    from pitable.box.phones import placing_json, stored_seats
     from pitable.box.players import PlayerBook
     from pitable.box.store import SessionStore
 
@@ -115,7 +115,10 @@ def run_history(args: argparse.Namespace) -> int:
             game = current
         records = store.rolls(game.id)
         limit = store.state(game.id).round_limit
-        players = PlayerBook(store).players(game.id)
+        book = PlayerBook(store)
+        players = book.players(game.id)
+        ranking = book.ranking(game.id)
+        deals = book.deals(game.id)
         # Their sheets, played again from their moves: a game saved before games had maps
         # has players but no sheets.
         seats = {seat.player.id: seat for seat in stored_seats(store, game, rolls=records)}
@@ -136,7 +139,8 @@ def run_history(args: argparse.Namespace) -> int:
             listed.append({**player.to_json(),
                            "score": score.total if score is not None else None,
                            "parts": [list(c) for c in score.components] if score else None})
-        print(json.dumps({"game": game.to_json(), "players": listed}))
+        print(json.dumps({"game": game.to_json(), "players": listed,
+                          "ranking": [placing_json(p) for p in ranking]}))
         for record in records:
             print(json.dumps(record.to_json()))
         return 0
@@ -165,6 +169,20 @@ def run_history(args: argparse.Namespace) -> int:
             + (f" {seats[p.id].sheet.score().total}" if p.id in seats else "")
             for p in players)
         print(f"  players: {names}")
+    if ranking:
+        tie = title.tie_break_name
+        print("  ranking: " + ", ".join(
+            f"{p.place}{'=' if p.shared else '.'} {p.initials} {p.total}"
+            + (f" ({tie.lower()} {p.tie})" if tie and p.tie is not None else "")
+            + (" (bot)" if p.bot else "") + (" (paper)" if p.paper else "")
+            for p in ranking))
+    initials = {p.id: p.initials for p in players}
+    drawn: dict[int, list[str]] = {}
+    for deal in deals:
+        where = (f" {deal.cell[0]},{deal.cell[1]}" if deal.cell is not None else " not drawn")
+        drawn.setdefault(deal.round, []).append(
+            f"{initials.get(deal.placer_id, '?')} on {initials.get(deal.owner_id, '?')}'s"
+            f"{where}{' (by the box)' if deal.by_box else ''}")
     if not records:
         print("no rolls yet")
     for record in records:
@@ -175,6 +193,8 @@ def run_history(args: argparse.Namespace) -> int:
             note = f"  {title.hazard_name} ignored ({record.hazards_after} marked)"
         at = record.at.astimezone().strftime("%H:%M:%S")
         print(f"{record.n:>4}  {at}  {record.roll}  {record.source}{note}")
+        if record.n in drawn:
+            print("        " + "; ".join(drawn[record.n]))
     return 0
 
 

@@ -117,6 +117,8 @@ class StatusView:
     lang: str = "en"
     #: The page shown, counted from 0 and taken modulo :func:`page_count`.
     page: int = 0
+    #: An ended table game's ranking: place, initials, stars, shared, one a line.
+    ranking: tuple[tuple[int, str, int, bool], ...] = ()
 
 
 #: The adventurer levels, for a finished game's screen (their names are kept in English in

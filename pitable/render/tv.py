@@ -64,6 +64,8 @@ class TableView(Protocol):
     def recent(self) -> tuple[dict[str, Any], ...]: ...
     @property
     def lang(self) -> str: ...
+    @property
+    def ranking(self) -> tuple[tuple[int, str, int, bool], ...]: ...
 
 
 def face_of(value: object) -> Face:
@@ -176,7 +178,11 @@ def draw_tv(view: TableView, size: tuple[int, int] = DEFAULT_SIZE,
     # The numbers the roll allows, or what the box is doing.
     numbers_h = round(130 * u)
     text_right = width - margin - (side + margin if side else 0)
-    if view.rolling:
+    if view.ranking and not view.rolling:
+        # An ended table game: the winner, large, where the numbers were.
+        _text(draw, (margin, y, width - margin, y + numbers_h), view.message or "", BOLD,
+              INK, most=round(120 * u), align="center")
+    elif view.rolling:
         _text(draw, (margin, y, width - margin, y + numbers_h), _("Rolling..."), BOLD, DIM,
               most=round(110 * u), align="center")
     elif view.result is not None:
@@ -196,6 +202,11 @@ def draw_tv(view: TableView, size: tuple[int, int] = DEFAULT_SIZE,
 
     # The status screen's words, below, left of the join code.
     words = [w for w in view.words if w] if not view.rolling else []
+    if view.ranking and not view.rolling:
+        # The ranking below it, best first, under its heading.
+        words = [_("Ranking")] + [
+            f"{place}{'=' if shared else '.'} {initials}  {total}"
+            for place, initials, total, shared in view.ranking]
     recent_h = round(60 * u)
     words_bottom = height - margin - recent_h - round(10 * u)
     if words:
