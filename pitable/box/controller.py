@@ -62,8 +62,8 @@ from pitable.rules.session import Mode
 from pitable.rules.table import Pace, pace_line
 
 if TYPE_CHECKING:
-    from pitable.box.store import SessionStore
     from pitable.box.players import Placing
+    from pitable.box.store import SessionStore
     from pitable.web.players import BoxSeats
 
 log = logging.getLogger("pitable.box")

@@ -38,8 +38,8 @@ from pitable.box.players import (
 from pitable.box.store import Game, RollRecord, SessionStore
 from pitable.errors import (
     BadInitials,
-    BadSheet,
     BadMove,
+    BadSheet,
     HazardDrawn,
     IllegalMove,
     NoGame,
