@@ -13,6 +13,7 @@ import pytest
 from pitable.box.box_players import BoxPlayers
 from pitable.box.controller import CONFIRM_S
 from pitable.box.phones import PhoneTable
+from pitable.box.players import PlayerBook
 from pitable.box.sim import Simulator
 from pitable.box.store import SessionStore
 from pitable.rules.base import ENGLISH
@@ -166,3 +167,43 @@ def wait_for_bots(phones: PhoneTable, round_: int, limit_s: float = 20.0) -> Non
             return
         time.sleep(0.005)
     raise AssertionError(f"the box's players did not finish round {round_}")
+
+
+@pytest.mark.parametrize("title", ["valley", "temple"])
+def test_after_a_restart_the_box_s_players_play_on_where_they_were(
+        tmp_path: Path, title: str, caplog: pytest.LogCaptureFixture) -> None:
+    dice = random.Random(5)
+    faces = ["1", "2", "3", "4", "5", "*"]
+    rolls = [",".join(dice.choice(faces) for _ in range(3)) for _ in range(200)]
+    rolls[1] = rolls[4] = "2,3,*"
+    sim, phones = phone_box(tmp_path, *rolls, title=title)
+    bots = BoxPlayers(phones)
+    try:
+        assert [bots.add("greedy"), bots.add("plan")] == ["ZA", "ZB"]
+        for _ in range(6):
+            press(sim, phones)
+            wait_for_bots(phones, sim.box.game.state.rounds)
+        bots.close()
+        # The box restarts: its table and its players are built again from its store.
+        phones = PhoneTable(phones.store)
+        sim.box.pace = phones.pace
+        again = BoxPlayers(phones)
+        bots = again
+        assert again.resume() == ["ZA", "ZB"]
+        assert again.resume() == [], "each is resumed once"
+        caplog.set_level("INFO", logger="pitable.box_players")
+        for _ in range(6):
+            press(sim, phones)
+            wait_for_bots(phones, sim.box.game.state.rounds)
+        assert not [r for r in caplog.records if "refused" in r.getMessage()], [
+            r.getMessage() for r in caplog.records]
+        game = sim.box.game.store_id
+        assert game is not None
+        book = PlayerBook(phones.store)
+        written = {r.n for r in phones.store.rolls(game) if not r.hazard and r.n > 6}
+        for player in book.players(game):
+            assert {m.round for m in book.moves(player.id)} >= written, player.initials
+            assert book.done_rounds(player.id) >= set(range(7, 13))
+    finally:
+        bots.close()
+        sim.close()

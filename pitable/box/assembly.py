@@ -30,7 +30,7 @@ from pitable.box.games import Asked, Store
 from pitable.box.parts import DisplaySlot
 from pitable.box.tv import TvWorker, start_tv
 from pitable.config import Config, DisplayConfig
-from pitable.errors import WebError
+from pitable.errors import StoreError, WebError
 from pitable.hw.gpio import Controls, RoundLeds
 from pitable.hw.oled import I2CPanelSpec, open_panel
 from pitable.rules import Die
@@ -207,6 +207,11 @@ def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServ
         phones.listen(box.table_changed)
         bots = BoxPlayers(phones)
         stack.callback(bots.close)
+        # The box's players of the game in progress play on after a restart.
+        try:
+            bots.resume()
+        except StoreError as exc:
+            log.warning("the box's players could not be found again: %s", exc)
         box.box_players = bots
     server = WebServer(config.web.bind, config.web.port, config.web.pin or random_pin(),
                        box.post, names=config.web.names, phones=phones,

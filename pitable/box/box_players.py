@@ -12,11 +12,21 @@ drawn on its own sheet.
 The bots think on one thread of their own, woken by every change of the table, so a
 planning bot never holds up a phone's call: the table is locked only while it reads what
 it has to play and while each move is stored.
+
+A box's player's token is derived (HMAC-SHA256) from a key the store keeps and from its
+game and initials, and its strength is kept in the store's settings, so that after a
+restart (:meth:`BoxPlayers.resume`) the box finds its sheets again and plays on: its bot's
+own view of each sheet is played again from the game's rolls, the hazards others drew
+there and its own moves, which its bot chooses again as it chose them (the greedy bot and
+the planner, whose dice are seeded by the round, choose alike from alike).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
+import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +47,10 @@ MAX_BOX_PLAYERS = 8
 TOO_MANY = N_("the box plays 8 sheets at most")
 #: Seconds the bots' thread waits for a change before it looks again all the same.
 IDLE_S = 1.0
+#: The store's setting that keeps the key the box's players' tokens are derived with.
+KEY_SETTING = "box_players_key"
+#: The store's setting that keeps a box's player's strength.
+STRENGTH_SETTING = "box_player_strength:{game}:{initials}"
 
 
 @dataclass
@@ -65,7 +79,79 @@ class BoxPlayers:
         self._guard = threading.Lock()
         self._thread: threading.Thread | None = None
         self._watchers: list[Callable[[str, str | None], None]] = []
+        self._key: bytes | None = None
         table.listen(self._wake.set)
+
+    def _token(self, game_id: int, initials: str) -> str:
+        """The token of the box's player ``initials`` at game ``game_id``."""
+        if self._key is None:
+            store = self.table.store
+            kept = store.setting(KEY_SETTING)
+            if kept is None:
+                kept = secrets.token_hex(32)
+                store.set_setting(KEY_SETTING, kept)
+            self._key = bytes.fromhex(kept)
+        return hmac.new(self._key, f"{game_id}:{initials}".encode(),
+                        hashlib.sha256).hexdigest()
+
+    def resume(self) -> list[str]:
+        """Play on the box's players of the game in progress after a restart: their
+        initials. Each one's bot plays its sheet again up to where it stands."""
+        game_id = self.table.current_game_id()
+        if game_id is None:
+            return []
+        resumed = []
+        with self._guard:
+            self._forget_ended()
+            playing = {b.initials for b in self._bots}
+            for record in self.table.book.players(game_id):
+                if not record.bot or record.initials in playing:
+                    continue
+                token = self._token(game_id, record.initials)
+                try:
+                    self.table.seat(token)
+                except NotAPlayer:
+                    log.warning("the box's player %s of game %d cannot be found again",
+                                record.initials, game_id)
+                    continue
+                strength = self.table.store.setting(STRENGTH_SETTING.format(
+                    game=game_id, initials=record.initials)) or "greedy"
+                if strength not in STRENGTHS:
+                    strength = "greedy"
+                bot = BoxBot(token, record.initials, strength, game_id)
+                self._replay(bot)
+                self._bots.append(bot)
+                resumed.append(record.initials)
+            if resumed:
+                self._start()
+        self._wake.set()
+        return resumed
+
+    def _replay(self, bot: BoxBot) -> None:
+        """Bring ``bot``'s own view of its sheet to where the sheet stands: each roll's
+        hazard drawn there by another, then the turn its bot would play, round by round;
+        the round in progress only once its turn was said done."""
+        found = self.table.replay_of(bot.token)
+        if found is None:
+            return
+        rolls, placed, done_now = found
+        turn = self.table.turn_of(bot.token)
+        if turn is None:
+            return
+        mover = self._mover(bot, turn)
+        solo = self.table.solo()
+        for n, options in rolls:
+            if n == turn.round and not done_now:
+                if n in placed:
+                    bot.told.add(n)
+                    _inner(mover).take_hazard(placed[n])
+                break
+            if n in placed:
+                bot.told.add(n)
+                _inner(mover).take_hazard(placed[n])
+            if not options.hazard or solo:
+                mover.turn(options, n)
+            bot.played = n
 
     def watch(self, told: Callable[[str, str | None], None]) -> None:
         """Call ``told`` with a box's player's initials after it played (a move, a hazard
@@ -88,20 +174,30 @@ class BoxPlayers:
             self._forget_ended()
             if len(self._bots) >= MAX_BOX_PLAYERS:
                 raise IllegalMove(TOO_MANY)
+            game_id = self.table.current_game_id()
+            if game_id is None:
+                raise NoGame("no game is in progress: start one on the box")
             for initials in bot_initials():
                 try:
-                    token, seat, _new = self.table.join(initials, bot=True)
+                    token, seat, new = self.table.join(
+                        initials, self._token(game_id, initials), bot=True)
                 except InitialsTaken:
                     continue
-                break
+                if new:
+                    break
+            self.table.store.set_setting(STRENGTH_SETTING.format(
+                game=seat.game.id, initials=seat.player.initials), strength)
             bot = BoxBot(token, seat.player.initials, strength, seat.game.id)
             self._bots.append(bot)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, daemon=True,
-                                                name="pitable-box-players")
-                self._thread.start()
+            self._start()
         self._wake.set()
         return bot.initials
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, daemon=True,
+                                            name="pitable-box-players")
+            self._thread.start()
 
     def close(self) -> None:
         self._stop.set()

@@ -157,14 +157,17 @@ class PhoneTable:
              bot: bool = False) -> tuple[str, Seat, bool]:
         """Seat a player at the game in progress: the token that names their sheet, the
         seat, and whether it is new (a token already seated at this game keeps its seat).
-        ``bot``: the box itself plays this sheet."""
+        ``bot``: the box itself plays this sheet, and a new seat takes ``token`` as its own
+        (the box's player derives it, to find its sheet again after a restart); a phone's
+        new seat always gets a fresh random token."""
         with self._lock:
             game = self._sync()
             if token is not None:
                 seat = self._seat_of(token)
                 if seat is not None and seat.game.id == game.id:
                     return token, seat, False
-            token = secrets.token_urlsafe(TOKEN_BYTES)
+            if not (bot and token is not None):
+                token = secrets.token_urlsafe(TOKEN_BYTES)
             record = self.book.join(game.id, initials, token, bot=bot)
             seat = self._seat(record, game)
             self._by_hash[token_hash(token)] = record.id
@@ -386,6 +389,23 @@ class PhoneTable:
                            sheet.over_before_turn() or seat.game.ended, placed,
                            deal is not None and deal.cell is None, costs,
                            seat.sheet.sheet, dealt)
+
+    def replay_of(self, token: str) -> tuple[list[tuple[int, Options]], dict[int, Cell],
+                                               bool] | None:
+        """What the box's player ``token`` needs to play its sheet again after a restart:
+        each roll's round and what it allows, the hazards others drew on its sheet by
+        round, and whether it said its turn in progress done; None when its game is not
+        the one in progress."""
+        with self._lock:
+            try:
+                seat = self._current(token)
+            except (NotAPlayer, IllegalMove):
+                return None
+            title = seat.sheet.title
+            rolls = [(r.n, title.options(r.roll, r.hazards_after - r.hazard))
+                     for r in self._rolls]
+            placed = {rnd: action.cell for rnd, action in seat.sheet.placed.items()}
+            return rolls, placed, seat.sheet.done
 
     def current_game_id(self) -> int | None:
         """The store's id of the game in progress (None between games)."""
