@@ -292,3 +292,10 @@ def test_three_phones_and_the_box_play_a_table_game_to_its_end_and_read_the_rank
         else:
             assert places[a] < places[b]
     assert browser.find_element("css selector", "#ranking li.first").is_displayed()
+    # Every finished sheet, the box's player's too, each drawn as its player filled it.
+    wait_for(browser, lambda: len(browser.find_elements(
+        "css selector", "#finished-sheets figure")) == len(scored), "every finished sheet")
+    drawn = browser.execute_script(
+        "return [...document.querySelectorAll('#finished-sheets figure')].map((f) =>"
+        " [f.dataset.initials, f.querySelectorAll('[data-cell]').length])")
+    assert {i for i, _ in drawn} == set(scored) and all(n > 0 for _, n in drawn)

@@ -95,6 +95,7 @@ PAGE_WORDS: dict[str, str] = {
     "writing": N_("still writing: {initials}"),
     "last_round": N_("Last round: the game ends after it"),
     "ranking": N_("Ranking"),
+    "finished_sheets": N_("Every finished sheet"),
     "ranked": N_("{place}. {initials}, stars: {total}"),
     "ranked_shared": N_("{place}= {initials}, stars: {total}"),
     "bot_player": N_("(the box)"),

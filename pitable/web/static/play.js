@@ -42,6 +42,7 @@ let words = {
     writing: "still writing: {initials}",
     last_round: "Last round: the game ends after it",
     ranking: "Ranking",
+    finished_sheets: "Every finished sheet",
     ranked: "{place}. {initials}, stars: {total}",
     ranked_shared: "{place}= {initials}, stars: {total}",
     bot_player: "(the box)",
@@ -490,10 +491,44 @@ function showTable(t) {
     return li;
   }));
   document.getElementById("paper").hidden = !t.ended;
+  if (ranked) showFinished(t);
+  document.getElementById("finished").hidden = !ranked;
   const tieLabel = document.getElementById("paper-tie-label");
   tieLabel.hidden = !t.tie_name;
   document.getElementById("paper-tie-name").textContent = t.tie_name || "";
   document.getElementById("rival").hidden = Boolean(t.ended) || !sheet || Boolean(sheet.over);
+}
+
+// At the end, every finished sheet of the table, each under its player's initials and stars,
+// read from the box once for each ranking.
+let finishedFor = null;
+
+async function showFinished(t) {
+  const key = JSON.stringify(t.ranking);
+  if (key === finishedFor) return;
+  finishedFor = key;
+  const answer = await api("GET", `/api/sheets?lang=${encodeURIComponent(words.lang)}`);
+  if (!answer || answer.status !== 200) {
+    finishedFor = null;  // asked again with the next change of the table
+    return;
+  }
+  const box = document.getElementById("finished-sheets");
+  box.replaceChildren(...answer.body.sheets.map((s) => {
+    const figure = document.createElement("figure");
+    figure.className = "finished";
+    figure.dataset.initials = s.player.initials;
+    const caption = document.createElement("figcaption");
+    caption.textContent = `${s.player.initials} · ${say("total")} ${s.score.total}`;
+    const frame = document.createElement("div");
+    frame.className = "finished-frame";
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", caption.textContent);
+    frame.append(svg);
+    figure.append(caption, frame);
+    drawMap(s, { svg, frame, spaces: new Set(), tap: () => {} });
+    return figure;
+  }));
 }
 
 async function addPaperScore(event) {
