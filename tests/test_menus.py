@@ -116,6 +116,12 @@ class FakeBox:
     def add_box_player(self, strength: str) -> None:
         self.did.append(("box player", strength))
 
+    def takes_paper_scores(self) -> bool:
+        return self.sheets_kept and self.game.ended
+
+    def add_paper_score(self, initials: str, total: int) -> None:
+        self.did.append(("paper", initials, total))
+
 
 class Strict:
     """Hands on to ``box`` only what MenuBox names, and refuses anything else."""
@@ -188,6 +194,40 @@ def test_the_box_is_seated_as_a_player_at_the_strength_chosen(box: FakeBox) -> N
     menus = Menus(strict(box))
     menus.open()
     assert "Box as player" not in labels(menus)
+
+
+def test_a_paper_player_s_initials_and_stars_are_entered_letter_by_letter(
+        box: FakeBox) -> None:
+    box.sheets_kept = True
+    menus = Menus(strict(box))
+    menus.open()
+    assert "Paper player's stars" not in labels(menus), "not before the game's end"
+    box.game.ended = True
+    menus = Menus(strict(box))
+    menus.open()
+    choose(menus, "Paper player's stars")
+    for letter in "PQ":
+        assert menus.entry is not None
+        menus.move(ord(letter) - ord("A"))
+        assert labels(menus)[0].endswith(letter)
+        menus.choose()
+    assert menus.entry is not None
+    menus.move(-1)  # past Z, round to "that is all"
+    assert "PQ" in labels(menus)[0]
+    menus.choose()
+    assert menus.entry is not None and menus.entry.note == "PQ"
+    menus.move(31)
+    menus.choose()
+    assert box.did[-1] == ("paper", "PQ", 31)
+    # Three letters end the initials by themselves.
+    menus = Menus(strict(box))
+    menus.open()
+    choose(menus, "Paper player's stars")
+    for _ in range(3):
+        menus.choose()
+    menus.move(-2)
+    menus.choose()
+    assert box.did[-1] == ("paper", "AAA", -2)
 
 
 def test_a_solo_game_ends_with_the_score_entered(box: FakeBox) -> None:

@@ -207,3 +207,28 @@ def test_after_a_restart_the_box_s_players_play_on_where_they_were(
     finally:
         bots.close()
         sim.close()
+
+
+def test_a_paper_player_s_stars_entered_on_the_box_join_the_ranking(tmp_path: Path) -> None:
+    sim, phones = phone_box(tmp_path, "2,3,4", "1,2,2")
+    try:
+        phones.join("AN")
+        press(sim, phones)
+        sim.box.paper_scores = phones.add_paper
+        sim.box.ranking = phones.ranking
+        assert not sim.box.takes_paper_scores()
+        sim.box.end_game()
+        phones.sync()
+        assert sim.box.takes_paper_scores()
+        sim.box.add_paper_score("AN", 12)
+        assert sim.box.message == "these initials are a player's on a phone"
+        sim.box.add_paper_score("PQ", 99)
+        assert sim.box.message == "PQ's stars are in the ranking"
+        game_id = sim.box.game.store_id
+        assert game_id is not None
+        ranking = phones.standings(game_id)
+        assert (ranking[0].initials, ranking[0].paper) == ("PQ", True)
+        sim.advance(0.1)
+        assert sim.box.view().ranking[0][1] == "PQ"
+    finally:
+        sim.close()

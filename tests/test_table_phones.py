@@ -18,9 +18,12 @@ from pitable.box.players import PlayerBook
 from pitable.box.sim import Simulator
 from pitable.box.store import SessionStore
 from pitable.errors import BadMove, IllegalMove, InitialsTaken
+from pitable.rules import Roll
 from pitable.rules.base import ENGLISH
 from pitable.rules.bot.model import Act, tokens_text
+from pitable.rules.phone import PlayerSheet
 from pitable.rules.scoring import parse_sheet
+from pitable.rules.sheets import Side
 from pitable.rules.table import deal
 from pitable.rules.titles import find_title
 from tests.conftest import run_cli
@@ -317,3 +320,30 @@ def test_pitable_history_shows_the_ranking_and_who_drew_on_whose_sheet(
                            "--state-dir", str(tmp_path))
     head = json.loads(out.splitlines()[0])
     assert [p["initials"] for p in head["ranking"]] == [p.initials for p in ranking]
+
+
+@pytest.mark.parametrize("key", ["valley", "island", "temple"])
+def test_the_spaces_offered_for_a_hazard_are_every_space_the_rules_allow(key: str) -> None:
+    title = find_title(key)
+    sheet = title.generate_sheet(Side.A, 7)
+    rng = random.Random(key)
+    phone = PlayerSheet(sheet)
+    everywhere = [(r, c) for r in range(sheet.grid_height) for c in range(sheet.grid_width)]
+    checked = 0
+    for n in range(16):
+        if n % 4 == 3:
+            phone.start_turn(Roll.from_str("2,3,*"), phone.hazards)
+            spaces = phone.hazard_spaces()
+            assert spaces == [c for c in everywhere if not phone.hazard_breaches(c)]
+            if not spaces:
+                break
+            phone.place_hazard(rng.choice(spaces))
+            checked += 1
+        else:
+            phone.start_turn(Roll.from_str(rng.choice(["2,3,4", "5,1,3", "3,3,2", "4,2,5"])),
+                             phone.hazards)
+            legal = [a for a in phone.legal() if len(a.cells) == 1]
+            if legal:
+                phone.play(rng.choice(legal))
+        phone.finish_turn()
+    assert checked >= 3

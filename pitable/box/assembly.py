@@ -204,6 +204,7 @@ def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServ
         # The box's loop reads the pace (never waiting) and redraws it when told.
         box.pace = phones.pace
         box.ranking = phones.ranking
+        box.paper_scores = phones.add_paper
         phones.listen(box.table_changed)
         bots = BoxPlayers(phones)
         stack.callback(bots.close)

@@ -49,7 +49,14 @@ from pitable.box.snapshot import Publisher
 from pitable.box.table_map import TableMap, fresh_seed
 from pitable.box.timers import Timer, timers_of
 from pitable.config import BoxConfig
-from pitable.errors import EntropyError, IllegalMove, NoGame, StoreError, TableFull
+from pitable.errors import (
+    EntropyError,
+    IllegalMove,
+    InitialsTaken,
+    NoGame,
+    StoreError,
+    TableFull,
+)
 from pitable.hw.clock import Clock
 from pitable.hw.entropy import EntropySource
 from pitable.hw.gpio import Change, LevelDebounce, RoundLeds
@@ -191,6 +198,9 @@ class Box:
     #: An ended game's ranking by its id in the store (the phones'
     #: :meth:`PhoneTable.ranking`, which never waits); None without phones.
     ranking: Callable[[int], list[Placing]] | None = None
+    #: Keeps a paper player's stars at an ended game (the phones'
+    #: :meth:`PhoneTable.add_paper`): the game's id, initials, stars.
+    paper_scores: Callable[[int, str, int], None] | None = None
 
     def __post_init__(self) -> None:
         seeds = self.map_seeds or (lambda: fresh_seed(self.entropy))
@@ -496,6 +506,35 @@ class Box:
         else:
             log.info("the box plays a sheet as %s (%s)", initials, strength)
             self.message = _("The box plays as {initials}").format(initials=initials)
+        self.draw_status()
+
+    def takes_paper_scores(self) -> bool:
+        """A paper player's stars may be given here: an ended table game whose phones'
+        sheets are kept."""
+        game = self.game
+        return (self.paper_scores is not None and game.ended and game.store_id is not None
+                and game.state.mode is Mode.TABLE)
+
+    def add_paper_score(self, initials: str, total: int) -> None:
+        """A paper player's stars, entered in the menu, into the ended game's ranking;
+        said on the status screen, or why not."""
+        _ = self.tr.gettext
+        game_id = self.game.store_id
+        if self.paper_scores is None or game_id is None:
+            return
+        try:
+            self.paper_scores(game_id, initials, total)
+        except InitialsTaken:
+            self.message = _("these initials are a player's on a phone")
+        except IllegalMove as exc:
+            self.message = self.tr.gettext(exc.rule)
+        except StoreError as exc:
+            log.warning("a paper player's stars were not kept: %s", exc)
+            self.message = _("not saved: try again")
+        else:
+            log.info("paper player %s: %d stars", initials, total)
+            self.message = _("{initials}'s stars are in the ranking").format(
+                initials=initials)
         self.draw_status()
 
     def print_player_sheet(self, game_id: int, player_id: int) -> None:

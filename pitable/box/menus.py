@@ -32,6 +32,9 @@ log = logging.getLogger("pitable.box")
 
 #: The least and the most stars the score entry allows.
 SCORE_RANGE = (-200, 400)
+#: The letters of a paper player's initials, entered one at a time, and how many at most.
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+MOST_INITIALS = 3
 #: The strengths the box plays its own sheet at, as the menu names them, weakest first.
 BOX_PLAYER_STRENGTHS = (("greedy", N_("Quick rival")), ("plan", N_("Planning rival")),
                         ("deep", N_("Deep rival")))
@@ -140,6 +143,14 @@ class MenuBox(Protocol):
 
     def add_box_player(self, strength: str) -> None:
         """Seat the box as one more player at ``strength``, and say so."""
+        ...
+
+    def takes_paper_scores(self) -> bool:
+        """A paper player's stars may be given: an ended table game with phones."""
+        ...
+
+    def add_paper_score(self, initials: str, total: int) -> None:
+        """A paper player's stars into the ended game's ranking, and say so."""
         ...
 
 
@@ -296,6 +307,8 @@ class Menus:
             items.append((_("End game"), self._end_table_game))
         if not box.game.ended and box.plays_sheets():
             items.append((_("Box as player"), self._box_player_menu))
+        if box.takes_paper_scores():
+            items.append((_("Paper player's stars"), self._paper_initials))
         # The code to join the table's page, on the screen and on paper.
         items.append((_("Show join code"), self._show_join))
         if box.printer is not None and serves_page(box):
@@ -378,6 +391,39 @@ class Menus:
             self.box.add_box_player(strength)
 
         return add
+
+    def _paper_initials(self, so_far: str = "") -> None:
+        """A paper player's initials, a letter at a time (one to three: after the first,
+        the value past Z ends them), then their stars."""
+        _ = self.tr.gettext
+        most = len(LETTERS) if so_far else len(LETTERS) - 1
+
+        def unit(value: int) -> str:
+            if value < len(LETTERS):
+                return so_far + LETTERS[value]
+            return _("{initials}: that is all").format(initials=so_far)
+
+        def done(value: int) -> None:
+            if value >= len(LETTERS):
+                self._paper_stars(so_far)
+            elif len(so_far) + 1 == MOST_INITIALS:
+                self._paper_stars(so_far + LETTERS[value])
+            else:
+                self._paper_initials(so_far + LETTERS[value])
+
+        self.entry = Entry(_("Initials {number}/{parts}: turn, push").format(
+            number=len(so_far) + 1, parts=MOST_INITIALS), 0, (0, most), unit, done,
+            wraps=True)
+        self.box.draw_status()
+
+    def _paper_stars(self, initials: str) -> None:
+        def done(total: int) -> None:
+            self.box.close_menu()
+            self.box.add_paper_score(initials, total)
+
+        self.entry = Entry(self.tr.gettext("Score: turn, push"), 0, SCORE_RANGE, self._stars,
+                           done, note=initials)
+        self.box.draw_status()
 
     def _end_table_game(self) -> None:
         self.box.end_game()

@@ -275,14 +275,23 @@ class PhoneTable:
         the game, once it has ended; the ranking is kept again with them."""
         with self._lock:
             seat = self.seat(token)
-            game = self.store.game(seat.game.id)
-            if not game.ended:
-                raise refusal(NOT_ENDED, seat.sheet.round)
             initials, total, tie = parse_score(body)
-            self.book.add_paper_score(game.id, initials, total, tie)
+            self.add_paper(seat.game.id, initials, total, tie)
+            return {"initials": initials}
+
+    def add_paper(self, game_id: int, initials: str, total: int,
+                  tie: int | None = None) -> None:
+        """A paper player's stars at game ``game_id``, once it has ended (from a phone, or
+        from the box's menu), and the ranking kept again with them:
+        :class:`IllegalMove` before the end, :class:`InitialsTaken` for a phone player's
+        initials."""
+        with self._lock:
+            game = self.store.game(game_id)
+            if not game.ended:
+                raise refusal(NOT_ENDED)
+            self.book.add_paper_score(game.id, initials_key(initials), total, tie)
             self._rank(game)
             self._changed()
-            return {"initials": initials}
 
     def view(self, seat: Seat, tr: Translator, *, own: bool = True) -> dict[str, Any]:
         """What a phone is sent of ``seat`` (:func:`sheet_json`), with the hazard it was

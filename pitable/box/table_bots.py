@@ -73,10 +73,19 @@ class TableBot:
     #: The game's mode, as its sheet says.
     _mode: str = "table"
     #: Moves worked out ahead of their round (:meth:`plan`), by round.
-    _planned: dict[int, list[Action]] = field(default_factory=dict)
+    #: Each with the bot's own view of its sheet once they are made (a copy: the view
+    #: as it stands takes in the hazards others drew first, should there be any).
+    _planned: dict[int, tuple[list[Action], Player]] = field(default_factory=dict)
     #: The hazards it drew at a table: the owner's initials, when it asked
     #: (``time.perf_counter``), and the page's answer.
     placed: list[tuple[str, float, int]] = field(default_factory=list)
+    #: The moves acknowledged in each game it played, the one in progress last (its
+    #: :attr:`acknowledged`).
+    games: list[list[tuple[int, str, tuple[tuple[int, int], ...], object]]] = field(
+        default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.games.append(self.acknowledged)
 
     def call(self, method: str, path: str, body: object = None) -> tuple[int, Any]:
         """One call to the page, timed: its status and its JSON."""
@@ -113,6 +122,17 @@ class TableBot:
         self._mode = answer["sheet"]["game"]["mode"]
         return answer["sheet"]
 
+    def rejoin(self) -> dict[str, Any]:
+        """Join the new game in progress on a new sheet (the last one ended); its sheet.
+        The moves it had acknowledged stay, by game, in :attr:`games`."""
+        self.token = None
+        self._player = None
+        self._round = 0
+        self._planned.clear()
+        self.acknowledged = []
+        self.games.append(self.acknowledged)
+        return self.join()
+
     def sheet(self) -> dict[str, Any]:
         status, answer = self.call("GET", "/api/sheet")
         if status != 200:
@@ -127,10 +147,11 @@ class TableBot:
             return
         title = player.title
         options = title.options(Roll.from_str(faces), hazards_marked)
+        twin = player.clone()
         if options.hazard and self._mode != "solo":
-            self._planned[round_] = []
+            self._planned[round_] = ([], twin)
         else:
-            self._planned[round_] = list(player.turn(options, round_))
+            self._planned[round_] = (list(twin.turn(options, round_)), twin)
 
     def play_turn(self, sheet: dict[str, Any] | None = None) -> bool:
         """Play the turn in progress, if it has not played it yet: the bot's moves, each
@@ -140,9 +161,12 @@ class TableBot:
         if turn is None or turn["done"] or sheet["over"] or turn["round"] <= self._round:
             return False
         self._round = turn["round"]
-        planned = self._planned.pop(self._round, None)
+        ahead = self._planned.pop(self._round, None)
+        planned = None
         if self._take_in_hazards(sheet):
-            planned = None  # worked out before another's hazard was on its sheet
+            ahead = None  # worked out before another's hazard was on its sheet
+        if ahead is not None:
+            planned, self._player = ahead
         self._draw_dealt(sheet)
         for action in planned if planned is not None else self._choose(sheet):
             move = {"act": action.act.value, "cells": [list(c) for c in action.cells],
@@ -260,6 +284,11 @@ class BotTable:
                                                   name="bot-watch"))
         for thread in self._threads:
             thread.start()
+
+    def new_game(self) -> None:
+        """A new game began (every bot joined it): its rolls count from 1 again."""
+        with self._changed:
+            self._round = 0
 
     def rolled(self, round_: int) -> None:
         """Round ``round_`` was rolled: every bot plays it."""

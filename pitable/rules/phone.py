@@ -87,6 +87,10 @@ class PlayerSheet:
         self.done = False
         self._now: Replay | None = None
         self._legal: list[Action] | None = None
+        #: Where this roll's hazard may go, until the sheet changes (:meth:`hazard_spaces`).
+        self._spaces: list[Cell] | None = None
+        #: The last score counted, and the sheet it counted (:meth:`score`).
+        self._scored: tuple[str, Score] | None = None
         #: The closed turns ended the game (None: not asked since the last closed).
         self._ended: bool | None = None
 
@@ -137,6 +141,7 @@ class PlayerSheet:
     def _forget(self) -> None:
         self._now = None
         self._legal = None
+        self._spaces = None
 
     # --- the moves ---------------------------------------------------------------------
 
@@ -219,9 +224,25 @@ class PlayerSheet:
         if (self.options is None or self.solo or not self.options.hazard
                 or self.round in self.placed):
             return []
-        now = self.replay()
-        return sorted(c for c, k in now.kind.items()
-                      if k.fillable and now.empty(c) and not self.hazard_breaches(c))
+        # Kept until the sheet changes: every phone at the table reads it after the roll,
+        # the player dealt it and its owner again after each of their calls.
+        if self._spaces is None:
+            now = self.replay()
+            empty = sorted(c for c, k in now.kind.items() if k.fillable and now.empty(c))
+            if self.actions:
+                self._spaces = [c for c in empty if not self.hazard_breaches(c)]
+            else:
+                # With no move of the owner's in the turn yet, whether a table's hazard
+                # may go on an empty space depends on the space's kind alone (it has no
+                # adjacency rule): the rules are asked once a kind, not once a space, so
+                # that a hundred phones read their deals in time.
+                allowed: dict[Kind, bool] = {}
+                for c in empty:
+                    kind = now.kind[c]
+                    if kind not in allowed:
+                        allowed[kind] = not self.hazard_breaches(c)
+                self._spaces = [c for c in empty if allowed[now.kind[c]]]
+        return list(self._spaces)
 
     def score_with_hazard(self, cell: Cell) -> int:
         """The sheet's total were this roll's hazard drawn at ``cell`` now (a space
@@ -353,8 +374,12 @@ class PlayerSheet:
         return name + tokens_text(self.tokens())
 
     def score(self) -> Score:
-        """The sheet's score as it stands, as ``pitable score`` counts it."""
-        return self.title.score(parse_sheet(tokens_text(self.tokens())))
+        """The sheet's score as it stands, as ``pitable score`` counts it (kept with the
+        sheet it counted: each view of it shows it, and a roll changes nothing on it)."""
+        text = tokens_text(self.tokens())
+        if self._scored is None or self._scored[0] != text:
+            self._scored = (text, self.title.score(parse_sheet(text)))
+        return self._scored[1]
 
     def history(self) -> list[TurnRecord]:
         """Every turn's roll and moves, the one in progress last."""
