@@ -526,6 +526,8 @@ class Box:
             self.paper_scores(game_id, initials, total)
         except InitialsTaken:
             self.message = _("these initials are a player's on a phone")
+        except TableFull:
+            self.message = _("the table is full")
         except IllegalMove as exc:
             self.message = self.tr.gettext(exc.rule)
         except StoreError as exc:

@@ -454,7 +454,8 @@ class PlayerBook:
                         tie: int | None = None) -> PaperScore:
         """Keep the stars of ``initials``, who played ``game_id`` on paper (entered again,
         the new figures stand). :class:`InitialsTaken` for the initials of a player on a
-        phone at that game."""
+        phone at that game, :class:`TableFull` for a new one at a game of
+        :data:`MAX_PLAYERS` players, on phones and on paper."""
         key = initials_key(initials)
         for name, value in (("total", total), ("tie", tie)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
@@ -466,6 +467,16 @@ class PlayerBook:
             if db.execute("SELECT 1 FROM players WHERE game_id = ? AND initials = ?",
                           (game_id, key)).fetchone():
                 raise InitialsTaken(f"game {game_id} has a player {key} on a phone")
+            known = db.execute("SELECT 1 FROM paper_scores WHERE game_id = ? AND initials = ?",
+                               (game_id, key)).fetchone()
+            (count,) = db.execute(
+                "SELECT (SELECT COUNT(*) FROM players WHERE game_id = ?)"
+                " + (SELECT COUNT(*) FROM paper_scores WHERE game_id = ?)",
+                (game_id, game_id)).fetchone()
+            if not known and count >= MAX_PLAYERS:
+                # A table has a hundred players at most, on phones and on paper: no more
+                # lines in its ranking for anyone to make up.
+                raise TableFull(f"game {game_id} has {count} players: it takes no more")
             db.execute(
                 "INSERT INTO paper_scores (game_id, initials, total, tie, at)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id, initials) DO UPDATE"

@@ -436,6 +436,8 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
             return _error(409, _refusal(exc, tr))
         except InitialsTaken:
             return _error(409, tr.gettext("these initials are a player's on a phone"))
+        except TableFull:
+            return _error(409, tr.gettext("the table is full"))
         announce_table(answer["table"])
         return JSONResponse(answer, headers={"cache-control": "no-store"})
 
