@@ -623,7 +623,13 @@ class PhoneTable:
         """``seat``'s player is done with the round: said so, and drew the hazard they
         were dealt (if any)."""
         deal = self._deals.get(len(self._rolls), {}).get(seat.player.id)
-        return seat.sheet.done and (deal is None or deal.cell is not None)
+        if not seat.sheet.done:
+            return False
+        if deal is None or deal.cell is not None:
+            return True
+        # A sheet with no space left for the hazard takes none: nothing to wait for.
+        owner = self._seats.get(deal.owner_id)
+        return owner is None or not owner.sheet.hazard_spaces()
 
     def _changed(self) -> None:
         self._refresh()
