@@ -347,3 +347,22 @@ def test_the_spaces_offered_for_a_hazard_are_every_space_the_rules_allow(key: st
                 phone.play(rng.choice(legal))
         phone.finish_turn()
     assert checked >= 3
+
+
+def test_the_tv_shows_each_player_s_sheet_in_turn_and_the_winner_s_at_the_end(
+        table: Table) -> None:
+    shown = []
+    for _ in range(3):
+        table.roll()
+        corner = table.phones.showcase()
+        assert corner is not None
+        initials, total, _rows, cells = corner
+        seat = table.seat(initials)
+        assert cells == seat.sheet.tokens() and total == table.score(initials)
+        shown.append(initials)
+    assert sorted(shown) == sorted(table.tokens)
+    game = table.store.current_game()
+    assert game is not None
+    end(table)
+    corner = table.phones.showcase()
+    assert corner is not None and corner[0] == table.phones.standings(game.id)[0].initials

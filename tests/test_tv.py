@@ -319,3 +319,20 @@ def test_an_ended_table_game_shows_the_winner_large_and_the_ranking() -> None:
     assert changed is not None and changed[1] > 1080 // 2
     assert json.loads(json.dumps(ended.to_json()))["ranking"][0] == {
         "place": 1, "initials": "AB", "total": 42, "shared": False}
+
+
+def test_a_player_s_sheet_is_shown_on_the_right_with_what_is_written() -> None:
+    rows = (".....", ".....", ".....")
+    blank = (("_",) * 5,) * 3
+    written = (("3", "_", "X", "_", "_"), ("_",) * 5, ("_", "_", "_", "_", "12"))
+    base = snapshot()
+    empty = draw_tv(dataclasses.replace(base, corner=("AB", 0, rows, blank)))
+    filled = draw_tv(dataclasses.replace(base, corner=("AB", 7, rows, written)))
+    changed = ImageChops.difference(empty, filled).getbbox()
+    # What is written shows, on the right of the words, under the dice.
+    assert changed is not None and changed[0] > 1920 // 2 and changed[1] > 1080 // 2
+    from pitable.render.tv import HAZARD
+    assert HAZARD in {c for _, c in filled.getcolors(maxcolors=1 << 20)}  # type: ignore[union-attr]
+    assert HAZARD not in {c for _, c in empty.getcolors(maxcolors=1 << 20)}  # type: ignore[union-attr]
+    # Without a sheet, the words have the whole width.
+    assert draw_tv(base) != empty

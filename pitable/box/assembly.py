@@ -205,6 +205,7 @@ def _serve_web(config: Config, box: Box, stack: contextlib.ExitStack) -> WebServ
         box.pace = phones.pace
         box.ranking = phones.ranking
         box.paper_scores = phones.add_paper
+        box.showcase = phones.showcase
         phones.listen(box.table_changed)
         bots = BoxPlayers(phones)
         stack.callback(bots.close)

@@ -69,6 +69,7 @@ from pitable.rules.session import Mode
 from pitable.rules.table import Pace, pace_line
 
 if TYPE_CHECKING:
+    from pitable.box.phones import Corner
     from pitable.box.players import Placing
     from pitable.box.store import SessionStore
     from pitable.web.players import BoxSeats
@@ -201,6 +202,9 @@ class Box:
     #: Keeps a paper player's stars at an ended game (the phones'
     #: :meth:`PhoneTable.add_paper`): the game's id, initials, stars.
     paper_scores: Callable[[int, str, int], None] | None = None
+    #: The sheet the TV shows in its corner (the phones' :meth:`PhoneTable.showcase`,
+    #: which never waits); None without phones.
+    showcase: Callable[[], Corner | None] | None = None
 
     def __post_init__(self) -> None:
         seeds = self.map_seeds or (lambda: fresh_seed(self.entropy))
@@ -747,6 +751,7 @@ class Box:
             lang=self.language,
             page=self.page,
             ranking=tuple((p.place, p.initials, p.total, p.shared) for p in ranking),
+            corner=self.showcase() if self.showcase is not None else None,
         )
 
     def _ranking(self) -> list[Placing]:

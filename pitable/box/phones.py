@@ -145,6 +145,8 @@ class PhoneTable:
         self._listeners: list[Callable[[], None]] = []
         #: The last ranking kept: its game's id and its lines (:meth:`ranking`).
         self._ranked: tuple[int, list[Placing]] | None = None
+        #: The sheet the TV shows in its corner (:meth:`showcase`).
+        self._showcase: Corner | None = None
 
     def listen(self, told: Callable[[], None]) -> None:
         """Call ``told`` after each change of the table (a roll taken in, a move, a hazard
@@ -399,6 +401,12 @@ class PhoneTable:
                            deal is not None and deal.cell is None, costs,
                            seat.sheet.sheet, dealt)
 
+    def showcase(self) -> Corner | None:
+        """The sheet the TV shows in its corner, as the last change left it (never waits:
+        a snapshot): during a game each player's in turn, one a roll, in the order they
+        joined; once it ended, the winner's. None without players."""
+        return self._showcase
+
     def replay_of(self, token: str) -> tuple[list[tuple[int, Options]], dict[int, Cell],
                                                bool] | None:
         """What the box's player ``token`` needs to play its sheet again after a restart:
@@ -586,6 +594,9 @@ class PhoneTable:
                             s.entry.bot, s.entry.paper, s.shared) for s in rank(entries)]
         self.book.keep_ranking(game.id, placings)
         self._ranked = (game.id, placings)
+        winner = next((s for s in seats for p in placings[:1]
+                       if s.player.initials == p.initials), None)
+        self._showcase = corner_of(winner) if winner is not None else None
         return placings
 
     def ranking(self, game_id: int) -> list[Placing]:
@@ -649,7 +660,9 @@ class PhoneTable:
         seats = list(self._seats.values())
         if not seats:
             self._pace = None
+            self._showcase = None
             return
+        self._showcase = corner_of(seats[len(self._rolls) % len(seats)])
         everyone = tuple(s.player.initials for s in seats)
         writing = tuple(s.player.initials for s in seats if not self._done(s))
         last = game.mode is Mode.TABLE and any(s.sheet.over() for s in seats)
@@ -668,6 +681,18 @@ class PhoneTable:
                            if game.ended else None)
         data["tie_name"] = tr.gettext(tie) if tie else None
         return data
+
+
+#: A sheet as the TV shows it in its corner: the player's initials, their stars, the map's
+#: rows (a kind's letter a position) and the tokens written (as ``pitable score`` reads them).
+Corner = tuple[str, int, tuple[str, ...], tuple[tuple[str, ...], ...]]
+
+
+def corner_of(seat: Seat) -> Corner:
+    """``seat``'s sheet as the TV shows it in its corner."""
+    sheet = seat.sheet
+    rows = tuple("".join(k.value for k in row) for row in sheet.sheet.grid)
+    return seat.player.initials, sheet.score().total, rows, sheet.tokens()
 
 
 def stored_seats(store: SessionStore, game: Game, *, sheet: Sheet | None = None,

@@ -64,6 +64,9 @@ class TableSnapshot:
     lang: str = "en"
     #: An ended table game's ranking, best first: place, initials, stars, shared.
     ranking: tuple[tuple[int, str, int, bool], ...] = ()
+    #: A player's sheet the TV shows in its corner: initials, stars, the map's rows (a
+    #: kind's letter a position) and the tokens written; None without players on phones.
+    corner: tuple[str, int, tuple[str, ...], tuple[tuple[str, ...], ...]] | None = None
 
     @property
     def roll(self) -> list[object] | None:
@@ -95,6 +98,9 @@ class TableSnapshot:
             "lang": self.lang,
             "ranking": [{"place": p, "initials": i, "total": t, "shared": s}
                         for p, i, t, s in self.ranking],
+            "corner": None if self.corner is None else {
+                "initials": self.corner[0], "total": self.corner[1],
+                "rows": list(self.corner[2]), "cells": [list(r) for r in self.corner[3]]},
         }
 
     def same_as(self, other: TableSnapshot | None) -> bool:
@@ -173,6 +179,7 @@ class Publisher:
             recent=tuple(self._recent),
             lang=view.lang,
             ranking=view.ranking,
+            corner=view.corner,
         )
         if snapshot.same_as(self.latest):
             assert self.latest is not None

@@ -119,6 +119,8 @@ class StatusView:
     page: int = 0
     #: An ended table game's ranking: place, initials, stars, shared, one a line.
     ranking: tuple[tuple[int, str, int, bool], ...] = ()
+    #: A player's sheet for the TV's corner: initials, stars, the map's rows, the tokens.
+    corner: tuple[str, int, tuple[str, ...], tuple[tuple[str, ...], ...]] | None = None
 
 
 #: The adventurer levels, for a finished game's screen (their names are kept in English in

@@ -66,6 +66,9 @@ class TableView(Protocol):
     def lang(self) -> str: ...
     @property
     def ranking(self) -> tuple[tuple[int, str, int, bool], ...]: ...
+    @property
+    def corner(self) -> tuple[str, int, tuple[str, ...], tuple[tuple[str, ...], ...]] | None:
+        ...
 
 
 def face_of(value: object) -> Face:
@@ -202,6 +205,10 @@ def draw_tv(view: TableView, size: tuple[int, int] = DEFAULT_SIZE,
 
     # The status screen's words, below, left of the join code.
     words = [w for w in view.words if w] if not view.rolling else []
+    if words and view.message and options is not None:
+        # What the box says beside the roll (who is still writing, the last round), under
+        # the roll's words.
+        words.append(view.message)
     if view.ranking and not view.rolling:
         # The ranking below it, best first, under its heading.
         words = [_("Ranking")] + [
@@ -209,6 +216,12 @@ def draw_tv(view: TableView, size: tuple[int, int] = DEFAULT_SIZE,
             for place, initials, total, shared in view.ranking]
     recent_h = round(60 * u)
     words_bottom = height - margin - recent_h - round(10 * u)
+    if view.corner is not None and not view.rolling:
+        # A player's sheet, on the right of the words (each player's in turn, the
+        # winner's at the end).
+        corner_w = min(round(560 * u), (text_right - margin) // 3)
+        _corner(draw, view.corner, (text_right - corner_w, y, text_right, words_bottom), u)
+        text_right -= corner_w + margin
     if words:
         _words(draw, words, (margin, y, text_right, words_bottom), u)
 
@@ -218,6 +231,51 @@ def draw_tv(view: TableView, size: tuple[int, int] = DEFAULT_SIZE,
         _text(draw, (margin, height - margin - recent_h, text_right, height - margin),
               _("Last rolls: {rolls}").format(rolls=shown), REGULAR, DIM, most=round(40 * u))
     return image
+
+
+#: A sheet's paper on the TV, its lines, and a standing hazard.
+PAPER = (251, 248, 241)
+LINE = (138, 133, 125)
+HAZARD = (208, 44, 44)
+
+
+def _corner(draw: ImageDraw.ImageDraw,
+            corner: tuple[str, int, tuple[str, ...], tuple[tuple[str, ...], ...]],
+            box: tuple[int, int, int, int], u: float) -> None:
+    """A player's sheet in ``box``: their initials and stars above, then the map, each of
+    its spaces on paper with what is written there (a number, a letter, a hazard)."""
+    initials, total, rows, cells = corner
+    x0, y0, x1, y1 = box
+    caption_h = round(56 * u)
+    _text(draw, (x0, y0, x1, y0 + caption_h), f"{initials} · {total}", BOLD, INK,
+          most=round(48 * u), align="right")
+    top = y0 + caption_h + round(8 * u)
+    height, width = len(rows), max((len(r) for r in rows), default=0)
+    if not height or not width or y1 <= top:
+        return
+    side = max(4, min((x1 - x0) // width, (y1 - top) // height))
+    left = x1 - side * width
+    for r, row in enumerate(cells):
+        for c, token in enumerate(row):
+            if token in ("#", "") or c >= len(rows[r]) or rows[r][c] == " ":
+                continue
+            cx, cy = left + c * side, top + r * side
+            draw.rectangle((cx, cy, cx + side - 1, cy + side - 1), fill=PAPER, outline=LINE)
+            base = token.split("/")[0]
+            kind = rows[r][c]
+            if kind != "." and base.startswith(kind):
+                base = base[len(kind):]
+            if base in ("", "_"):
+                continue
+            if base in ("X", "x"):
+                inset = side // 5
+                draw.rectangle((cx + inset, cy + inset, cx + side - 1 - inset,
+                                cy + side - 1 - inset), fill=HAZARD if base == "X" else LINE)
+                continue
+            fitted = fit_text(base, side - 2, side - 2, BOLD, max_size=max(6, side * 2 // 3),
+                              min_size=4, line=True)
+            draw_fitted(draw, (cx + 1, cy + 1, cx + side - 1, cy + side - 1), fitted,
+                        fill=BACKGROUND, align="center", valign="center")  # type: ignore[arg-type]
 
 
 def _words(draw: ImageDraw.ImageDraw, words: Sequence[str], box: tuple[int, int, int, int],

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import strategies as st
+
 from pitable.box.events import Event
 from pitable.hw.clock import FakeClock
 from pitable.web.server import WebServer
@@ -178,3 +180,13 @@ def english_defaults(script: str) -> dict[str, str]:
     """A page script's English words by key (its ``words: {...}`` before ``dice: {``)."""
     defaults = script[script.index("  words: {"):script.index("  dice: {")]
     return dict(re.findall(r'(\w+): "([^"]*)"', defaults))
+
+
+#: Any JSON a hostile client might send as a body, small: what a page's routes must answer
+#: with one line (or their rules), never a 500.
+ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=4),
+    max_leaves=12)

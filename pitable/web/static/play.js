@@ -566,6 +566,8 @@ async function addRival() {
 function typed(type, data) {
   if (type === "table") {
     if (sheet) showTable(data);
+    // The game ended: the sheet is read again, finished.
+    if (data.ended && token && sheet && !sheet.over) load();
   } else if (type === "sheet" && token && sheet && sheet.player
       && data.initials === sheet.player.initials && data.hazard) {
     load();
@@ -962,7 +964,7 @@ async function exportSheet() {
 
 // --- the box's events ------------------------------------------------------------------
 
-const shown = { run: null, seq: 0 };
+const shown = { run: null, seq: 0, turn: null };
 let lastLink = null;
 
 function linkState(live, why) {
@@ -988,7 +990,14 @@ function snapshot(s) {
   document.getElementById("play").dataset.seq = String(s.seq);
   if (s.options && s.options.green) greenEffect = s.options.green;
   followLanguage(s.lang);
-  if (!s.rolling && token) load();
+  // The sheet is read again for a new roll, a new game or its end: not for what else the
+  // box says meanwhile (who is still writing, the sheet on the TV), which would have every
+  // phone at the table read its sheet each time a player taps Done.
+  const turnKey = JSON.stringify([run, s.title, s.map, s.mode, s.round, s.result]);
+  if (!s.rolling && token && turnKey !== shown.turn) {
+    shown.turn = turnKey;
+    load();
+  }
 }
 
 function loadState() {
