@@ -180,8 +180,13 @@ def test_after_a_restart_the_box_s_players_play_on_where_they_were(
     bots = BoxPlayers(phones)
     try:
         assert [bots.add("greedy"), bots.add("plan")] == ["ZA", "ZB"]
-        for _ in range(6):
+        for n in range(6):
+            if n == 3:
+                # One more sits down during the game: it plays from there on.
+                assert bots.add("greedy") == "ZC"
+                wait_for_bots(phones, sim.box.game.state.rounds)
             press(sim, phones)
+            assert sim.box.game.state.rounds == n + 1
             wait_for_bots(phones, sim.box.game.state.rounds)
         bots.close()
         # The box restarts: its table and its players are built again from its store.
@@ -189,12 +194,13 @@ def test_after_a_restart_the_box_s_players_play_on_where_they_were(
         sim.box.pace = phones.pace
         again = BoxPlayers(phones)
         bots = again
-        assert again.resume() == ["ZA", "ZB"]
+        assert again.resume() == ["ZA", "ZB", "ZC"]
         assert again.resume() == [], "each is resumed once"
         caplog.set_level("INFO", logger="pitable.box_players")
-        for _ in range(6):
+        for n in range(7, 13):
             press(sim, phones)
-            wait_for_bots(phones, sim.box.game.state.rounds)
+            assert sim.box.game.state.rounds == n, sim.box.message
+            wait_for_bots(phones, n)
         assert not [r for r in caplog.records if "refused" in r.getMessage()], [
             r.getMessage() for r in caplog.records]
         game = sim.box.game.store_id
@@ -230,5 +236,46 @@ def test_a_paper_player_s_stars_entered_on_the_box_join_the_ranking(tmp_path: Pa
         assert (ranking[0].initials, ranking[0].paper) == ("PQ", True)
         sim.advance(0.1)
         assert sim.box.view().ranking[0][1] == "PQ"
+    finally:
+        sim.close()
+
+
+def test_a_generator_failing_at_the_deal_loses_no_roll(tmp_path: Path) -> None:
+    import inspect
+
+    from pitable.errors import HealthTestFailure
+
+    sim, phones = phone_box(tmp_path, "2,3,4", "1,2,*", "5,1,3", "1,2,*")
+    del sim.box._deal  # the box's own deal, from its entropy
+    real = sim.box.entropy
+
+    class FailingAfterDice:
+        """The dice are drawn; the generator fails while the roll's deal is drawn."""
+
+        name = "hwrng"
+
+        def read(self, n: int) -> bytes:
+            if any(frame.function == "_deal" for frame in inspect.stack()):
+                raise HealthTestFailure("repetition count test failed")
+            return real.read(n)
+
+    try:
+        for initials in ("AN", "BO", "CY"):
+            phones.join(initials)
+        sim.box.entropy = FailingAfterDice()  # type: ignore[assignment]
+        for n in range(1, 5):
+            press(sim, phones)
+            if sim.box.game.state.rounds < n:
+                press(sim, phones)  # the second press, while the players still write
+            assert sim.box.game.state.rounds == n
+        game = sim.box.game.store_id
+        assert game is not None
+        assert [r.n for r in phones.store.rolls(game)] == [1, 2, 3, 4]
+        deals = PlayerBook(phones.store).deals(game)
+        assert sorted({d.round for d in deals}) == [2, 4]
+        for rnd in (2, 4):
+            dealt = {d.placer_id: d.owner_id for d in deals if d.round == rnd}
+            assert sorted(dealt.values()) == sorted(dealt) and all(
+                p != o for p, o in dealt.items())
     finally:
         sim.close()

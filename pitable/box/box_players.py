@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pitable.box.phones import BotTurn, PhoneTable
+from pitable.box.phones import LATE, BotTurn, PhoneTable
 from pitable.box.table_bots import bot_initials
 from pitable.errors import IllegalMove, InitialsTaken, NoGame, NotAPlayer, StoreError
 from pitable.rules.base import N_
@@ -128,28 +128,27 @@ class BoxPlayers:
         return resumed
 
     def _replay(self, bot: BoxBot) -> None:
-        """Bring ``bot``'s own view of its sheet to where the sheet stands: each roll's
-        hazard drawn there by another, then the turn its bot would play, round by round;
-        the round in progress only once its turn was said done."""
+        """Bring ``bot``'s own view of its sheet to where the sheet stands, from a fresh
+        one: each roll's hazard drawn there by another, then the turn its bot played,
+        round by round (the rounds it said were done: not those before it sat down, nor
+        a turn the next roll closed while it thought)."""
         found = self.table.replay_of(bot.token)
-        if found is None:
-            return
-        rolls, placed, done_now = found
         turn = self.table.turn_of(bot.token)
-        if turn is None:
+        if found is None or turn is None:
             return
+        rolls, placed, played = found
+        bot.mover = None
+        bot.told = set()
+        bot.played = 0
         mover = self._mover(bot, turn)
         solo = self.table.solo()
         for n, options in rolls:
-            if n == turn.round and not done_now:
-                if n in placed:
-                    bot.told.add(n)
-                    _inner(mover).take_hazard(placed[n])
-                break
             if n in placed:
                 bot.told.add(n)
                 _inner(mover).take_hazard(placed[n])
-            if not options.hazard or solo:
+            if n == turn.round and n not in played:
+                break
+            if n in played and (not options.hazard or solo):
                 mover.turn(options, n)
             bot.played = n
 
@@ -265,11 +264,17 @@ class BoxPlayers:
             try:
                 self.table.move(bot.token, move)
             except IllegalMove as exc:
+                if exc.rule == LATE:
+                    # The next roll came while it thought: that turn is closed, its moves
+                    # not made; its view of its sheet is played again from the store, and
+                    # the new turn played from there.
+                    self._replay(bot)
+                    return True, drew_on
                 # Its own game no longer matches the sheet: it says done with what it has.
                 log.info("%s: %s refused (%s)", bot.initials, action, exc.rule)
                 break
         try:
-            self.table.done(bot.token)
+            self.table.done(bot.token, turn.round)
         except IllegalMove as exc:
             log.info("%s: done refused (%s)", bot.initials, exc.rule)
         return True, drew_on

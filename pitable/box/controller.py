@@ -607,10 +607,17 @@ class Box:
 
     def _deal(self, players: list[int]) -> dict[int, int]:
         """A table's hazard dealt among ``players`` (their ids, on their phones): whose
-        sheet each draws on, from the box's entropy, as the dice are."""
+        sheet each draws on, from the box's entropy, as the dice are. The roll is drawn
+        already and is being saved: should the box's generator fail now, the deal is drawn
+        from the operating system's rather than the roll lost."""
+        from pitable.hw.entropy import OsSource
         from pitable.rules.table import deal
 
-        return deal(players, self.entropy)
+        try:
+            return deal(players, self.entropy)
+        except EntropyError as exc:
+            log.warning("the hazard dealt from the OS generator: %s", exc)
+            return deal(players, OsSource())
 
     def tumble_frame(self) -> None:
         """The tumble's next frame on the dice panels, and when the one after is due."""

@@ -259,10 +259,14 @@ class PhoneTable:
                 self._changed()
             return seat
 
-    def done(self, token: str | None) -> Seat:
-        """The player says their turn is done: stored, then permanent."""
+    def done(self, token: str | None, round: int | None = None) -> Seat:
+        """The player says their turn is done: stored, then permanent. ``round``, when
+        given, is the turn it was said for: refused (:data:`LATE`) once the next roll has
+        closed it, rather than said of a turn the player has not seen."""
         with self._lock:
             seat = self._current(token)
+            if round is not None and round != seat.sheet.round:
+                raise refusal(LATE, seat.sheet.round)
             if not seat.sheet.done:
                 if seat.sheet.options is None:
                     raise refusal(NO_ROLL)
@@ -408,11 +412,11 @@ class PhoneTable:
         return self._showcase
 
     def replay_of(self, token: str) -> tuple[list[tuple[int, Options]], dict[int, Cell],
-                                               bool] | None:
+                                               set[int]] | None:
         """What the box's player ``token`` needs to play its sheet again after a restart:
         each roll's round and what it allows, the hazards others drew on its sheet by
-        round, and whether it said its turn in progress done; None when its game is not
-        the one in progress."""
+        round, and the rounds it said were done (those it played); None when its game is
+        not the one in progress."""
         with self._lock:
             try:
                 seat = self._current(token)
@@ -422,7 +426,7 @@ class PhoneTable:
             rolls = [(r.n, title.options(r.roll, r.hazards_after - r.hazard))
                      for r in self._rolls]
             placed = {rnd: action.cell for rnd, action in seat.sheet.placed.items()}
-            return rolls, placed, seat.sheet.done
+            return rolls, placed, self.book.done_rounds(seat.player.id)
 
     def current_game_id(self) -> int | None:
         """The store's id of the game in progress (None between games)."""
@@ -512,13 +516,16 @@ class PhoneTable:
         elif game.rounds > len(self._rolls):
             new = self.store.rolls(game.id)[len(self._rolls):]
             for roll in new:
+                # Read and drawn first: should the store fail, nothing has moved on, and
+                # the next call takes the roll in again.
+                dealt = ({d.placer_id: d for d in self.book.deals(game.id, round=roll.n)}
+                         if roll.hazard else None)
                 self._settle_round()
                 for seat in self._seats.values():
                     seat.sheet.start_turn(roll.roll, roll.hazards_after - roll.hazard)
                 self._rolls.append(roll)
-                if roll.hazard:
-                    self._deals[roll.n] = {d.placer_id: d for d in self.book.deals(
-                        game.id, round=roll.n)}
+                if dealt is not None:
+                    self._deals[roll.n] = dealt
             self._changed()
         for seat in self._seats.values():
             seat.game = game
@@ -606,6 +613,19 @@ class PhoneTable:
         return list(known[1]) if known is not None and known[0] == game_id else []
 
     def _load(self, game: Game) -> None:
+        """Take in ``game`` from the store: its rolls, its players' sheets, its deals
+        (the box drawing what closed turns left undrawn). Should the store fail, no game
+        is taken in, and the next call loads it again."""
+        try:
+            self._loaded(game)
+        except BaseException:
+            self._game = None
+            self._seats = {}
+            self._deals = {}
+            self._rolls = []
+            raise
+
+    def _loaded(self, game: Game) -> None:
         table = game.map
         assert table is not None
         self._game = game

@@ -91,7 +91,7 @@ class Phones(Protocol):
 
     def take_back(self, token: str | None) -> Any: ...
 
-    def done(self, token: str | None) -> Any: ...
+    def done(self, token: str | None, round: int | None = None) -> Any: ...
 
     def place(self, token: str | None, body: object) -> Any: ...
 
@@ -396,7 +396,13 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
         token = token_of(request, change=True)
         if (slow := limited(request, tr)) is not None:
             return slow
-        return await changed(lambda: phones.done(token), tr)
+        body = await body_of(request)
+        # The turn it was said for, if the page names it: not a later one it has not seen.
+        meant = body.get("round") if isinstance(body, dict) else None
+        if meant is not None and (not isinstance(meant, int) or isinstance(meant, bool)):
+            raise BadMove(N_("round: expected the turn's round, a whole number from 1, got"
+                             " {given}"), given=repr(meant)[:24])
+        return await changed(lambda: phones.done(token, meant), tr)
 
     async def hazard(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=True)

@@ -840,7 +840,8 @@ function done() {
 
 function finish() {
   picked = null;
-  send("POST", "/api/done");
+  // The turn it is said for: the box refuses it if the next roll came first.
+  send("POST", "/api/done", sheet && sheet.turn ? { round: sheet.turn.round } : undefined);
 }
 
 // --- the turn, the game and the score --------------------------------------------------
