@@ -74,7 +74,8 @@ def test_the_box_s_own_timers_are_the_timers_module_s_in_their_firing_order() ->
     try:
         kinds = [type(timer) for timer in sim.box.timers]
         assert kinds == [timers.Debounce, timers.Debounce, timers.Hold, timers.Tumble,
-                         timers.WaitingPress, timers.Blink, timers.NextPage,
+                         timers.WaitingPress, timers.ConfirmWindow, timers.Blink,
+                         timers.NextPage,
                          timers.MenuCloses, timers.PanelRetry, timers.StoreRetry]
     finally:
         sim.close()

@@ -66,9 +66,12 @@ def test_a_press_while_players_write_asks_for_a_second_which_rolls(tmp_path: Pat
         assert sim.box.message == "1 still writing: press again to roll"
         press(sim, phones)
         assert sim.box.game.state.rounds == 2, "the second press rolls"
-        # The second press must come soon: after the window, it asks again.
+        # The second press must come soon: after the window, it asks again, and
+        # meanwhile the screen says the pace again.
         press(sim, phones)
+        assert "still writing" in (sim.box.view().message or "")
         sim.advance(CONFIRM_S + 1)
+        assert "0 of 2 done" in (sim.box.view().message or "")
         press(sim, phones)
         assert sim.box.game.state.rounds == 2
     finally:
@@ -226,8 +229,11 @@ def test_a_paper_player_s_stars_entered_on_the_box_join_the_ranking(tmp_path: Pa
         sim.box.end_game()
         phones.sync()
         assert sim.box.takes_paper_scores()
+        assert (sim.box.view().message or "").startswith("Winner")
         sim.box.add_paper_score("AN", 12)
         assert sim.box.message == "these initials are a player's on a phone"
+        # Said on the screen, not hidden by the winner.
+        assert sim.box.view().message == sim.box.message
         sim.box.add_paper_score("PQ", 99)
         assert sim.box.message == "PQ's stars are in the ranking"
         game_id = sim.box.game.store_id

@@ -366,3 +366,23 @@ def test_the_tv_shows_each_player_s_sheet_in_turn_and_the_winner_s_at_the_end(
     end(table)
     corner = table.phones.showcase()
     assert corner is not None and corner[0] == table.phones.standings(game.id)[0].initials
+
+
+def test_a_game_that_ended_unranked_is_closed_and_ranked_when_the_box_comes_back(
+        tmp_path: Path) -> None:
+    t = seat_table(tmp_path, PLAIN, HAZARD, PLAIN)
+    try:
+        t.roll()
+        t.roll()
+        game = t.store.current_game()
+        assert game is not None
+        # The game ends, and the box stops before its table takes the end in.
+        t.store.end_game(game.id)
+        again = PhoneTable(t.store)
+        again.sync()
+        ranking = again.standings(game.id)
+        assert sorted(p.initials for p in ranking) == sorted(t.tokens)
+        deals = PlayerBook(t.store).deals(game.id, round=2)
+        assert len(deals) == 3 and all(d.cell is not None and d.by_box for d in deals)
+    finally:
+        t.sim.close()

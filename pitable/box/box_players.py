@@ -240,7 +240,7 @@ class BoxPlayers:
                 bot.told.add(rnd)
                 _inner(mover).take_hazard(cell)
         if turn.to_draw and turn.costs:
-            # Where it costs the owner most now; of equals, the one with most numbers near.
+            # Where it costs the owner most now; of equals, the first in the map's order.
             cell = min(turn.costs, key=lambda c: (turn.costs[c], c))
             try:
                 self.table.place(bot.token, {"cells": [list(cell)], "round": turn.round})

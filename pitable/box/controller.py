@@ -223,6 +223,10 @@ class Box:
         #: Until when a second press rolls although players are still writing (None: no
         #: first press is waiting for its second).
         self.confirm_until: float | None = None
+        #: What the first press said, taken off the screen when the window closes.
+        self.confirm_said: str | None = None
+        #: What the box said when the game ended: the winner is shown in its place.
+        self.ended_said: str | None = None
         self.result: str | None = None
         self.tumble_until = 0.0
         self.next_frame = 0.0
@@ -415,20 +419,29 @@ class Box:
         if pace is not None:
             if pace.writing and (self.confirm_until is None or now > self.confirm_until):
                 self.confirm_until = now + CONFIRM_S
-                self.message = self.tr.ngettext(
+                self.message = self.confirm_said = self.tr.ngettext(
                     "{n} still writing: press again to roll",
                     "{n} still writing: press again to roll", len(pace.writing)).format(
                         n=len(pace.writing))
                 self.draw_status()
                 return
-            self.confirm_until = None
+            self.confirm_closed(draw=False)
             if pace.last_round:
                 log.info("the last round is over: the game ends")
                 self.end_game()
                 self.draw_status()
                 return
-        self.confirm_until = None
+        self.confirm_closed(draw=False)
         self.roll()
+
+    def confirm_closed(self, *, draw: bool = True) -> None:
+        """The second press's window closed (or a press rolled): its words go."""
+        self.confirm_until = None
+        if self.confirm_said is not None and self.message == self.confirm_said:
+            self.message = None
+            if draw:
+                self.draw_status()
+        self.confirm_said = None
 
     def take_waiting_press(self) -> None:
         """The waiting press rolls now or is given up: log how many were dropped behind it."""
@@ -562,7 +575,7 @@ class Box:
         ending = self.games.end(score, parts, self.tr)
         if ending.result is not None:
             self.result = ending.result
-        self.message = ending.message
+        self.message = self.ended_said = ending.message
 
     # --- rolling ------------------------------------------------------------------
 
@@ -729,7 +742,10 @@ class Box:
         if pace is not None:
             message = pace_line(pace, tr, named=pace_names(self.status.size))
         ranking = self._ranking()
-        if ranking and self.phase is not Phase.MENU:
+        # The winner, in place of "Game ended", not of what the box said since (a paper
+        # player's stars taken, or why not).
+        if (ranking and self.phase is not Phase.MENU
+                and (message is None or message == self.ended_said)):
             winners = [p.initials for p in ranking if p.place == 1]
             message = tr.ngettext("Winner: {initials} ({total})",
                                   "Winners: {initials} ({total})", len(winners)).format(

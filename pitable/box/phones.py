@@ -11,8 +11,11 @@ progress and its last round (two indexed reads), and a roll recorded since close
 sheet's turn (passed, where the player had not said it was done) and opens the next. The
 box's loop never waits for a phone.
 
-A :class:`PhoneTable` is called from one thread at a time (the page runs its calls on one
-worker thread of its own); its lock also keeps a second caller safe.
+A :class:`PhoneTable` is called from the page's worker thread (every phone's call), from
+the box's own players' thread, and for the menu's few actions (a paper player's stars, the
+box seated as a player) from the box's loop; its lock takes them one at a time. What the
+loop reads on every screen (:meth:`PhoneTable.pace`, :meth:`PhoneTable.ranking`,
+:meth:`PhoneTable.showcase`) are snapshots that never wait for it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import logging
 import random
 import secrets
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +63,8 @@ log = logging.getLogger("pitable.phones")
 
 #: Random bytes in a player's token: 128 bits.
 TOKEN_BYTES = 16
+#: The ended games whose sheets are kept, played again, for the phones reading them.
+FINISHED_KEPT = 2
 #: The longest value a move may carry (a number, a structure's or a discovery's letter).
 MAX_VALUE = 8
 #: The most spaces one move names (a jungle's five, with room to spare).
@@ -147,6 +153,10 @@ class PhoneTable:
         self._ranked: tuple[int, list[Placing]] | None = None
         #: The sheet the TV shows in its corner (:meth:`showcase`).
         self._showcase: Corner | None = None
+        #: The last games were looked at for one that ended unranked (:meth:`_catch_up`).
+        self._caught_up = False
+        #: The sheets of the games that ended last, by game (:meth:`_finished_seats`).
+        self._finished: OrderedDict[int, dict[int, Seat]] = OrderedDict()
 
     def listen(self, told: Callable[[], None]) -> None:
         """Call ``told`` after each change of the table (a roll taken in, a move, a hazard
@@ -464,11 +474,17 @@ class PhoneTable:
                 self._sync()
             except NoGame:
                 if self._ended is not None:
-                    return stored_seats(self.store, self._ended)
+                    return list(self._finished_seats(self._ended).values())
                 return []
             return list(self._seats.values())
 
     # --- keeping in step ---------------------------------------------------------------
+
+    def current_seat(self, token: str | None) -> Seat:
+        """``token``'s seat at the game in progress; :class:`NotAPlayer` for no known
+        token, :class:`IllegalMove` (:data:`NEW_GAME`) for a seat of an ended game."""
+        with self._lock:
+            return self._current(token)
 
     def _current(self, token: str | None) -> Seat:
         seat = self.seat(token)
@@ -491,14 +507,26 @@ class PhoneTable:
             game = self.store.game(record.game_id)
         except UnknownGame:
             return None
-        found = [s for s in stored_seats(self.store, game) if s.player.id == record.id]
-        if not found:
+        if not game.ended:
             return None
-        found[0].sheet.finish()
-        return found[0]
+        return self._finished_seats(game).get(record.id)
+
+    def _finished_seats(self, game: Game) -> dict[int, Seat]:
+        """The sheets of the ended ``game`` by player, played again from the store once
+        and kept (an ended game changes no more): every phone of the table reads its own
+        and every other's at the end."""
+        kept = self._finished.get(game.id)
+        if kept is None:
+            kept = {s.player.id: s for s in stored_seats(self.store, game)}
+            self._finished[game.id] = kept
+            while len(self._finished) > FINISHED_KEPT:
+                self._finished.popitem(last=False)
+        return kept
 
     def _sync(self) -> Game:
         """Bring every sheet to the store's game and rolls; the game in progress."""
+        if not self._caught_up:
+            self._catch_up()
         game = self.store.current_game()
         if self._game is not None and (game is None or game.id != self._game.id):
             self._close(self._game.id)
@@ -564,6 +592,18 @@ class PhoneTable:
         assert game is not None
         return game.id
 
+    def _catch_up(self) -> None:
+        """At the first call: a table game that ended while no table was kept (the box
+        stopped between its end and its ranking) is closed now, its last turn's undrawn
+        hazards drawn and its ranking kept."""
+        for game in reversed(self.store.games()[-2:]):
+            if (game.ended and game.map is not None and self.book.players(game.id)
+                    and not self.book.ranking(game.id)):
+                self._load(game)
+                self._close(game.id)
+                break
+        self._caught_up = True
+
     def _close(self, game_id: int) -> None:
         """The game in progress ended (or another began): the hazards of its last turn
         left undrawn are drawn, and its ranking is kept."""
@@ -582,7 +622,7 @@ class PhoneTable:
     def _rank(self, game: Game) -> list[Placing]:
         """Score every sheet of the ended ``game`` as ``pitable score`` does, add the
         paper players' stars, rank them by the title's tie-break, and keep the ranking."""
-        seats = stored_seats(self.store, game)
+        seats = list(self._finished_seats(game).values())
         title = find_title(game.title)
         entries = []
         for seat in seats:

@@ -94,6 +94,20 @@ class WaitingPress:
 
 
 @dataclass(frozen=True)
+class ConfirmWindow:
+    """The few seconds in which a second press rolls while players still write: once
+    they pass, the screen says the pace again, and a press asks again."""
+
+    box: Box
+
+    def deadline(self) -> float | None:
+        return self.box.confirm_until
+
+    def fire(self, now: float) -> None:
+        self.box.confirm_closed()
+
+
+@dataclass(frozen=True)
 class Blink:
     """A hazard's status screen blinks, half of ``blink_ms`` on, half off."""
 
@@ -176,6 +190,7 @@ def timers_of(box: Box) -> list[Timer]:
         Hold(box),
         Tumble(box),
         WaitingPress(box),
+        ConfirmWindow(box),
         Blink(box),
         NextPage(box),
         MenuCloses(box),

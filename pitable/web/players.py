@@ -103,6 +103,10 @@ class Phones(Protocol):
 
     def seats(self) -> list[Any]: ...
 
+    def current_seat(self, token: str | None) -> Any:
+        """``token``'s seat at the game in progress: refused for another game's."""
+        ...
+
     def text(self, seat: Any) -> tuple[str, str]: ...
 
     def view(self, seat: Any, tr: Translator, *, own: bool = True) -> dict[str, Any]: ...
@@ -218,7 +222,9 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
 
     def announce_table(table: dict[str, Any]) -> None:
         """Tell the watchers the table's pace or ranking changed (not every sheet's move
-        changes it: only what they show)."""
+        changes it: only what they show). Without the tie-break's name: it is in the
+        words of whoever's call made the change, and each page has its own."""
+        table = {k: v for k, v in table.items() if k != "tie_name"}
         if hub is None or table == table_seen:
             return
         table_seen.clear()
@@ -458,9 +464,8 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
         if strength not in box_players.strengths():
             raise BadMove(N_("strength: expected one of {names}"),
                           names=", ".join(box_players.strengths()))
-        await on_worker(lambda: phones.seat(token))  # a player of the game asks it
-
         def seated() -> dict[str, Any]:
+            phones.current_seat(token)  # a player of the game in progress asks it
             initials = box_players.add(strength)
             return {"initials": initials, "table": phones.table(tr)}
 

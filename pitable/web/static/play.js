@@ -466,7 +466,9 @@ function showTable(t) {
   if (section.hidden) return;
   const pace = document.getElementById("pace");
   const parts = [];
-  if (!t.ended && t.players) {
+  // A solo game has no pace to say: its player rolls when they are done.
+  const solo = Boolean(sheet && sheet.game && sheet.game.mode === "solo");
+  if (!t.ended && t.players && !solo) {
     parts.push(say("pace", { done: t.done, players: t.players }));
     if (t.writing.length) parts.push(say("writing", { initials: t.writing.join(" ") }));
     if (t.last_round) parts.unshift(say("last_round"));
@@ -565,7 +567,8 @@ async function addRival() {
 // when another drew a hazard on it).
 function typed(type, data) {
   if (type === "table") {
-    if (sheet) showTable(data);
+    // The tie-break's name is the page's own, in its own words (the event has none).
+    if (sheet) showTable({ ...data, tie_name: tableShown ? tableShown.tie_name : null });
     // The game ended: the sheet is read again, finished.
     if (data.ended && token && sheet && !sheet.over) load();
   } else if (type === "sheet" && token && sheet && sheet.player
