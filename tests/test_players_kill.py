@@ -26,7 +26,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -37,6 +36,7 @@ import pytest
 
 from pitable.box.players import PlayerBook, StoredMove
 from pitable.box.store import DB_NAME, SessionStore
+from tests.support.kill import read_only, wait_for_lines
 
 DRIVER = Path(__file__).with_name("moving_driver.py")
 #: Kills in the everyday run and in the slow one; PITABLE_KILLS overrides both.
@@ -103,12 +103,6 @@ class Reported:
         return False
 
 
-def read_only(path: Path) -> sqlite3.Connection:
-    # Read-only, so that checking neither checkpoints nor removes the WAL the killed
-    # process left: the next driver must recover it by itself, as the box would.
-    return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
-
-
 def same_text(act: str, cells: str, value: str) -> Move:
     """A move's JSON written one way, whichever way it was written (spacing, escapes)."""
     return act, json.dumps(json.loads(cells)), json.dumps(json.loads(value))
@@ -158,23 +152,6 @@ def check_the_store_gives_every_sheet_back(directory: Path, reported: Reported) 
                         assert by_key[key] == StoredMove(
                             key[1], key[2], act, cells_back, json.loads(value)
                         )
-
-
-def wait_for_lines(driver: subprocess.Popen[str], count: int) -> list[str]:
-    """Read the driver's first ``count`` lines."""
-    assert driver.stdout is not None
-    lines: list[str] = []
-    while len(lines) < count:
-        line = driver.stdout.readline()
-        if not line:
-            driver.kill()
-            _, errors = driver.communicate(timeout=30)
-            pytest.fail(
-                f"the driver stopped before {count} lines ({driver.returncode}): "
-                f"{''.join(lines)}{errors}"
-            )
-        lines.append(line)
-    return lines
 
 
 def kill_again_and_again(tmp_path: Path, kills: int) -> None:

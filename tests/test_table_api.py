@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,15 +25,8 @@ from pitable.rules.session import MAX_PLAYERS
 from pitable.rules.table import deal
 from pitable.web.server import WebServer
 from tests.support.box import make
+from tests.support.entropy import Seeded
 from tests.support.web import ANY_JSON, PIN, TIMEOUT_S
-
-
-class Seeded:
-    def __init__(self, seed: int) -> None:
-        self.random = random.Random(seed)
-
-    def read(self, n: int) -> bytes:
-        return self.random.randbytes(n)
 
 
 @dataclass

@@ -21,14 +21,7 @@ from pitable.rules.scoring import parse_sheet
 from pitable.rules.table import Pace, deal, pace_line
 from pitable.rules.titles import find_title
 from tests.support.box import make
-
-
-class Seeded:
-    def __init__(self, seed: int) -> None:
-        self.random = random.Random(seed)
-
-    def read(self, n: int) -> bytes:
-        return self.random.randbytes(n)
+from tests.support.entropy import Seeded
 
 
 def phone_box(tmp_path: Path, *rolls: str,

@@ -34,6 +34,7 @@ from pitable.rules.titles import find_title
 from pitable.web.server import WebServer
 from tests.support.box import make
 from tests.support.browser import WAIT_S, chromium, need_chromium, wait_for
+from tests.support.entropy import Seeded
 
 pytestmark = pytest.mark.slow
 
@@ -49,14 +50,6 @@ need_chromium()
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     with chromium(tmp_path_factory.mktemp("chromium")) as driver:
         yield driver
-
-
-class Seeded:
-    def __init__(self, seed: int) -> None:
-        self.random = random.Random(seed)
-
-    def read(self, n: int) -> bytes:
-        return self.random.randbytes(n)
 
 
 @dataclass

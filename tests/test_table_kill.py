@@ -22,7 +22,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ import pytest
 from pitable.box.phones import stored_seats
 from pitable.box.players import PlayerBook
 from pitable.box.store import DB_NAME, SessionStore
+from tests.support.kill import read_only, wait_for_lines
 
 DRIVER = Path(__file__).with_name("dealing_driver.py")
 QUICK_KILLS = 4
@@ -62,10 +62,6 @@ class Reported:
             self.placed[game, rnd, rest[2]] = (rest[3], int(rest[4]), int(rest[5]))
             return True
         return False
-
-
-def read_only(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
 
 
 def check_after_kill(path: Path, reported: Reported) -> None:
@@ -121,20 +117,6 @@ def check_every_sheet_has_one_hazard_a_roll(directory: Path, reported: Reported)
                 for d in on_it:
                     assert d.cell is not None
                     assert tokens[d.cell[0]][d.cell[1]] not in ("_", "")
-
-
-def wait_for_lines(driver: subprocess.Popen[str], count: int) -> list[str]:
-    assert driver.stdout is not None
-    lines: list[str] = []
-    while len(lines) < count:
-        line = driver.stdout.readline()
-        if not line:
-            driver.kill()
-            _, errors = driver.communicate(timeout=30)
-            pytest.fail(f"the driver stopped before {count} lines ({driver.returncode}):"
-                        f" {''.join(lines)}{errors}")
-        lines.append(line)
-    return lines
 
 
 def kill_again_and_again(tmp_path: Path, kills: int) -> None:

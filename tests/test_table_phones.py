@@ -28,17 +28,10 @@ from pitable.rules.table import deal
 from pitable.rules.titles import find_title
 from tests.conftest import run_cli
 from tests.support.box import make
+from tests.support.entropy import Seeded
 
 HAZARD = "1,2,*"
 PLAIN = "2,3,4"
-
-
-class Seeded:
-    def __init__(self, seed: int) -> None:
-        self.random = random.Random(seed)
-
-    def read(self, n: int) -> bytes:
-        return self.random.randbytes(n)
 
 
 @dataclass

@@ -4,7 +4,6 @@ the ranking with the tie-break."""
 from __future__ import annotations
 
 import itertools
-import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -13,23 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pitable.rules.table import Entry, below, deal, derangement, rank
+from tests.support.entropy import Seeded
 
 #: The chi-square value a uniform draw over 9 outcomes (8 degrees of freedom) exceeds once
 #: in 1000: a fair dealer fails the test that rarely, and this seeded one never.
 CHI2_8_AT_0_001 = 26.12
 DEALS = 9000
-
-
-class Seeded:
-    """Bytes from a seeded generator, as the box's entropy source hands them out."""
-
-    def __init__(self, seed: int) -> None:
-        self.random = random.Random(seed)
-        self.used = 0
-
-    def read(self, n: int) -> bytes:
-        self.used += n
-        return self.random.randbytes(n)
 
 
 def chi_square(counts: Counter[tuple[int, ...]], outcomes: Sequence[tuple[int, ...]]) -> float:

@@ -26,6 +26,21 @@ class ScriptedBytes:
         return out
 
 
+class Seeded:
+    """Bytes from a seeded generator, as the box's entropy source hands them out: what a
+    table's deal draws from in the tests, apart from the dice's scripted bytes."""
+
+    name = "seeded"
+
+    def __init__(self, seed: int | str) -> None:
+        self.random = random.Random(seed)
+        self.used = 0
+
+    def read(self, n: int) -> bytes:
+        self.used += n
+        return self.random.randbytes(n)
+
+
 def byte_of(roll: Roll) -> int:
     """The byte that :func:`pitable.rules.draw_roll` reads as ``roll``."""
     index = [(f - 1) if f is not SPECIAL else 5 for f in roll.faces]  # type: ignore[operator]
