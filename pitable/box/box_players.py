@@ -145,7 +145,7 @@ class BoxPlayers:
         for n, options in rolls:
             if n in placed:
                 bot.told.add(n)
-                _inner(mover).take_hazard(placed[n])
+                mover.take_hazard(placed[n])
             if n == turn.round and n not in played:
                 break
             if n in played and (not options.hazard or solo):
@@ -238,7 +238,7 @@ class BoxPlayers:
         for rnd, cell in sorted(turn.hazards_on_it.items()):
             if rnd not in bot.told:
                 bot.told.add(rnd)
-                _inner(mover).take_hazard(cell)
+                mover.take_hazard(cell)
         if turn.to_draw and turn.costs:
             # Where it costs the owner most now; of equals, the first in the map's order.
             cell = min(turn.costs, key=lambda c: (turn.costs[c], c))
@@ -274,7 +274,7 @@ class BoxPlayers:
                 log.info("%s: %s refused (%s)", bot.initials, action, exc.rule)
                 break
         try:
-            self.table.done(bot.token, turn.round)
+            self.table.done(bot.token, {"round": turn.round})
         except IllegalMove as exc:
             log.info("%s: done refused (%s)", bot.initials, exc.rule)
         return True, drew_on
@@ -290,7 +290,3 @@ class BoxPlayers:
                             len(ROLLS), title.solo_rounds or MAX_TURNS)
         bot.mover = mover
         return mover
-
-
-def _inner(mover: Player | Planner) -> Player:
-    return mover.inner if isinstance(mover, Planner) else mover

@@ -211,7 +211,7 @@ class PhoneTable:
         with self._lock:
             seat = self._current(token)
             action = parse_move(body, seat.sheet)
-            meant = body.get("round") if isinstance(body, Mapping) else None
+            meant = parse_round(body)
             if meant is not None and meant != seat.sheet.round:
                 # Sent for a turn the next roll has closed since: it belongs to no turn.
                 raise refusal(LATE, seat.sheet.round)
@@ -233,7 +233,7 @@ class PhoneTable:
         with self._lock:
             seat = self._current(token)
             cell = parse_cell(body, seat.sheet)
-            meant = body.get("round") if isinstance(body, Mapping) else None
+            meant = parse_round(body)
             rnd = seat.sheet.round
             if meant is not None and meant != rnd:
                 raise refusal(LATE, rnd)
@@ -269,12 +269,14 @@ class PhoneTable:
                 self._changed()
             return seat
 
-    def done(self, token: str | None, round: int | None = None) -> Seat:
-        """The player says their turn is done: stored, then permanent. ``round``, when
-        given, is the turn it was said for: refused (:data:`LATE`) once the next roll has
-        closed it, rather than said of a turn the player has not seen."""
+    def done(self, token: str | None, body: object = None) -> Seat:
+        """The player says their turn is done: stored, then permanent. The round the body
+        names (``{"round": 4}``), if any, is the turn it was said for: refused
+        (:data:`LATE`) once the next roll has closed it, rather than said of a turn the
+        player has not seen."""
         with self._lock:
             seat = self._current(token)
+            round = parse_round(body)
             if round is not None and round != seat.sheet.round:
                 raise refusal(LATE, seat.sheet.round)
             if not seat.sheet.done:
@@ -871,11 +873,7 @@ def parse_move(body: object, sheet: PlayerSheet) -> Action:
             or not all(_is_cell(c, height, width) for c in cells)):
         raise BadMove(N_("cells: expected 1 to {most} [row, column] pairs inside the"
                          " {height}x{width} map"), most=MAX_CELLS, height=height, width=width)
-    meant = body.get("round")
-    if meant is not None and (not isinstance(meant, int) or isinstance(meant, bool)
-                              or meant < 1):
-        raise BadMove(N_("round: expected the turn's round, a whole number from 1, got"
-                         " {given}"), given=_short(meant))
+    parse_round(body)
     value = body.get("value")
     if value is not None and not (
         (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 99)
@@ -884,6 +882,17 @@ def parse_move(body: object, sheet: PlayerSheet) -> Action:
         raise BadMove(N_("value: expected a number from 0 to 99 or a letter, got {given}"),
                       given=_short(value))
     return Action(act, tuple((int(r), int(c)) for r, c in cells), value)
+
+
+def parse_round(body: object) -> int | None:
+    """The turn a call's JSON body says it was made for (``"round": 4``), None where it
+    names none; :class:`BadMove` for a round that is no whole number from 1."""
+    meant = body.get("round") if isinstance(body, Mapping) else None
+    if meant is not None and (not isinstance(meant, int) or isinstance(meant, bool)
+                              or meant < 1):
+        raise BadMove(N_("round: expected the turn's round, a whole number from 1, got"
+                         " {given}"), given=_short(meant))
+    return meant
 
 
 def parse_cell(body: object, sheet: PlayerSheet) -> Cell:
@@ -897,11 +906,7 @@ def parse_cell(body: object, sheet: PlayerSheet) -> Cell:
             or not _is_cell(cells[0], height, width)):
         raise BadMove(N_("cells: expected one [row, column] pair inside the {height}x{width}"
                          " map"), height=height, width=width)
-    meant = body.get("round")
-    if meant is not None and (not isinstance(meant, int) or isinstance(meant, bool)
-                              or meant < 1):
-        raise BadMove(N_("round: expected the turn's round, a whole number from 1, got"
-                         " {given}"), given=_short(meant))
+    parse_round(body)
     r, c = cells[0]
     return int(r), int(c)
 

@@ -21,10 +21,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pitable.errors import IllegalMove, RulesError
+from pitable.errors import BadSheet, RulesError
 from pitable.rules import find_title
 from pitable.rules.bot.model import Action, Player
 from pitable.rules.dice import Roll
+from pitable.rules.scoring import Token, parse_token
 from pitable.rules.sheets import Side, generate
 
 log = logging.getLogger("pitable.bots")
@@ -190,19 +191,20 @@ class TableBot:
         player = self._player
         if player is None or self._mode == "solo":
             return False
-        rows = sheet["map"]["rows"]
         mine = player.tokens()
         found = False
         for r, row in enumerate(sheet["cells"]):
             for c, token in enumerate(row):
-                base = token.split("/")[0]
-                kind = rows[r][c]
-                if kind != "." and base.startswith(kind):
-                    base = base[len(kind):]
-                if base == "X" and mine[r][c] != token:
+                if token == mine[r][c]:
+                    continue
+                try:
+                    held = parse_token(token, (r, c)).token
+                except BadSheet:
+                    continue
+                if held is Token.HAZARD:
                     try:
                         player.take_hazard((r, c))
-                    except (IllegalMove, RulesError) as exc:
+                    except RulesError as exc:
                         log.info("%s: the hazard at %s: %s", self.initials, (r, c), exc)
                         continue
                     found = True

@@ -91,7 +91,7 @@ class Phones(Protocol):
 
     def take_back(self, token: str | None) -> Any: ...
 
-    def done(self, token: str | None, round: int | None = None) -> Any: ...
+    def done(self, token: str | None, body: object = None) -> Any: ...
 
     def place(self, token: str | None, body: object) -> Any: ...
 
@@ -374,7 +374,11 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
         wait = tokens.take(token)
         return None if wait is None else _slow_down(tr, wait)
 
-    async def move(request: Request, tr: Translator) -> Response:
+    async def ruled(request: Request, tr: Translator,
+                    change: Callable[[str | None, object], Any]) -> Response:
+        """Make ``change`` (a move, a hazard drawn) on the sheet of the request's token with
+        its body: the sheet as it now stands, or as it stood with the rule that refused
+        the change (422)."""
         token = token_of(request, change=True)
         if (slow := limited(request, tr)) is not None:
             return slow
@@ -382,7 +386,7 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
 
         def made() -> tuple[dict[str, Any], str | None]:
             try:
-                return phones.view(phones.move(token, body), tr), None
+                return phones.view(change(token, body), tr), None
             except IllegalMove as exc:
                 return phones.view(phones.seat(token), tr), _refusal(exc, tr)
 
@@ -391,6 +395,9 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
             return drawn(sheet, 422, error=refused)
         announce(sheet)
         return drawn(sheet)
+
+    async def move(request: Request, tr: Translator) -> Response:
+        return await ruled(request, tr, phones.move)
 
     async def take_back(request: Request, tr: Translator) -> Response:
         token = token_of(request, change=True)
@@ -403,30 +410,10 @@ def player_routes(phones: Phones, static: Path, box_lang: Callable[[], str],
         if (slow := limited(request, tr)) is not None:
             return slow
         body = await body_of(request)
-        # The turn it was said for, if the page names it: not a later one it has not seen.
-        meant = body.get("round") if isinstance(body, dict) else None
-        if meant is not None and (not isinstance(meant, int) or isinstance(meant, bool)):
-            raise BadMove(N_("round: expected the turn's round, a whole number from 1, got"
-                             " {given}"), given=repr(meant)[:24])
-        return await changed(lambda: phones.done(token, meant), tr)
+        return await changed(lambda: phones.done(token, body), tr)
 
     async def hazard(request: Request, tr: Translator) -> Response:
-        token = token_of(request, change=True)
-        if (slow := limited(request, tr)) is not None:
-            return slow
-        body = await body_of(request)
-
-        def drawn_there() -> tuple[dict[str, Any], str | None]:
-            try:
-                return phones.view(phones.place(token, body), tr), None
-            except IllegalMove as exc:
-                return phones.view(phones.seat(token), tr), _refusal(exc, tr)
-
-        sheet, refused = await on_worker(drawn_there)
-        if refused is not None:
-            return drawn(sheet, 422, error=refused)
-        announce(sheet)
-        return drawn(sheet)
+        return await ruled(request, tr, phones.place)
 
     async def table(request: Request, tr: Translator) -> Response:
         return JSONResponse(await on_worker(lambda: phones.table(tr)),
