@@ -306,15 +306,11 @@ def test_a_sheet_exports_as_pitable_score_reads_it_with_the_page_s_total(
 def test_the_event_stream_tells_watchers_of_each_sheet_s_change(table: Table) -> None:
     from tests.support.web import Events
 
-    events = Events(table.server.port)
+    events = Events(table.server.port, kinds=("sheet",))
     token, _ = table.join("GH")
     table.roll()
     table.call("POST", "/api/moves", _first_choice(table.sheet(token)), token=token)
-    changes = []
-    while len(changes) < 2:
-        raw = events.response.fp.readline().decode()
-        if raw.startswith("event: sheet"):
-            changes.append(json.loads(events.response.fp.readline().decode()[len("data: "):]))
+    changes = [events.until(lambda e: True) for _ in range(2)]
     assert changes[0]["initials"] == "GH" and changes[0]["moves"] == 0
     assert changes[1]["round"] == 1 and changes[1]["moves"] == 1
     events.conn.close()

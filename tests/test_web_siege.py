@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.web import TIMEOUT_S, Served
+from tests.support.web import TIMEOUT_S, Events, Served
 
 pytestmark = pytest.mark.slow
 
@@ -127,25 +127,12 @@ def phone_follows_a_roll(port: int) -> tuple[int, dict[str, object]]:
     body = page.read()
     conn.close()
     assert page.status == 200 and b"<html" in body
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S,
-                                      source_address=(PHONE, 0))
-    conn.request("GET", "/api/events")
-    stream = conn.getresponse()
-    assert stream.status == 200
-    first: int | None = None
+    events = Events(port, source=PHONE)
     try:
-        while True:
-            line = stream.fp.readline()
-            assert line, "the stream ended"
-            if not line.startswith(b"data: "):
-                continue
-            event = json.loads(line[len(b"data: "):])
-            if first is None:
-                first = event["seq"]
-            elif not event["rolling"] and event["roll"] is not None:
-                return first, event
+        first = events.until(lambda e: True)["seq"]
+        return first, events.until(lambda e: not e["rolling"] and e["roll"] is not None)
     finally:
-        conn.close()
+        events.close()
 
 
 def test_a_siege_of_the_page_neither_stops_nor_slows_the_dice(tmp_path: Path) -> None:

@@ -75,10 +75,19 @@ def serve(post: Callable[[Event], None] | None = None, *, keepalive_s: float = 1
 
 
 class Events:
-    """A client of ``/api/events``: reads one event at a time, with a deadline."""
+    """A client of ``/api/events``: reads one event at a time, with a deadline.
 
-    def __init__(self, port: int) -> None:
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
+    As a browser's ``EventSource`` does, it tells events apart by their ``event:`` line:
+    the box's snapshots have none (a ``message``), the table's news have their kind. It
+    returns the kinds in ``kinds`` and skips the others.
+    """
+
+    def __init__(self, port: int, kinds: tuple[str, ...] = ("message",), *,
+                 source: str | None = None) -> None:
+        self.kinds = kinds
+        self.conn = http.client.HTTPConnection(
+            "127.0.0.1", port, timeout=TIMEOUT_S,
+            source_address=(source, 0) if source is not None else None)
         self.conn.request("GET", "/api/events")
         self.response = self.conn.getresponse()
         assert self.response.status == 200
@@ -86,8 +95,9 @@ class Events:
         self.comments: list[str] = []
 
     def next(self) -> dict[str, Any] | None:
-        """The next event's JSON; None when the stream ends."""
+        """The next event's JSON of a kind asked for; None when the stream ends."""
         data: list[str] = []
+        kind = "message"
         while True:
             raw = self.response.fp.readline()
             if not raw:
@@ -95,11 +105,15 @@ class Events:
             line = raw.decode().rstrip("\n")
             if line.startswith(":"):
                 self.comments.append(line)
+            elif line.startswith("event: "):
+                kind = line[len("event: "):]
             elif line.startswith("data: "):
                 data.append(line[len("data: "):])
             elif line == "" and data:
                 assert len(data) == 1, "one data line per event"
-                return json.loads(data[0])
+                if kind in self.kinds:
+                    return json.loads(data[0])
+                data, kind = [], "message"
 
     def until(self, test: Any) -> dict[str, Any]:
         while True:
