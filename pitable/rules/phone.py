@@ -93,6 +93,12 @@ class PlayerSheet:
         self._scored: tuple[str, Score] | None = None
         #: The closed turns ended the game (None: not asked since the last closed).
         self._ended: bool | None = None
+        #: The sheet as it stands ended the game (:meth:`over`), until it changes: the
+        #: table's pace asks it of every sheet after each phone's call.
+        self._over: bool | None = None
+        #: The sheet's tokens as it stands (:meth:`tokens`), until it changes: a view
+        #: shows them and counts the score from them.
+        self._tokens: tuple[tuple[str, ...], ...] | None = None
 
     # --- the turns ---------------------------------------------------------------------
 
@@ -142,6 +148,8 @@ class PlayerSheet:
         self._now = None
         self._legal = None
         self._spaces = None
+        self._over = None
+        self._tokens = None
 
     # --- the moves ---------------------------------------------------------------------
 
@@ -354,9 +362,12 @@ class PlayerSheet:
     def over(self) -> bool:
         """The sheet as it stands has ended the game (full, or whatever else the title's
         rules say), or a solo game played its last round."""
-        limit = self.title.solo_rounds if self.solo else None
-        played = len(self.closed) + (self.roll is not None and self.done)
-        return self.rules.ended(self.replay()) or (limit is not None and played >= limit)
+        if self._over is None:
+            limit = self.title.solo_rounds if self.solo else None
+            played = len(self.closed) + (self.roll is not None and self.done)
+            self._over = self.rules.ended(self.replay()) or (
+                limit is not None and played >= limit)
+        return self._over
 
     @property
     def hazards(self) -> int:
@@ -365,7 +376,9 @@ class PlayerSheet:
 
     def tokens(self) -> tuple[tuple[str, ...], ...]:
         """The sheet as it stands, one token a position, as ``pitable score`` reads it."""
-        return sheet_tokens(self.replay(), self.title.lone_marks[:1])
+        if self._tokens is None:
+            self._tokens = sheet_tokens(self.replay(), self.title.lone_marks[:1])
+        return self._tokens
 
     def text(self) -> str:
         """The sheet as it stands in the format ``pitable score`` reads, its map named."""

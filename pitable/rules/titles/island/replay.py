@@ -33,8 +33,8 @@ def _island_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
         for a in actions:
             if a.act not in (Act.WRITE, Act.CROSS, BOAT, TREASURE):
                 replay.breach(a, N_("not a move of this roll"))
-        can_boat = options.green is NAVIGATION and bool(replay.empties(SEA))
-        if len(fills) != 1 and (replay.empties(*spaces) or can_boat):
+        can_boat = options.green is NAVIGATION and replay.has_empty(SEA)
+        if len(fills) != 1 and (replay.has_empty(*spaces) or can_boat):
             replay.breach(None, N_("a turn fills one space, not {count}"), short=not fills,
                           count=len(fills))
     for a in actions:
@@ -96,7 +96,7 @@ def _treasure(replay: Replay, action: Action) -> None:
 
 
 def _ended(replay: Replay) -> bool:
-    return len(replay.treasures) == TREASURES or not replay.empties(Kind.SPACE)
+    return len(replay.treasures) == TREASURES or not replay.has_empty(Kind.SPACE)
 
 
 def _offers(replay: Replay, options: Options) -> Iterator[Action]:

@@ -21,9 +21,9 @@ def _temple_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
     if options.hazard:
         replay.hazard_turn(actions, writes, spaces)
     else:
-        lockpick = options.green is LOCKPICK and bool(replay.empties(DOOR))
+        lockpick = options.green is LOCKPICK and replay.has_empty(DOOR)
         where = (DOOR,) if lockpick else spaces
-        if len(writes) != 1 and replay.empties(*where):
+        if len(writes) != 1 and replay.has_empty(*where):
             replay.breach(None, N_("a turn writes one number, not {count}"),
                           short=not writes, count=len(writes))
         for a in actions:

@@ -31,8 +31,15 @@ ACTS = (Act.WRITE, Act.HAZARD, Act.CROSS, STRUCTURE, DISCOVER)
 def _fits_a_play(used: list[int], options: Options) -> bool:
     """``used`` (numbers written, and a 9 for each snake crossed) is part of one way of
     grouping the dice: a sub-multiset of a play, Penny Papers standing for any 1 to 15."""
+    return _fits(tuple(sorted(used)), options.plays)
+
+
+@functools.lru_cache(maxsize=1024)
+def _fits(used: tuple[int, ...], plays: tuple[Play, ...]) -> bool:
+    """:func:`_fits_a_play`, kept: a phone's moves allowed next ask it of the same few
+    numbers once for every empty space."""
     want = Counter(used)
-    for have, penny in _plays(options.plays):
+    for have, penny in _plays(plays):
         short = want - have
         if sum(short.values()) <= penny and all(1 <= v <= 15 for v in short):
             return True
@@ -96,7 +103,7 @@ def _valley_turn(replay: Replay, options: Options, actions: Sequence[Action]) ->
             replay.breach(None, N_("the numbers {numbers} are not a grouping of the dice"),
                           numbers=sorted(used))
         moved = any(a.act in (Act.WRITE, STRUCTURE, Act.CROSS) for a in actions)
-        if not moved and replay.empties(*spaces):
+        if not moved and replay.has_empty(*spaces):
             replay.breach(None, N_("a turn fills a space or crosses out a snake"), short=True)
     for a in actions:
         if a.act is DISCOVER and options.hazard:
