@@ -252,6 +252,33 @@ def test_a_finished_round_keeps_its_moves(store: SessionStore, book: PlayerBook)
         book.finish_turn(99, 1)
 
 
+def test_a_whole_turn_is_kept_with_its_done_or_none_of_it_is(
+    store: SessionStore, book: PlayerBook
+) -> None:
+    game = table_game(store)
+    ann = book.join(game, "ann", "a")
+    bo = book.join(game, "bo", "b")
+    stored = book.add_turn(ann.id, 1, [("write", [(0, 0)], 4), ("write", [(0, 1)], 5)])
+    assert book.moves(ann.id) == stored
+    assert [(m.seq, m.cells, m.value) for m in stored] == [(1, ((0, 0),), 4), (2, ((0, 1),), 5)]
+    assert book.done_rounds(ann.id) == {1}
+    with pytest.raises(TurnClosed):
+        book.add_turn(ann.id, 1, [("write", [(0, 2)], 6)])
+    # A move the store cannot keep: nothing of the turn is written, nor its Done.
+    with pytest.raises(StoreError, match="a move's"):
+        book.add_turn(bo.id, 1, [("write", [(0, 0)], 4), ("write", [(0, -1)], 5)])
+    # The database refuses the second move's row: the first is rolled back with it.
+    with sqlite3.connect(store.path) as db:
+        db.execute("CREATE TRIGGER refuse BEFORE INSERT ON moves WHEN NEW.seq = 2"
+                   " BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    with pytest.raises(StoreError, match="refused"):
+        book.add_turn(bo.id, 1, [("write", [(0, 0)], 4), ("write", [(0, 1)], 5)])
+    assert book.moves(bo.id) == [] and book.done_rounds(bo.id) == set()
+    # An empty turn is a turn passed: its Done alone.
+    book.add_turn(bo.id, 1, [])
+    assert book.moves(bo.id) == [] and book.done_rounds(bo.id) == {1}
+
+
 def test_all_moves_of_a_game_in_one_read(store: SessionStore, book: PlayerBook) -> None:
     game = table_game(store)
     players = [book.join(game, initials, initials) for initials in ("A", "B", "C")]

@@ -5,6 +5,8 @@ plays a whole game to the title's detected end with the players on phones."""
 from __future__ import annotations
 
 import random
+import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -12,11 +14,13 @@ import pytest
 
 from pitable.box.box_players import BoxPlayers
 from pitable.box.controller import CONFIRM_S
-from pitable.box.phones import PhoneTable
+from pitable.box.phones import LATE, PhoneTable
 from pitable.box.players import PlayerBook
 from pitable.box.sim import Simulator
 from pitable.box.store import SessionStore
-from pitable.rules.base import ENGLISH
+from pitable.errors import IllegalMove, StoreError
+from pitable.rules.base import ENGLISH, Options
+from pitable.rules.bot.model import Action
 from pitable.rules.scoring import parse_sheet
 from pitable.rules.table import Pace, deal, pace_line
 from pitable.rules.titles import find_title
@@ -94,6 +98,136 @@ def test_the_press_after_the_last_round_ends_the_game(tmp_path: Path) -> None:
         sim.press()
         assert sim.box.game.ended and sim.box.game.state.rounds == 1
     finally:
+        sim.close()
+
+
+def test_a_whole_turn_is_stored_with_its_done_or_nothing_is(tmp_path: Path) -> None:
+    sim, phones = phone_box(tmp_path, "2,3,4", "1,2,2", "5,1,3")
+    try:
+        token = phones.join("AN")[0]
+        press(sim, phones)
+        seat = phones.seat(token)
+        first = seat.sheet.legal()[0]
+        book = PlayerBook(phones.store)
+        # The second move is refused (its space is taken by the first): nothing is kept.
+        with pytest.raises(IllegalMove):
+            phones.play_turn(token, 1, [first, first])
+        assert book.moves(seat.player.id) == [] and book.done_rounds(seat.player.id) == set()
+        assert seat.sheet.actions == [] and not seat.sheet.done
+        # The store fails: the sheet is left as the store has it.
+        with sqlite3.connect(phones.store.path) as db:
+            db.execute("CREATE TRIGGER refuse BEFORE INSERT ON turns_done"
+                       " BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        with pytest.raises(StoreError):
+            phones.play_turn(token, 1, [first])
+        assert book.moves(seat.player.id) == [] and seat.sheet.actions == []
+        with sqlite3.connect(phones.store.path) as db:
+            db.execute("DROP TRIGGER refuse")
+        phones.play_turn(token, 1, [first])
+        assert [(m.round, m.cells, m.value) for m in book.moves(seat.player.id)] == [
+            (1, first.cells, first.value)]
+        assert book.done_rounds(seat.player.id) == {1} and seat.sheet.done
+        press(sim, phones)
+        with pytest.raises(IllegalMove) as late:
+            phones.play_turn(token, 1, [])
+        assert late.value.rule == LATE
+        assert book.done_rounds(seat.player.id) == {1}
+    finally:
+        sim.close()
+
+
+@pytest.mark.parametrize("strength", ["greedy", "plan"])
+def test_a_box_player_caught_by_the_next_roll_keeps_its_sheet_as_stored(
+        tmp_path: Path, strength: str, caplog: pytest.LogCaptureFixture) -> None:
+    dice = random.Random(8)
+    faces = ["1", "2", "3", "4", "5"]
+    rolls = [",".join(dice.choice(faces) for _ in range(3)) for _ in range(20)]
+    sim, phones = phone_box(tmp_path, *rolls, title="valley")
+    bots = BoxPlayers(phones)
+    caplog.set_level("INFO", logger="pitable.box_players")
+    try:
+        bots.add(strength)
+        press(sim, phones)
+        wait_for_bots(phones, 1)
+        bot = bots._bots[0]
+        mover = bot.mover
+        assert mover is not None
+        thinking, go_on = threading.Event(), threading.Event()
+        chose = mover.turn
+
+        def slow(options: Options, round_: int) -> list[Action]:
+            # It thinks until the table has rolled again, twice pressed.
+            thinking.set()
+            assert go_on.wait(10)
+            return chose(options, round_)
+
+        mover.turn = slow  # type: ignore[method-assign]
+        press(sim, phones)
+        assert thinking.wait(10)
+        press(sim, phones)
+        press(sim, phones)
+        assert sim.box.game.state.rounds == 3, sim.box.message
+        go_on.set()
+        wait_for_bots(phones, 3)
+        for n in range(4, 8):
+            press(sim, phones)
+            wait_for_bots(phones, n)
+        book = PlayerBook(phones.store)
+        seat = phones.seat(bot.token)
+        assert {m.round for m in book.moves(seat.player.id)} == {1, 3, 4, 5, 6, 7}
+        assert book.done_rounds(seat.player.id) == {1, 3, 4, 5, 6, 7}
+        assert bot.mover is not None and bot.mover.tokens() == seat.sheet.tokens(), (
+            "its own view of its sheet is the sheet as stored")
+        assert not [r for r in caplog.records if "refused" in r.getMessage()]
+    finally:
+        bots.close()
+        sim.close()
+
+
+def test_a_roll_between_a_box_player_s_moves_finds_its_turn_stored_whole(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    dice = random.Random(8)
+    rolls = [",".join(dice.choice("12345") for _ in range(3)) for _ in range(20)]
+    sim, phones = phone_box(tmp_path, *rolls, title="valley")
+    bots = BoxPlayers(phones)
+    caplog.set_level("INFO", logger="pitable.box_players")
+    try:
+        bots.add("greedy")
+        press(sim, phones)
+        wait_for_bots(phones, 1)
+        bot = bots._bots[0]
+        sheet = phones.seat(bot.token).sheet
+        one_played, rolled = threading.Event(), threading.Event()
+        play = sheet.play
+
+        def then_a_roll(action: Action) -> None:
+            play(action)
+            if sheet.round == 2 and not one_played.is_set():
+                # The table rolls again between its first move and the rest.
+                one_played.set()
+                assert rolled.wait(10)
+
+        sheet.play = then_a_roll  # type: ignore[method-assign]
+        sim.press()
+        assert one_played.wait(10), "it played a move in round 2"
+        sim.press()
+        sim.press()
+        assert sim.box.game.state.rounds == 3, sim.box.message
+        rolled.set()
+        phones.sync()
+        wait_for_bots(phones, 3)
+        for n in range(4, 7):
+            press(sim, phones)
+            wait_for_bots(phones, n)
+        book = PlayerBook(phones.store)
+        seat = phones.seat(bot.token)
+        assert book.done_rounds(seat.player.id) == set(range(1, 7))
+        assert len([m for m in book.moves(seat.player.id) if m.round == 2]) >= 2
+        assert bot.mover is not None and bot.mover.tokens() == seat.sheet.tokens(), (
+            "its own view of its sheet is the sheet as stored")
+        assert not [r for r in caplog.records if "refused" in r.getMessage()]
+    finally:
+        bots.close()
         sim.close()
 
 

@@ -2,9 +2,10 @@
 the players on their phones, and are ranked with them.
 
 "Add the box as a player" (the menu, or a phone) seats one more: a solo player gets a rival
-on the same dice, a table an extra opponent. Each plays through the same
-:class:`~pitable.box.phones.PhoneTable` calls a phone makes (its moves checked by the rules
-and stored before they count, its turn said done), with the moves its title's bot chooses
+on the same dice, a table an extra opponent. Each plays through the
+:class:`~pitable.box.phones.PhoneTable` a phone plays through (its moves checked by the
+rules and stored before they count; a whole turn and its Done stored in one transaction,
+so that the next roll never finds it half written), with the moves its title's bot chooses
 at the strength asked (the planner's, :mod:`pitable.rules.bot.planner`). At a table it
 draws the hazard it was dealt where it costs that sheet's owner most, and takes in those
 drawn on its own sheet.
@@ -23,6 +24,7 @@ the planner, whose dice are seeded by the round, choose alike from alike).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -255,28 +257,23 @@ class BoxPlayers:
         solo = self.table.solo()
         actions: list[Action] = []
         if not options.hazard or solo:
-            actions = list(mover.turn(options, turn.round))
-        for action in actions:
-            if action.act is Act.HAZARD and not solo:
-                continue
-            move = {"act": action.act.value, "cells": [list(c) for c in action.cells],
-                    "value": action.value, "round": turn.round}
-            try:
-                self.table.move(bot.token, move)
-            except IllegalMove as exc:
-                if exc.rule == LATE:
-                    # The next roll came while it thought: that turn is closed, its moves
-                    # not made; its view of its sheet is played again from the store, and
-                    # the new turn played from there.
-                    self._replay(bot)
-                    return True, drew_on
-                # Its own game no longer matches the sheet: it says done with what it has.
-                log.info("%s: %s refused (%s)", bot.initials, action, exc.rule)
-                break
+            actions = [a for a in mover.turn(options, turn.round)
+                       if a.act is not Act.HAZARD or solo]
         try:
-            self.table.done(bot.token, {"round": turn.round})
+            # The whole turn and its Done in one call: a roll never finds it half stored.
+            self.table.play_turn(bot.token, turn.round, actions)
         except IllegalMove as exc:
-            log.info("%s: done refused (%s)", bot.initials, exc.rule)
+            if exc.rule == LATE:
+                # The next roll closed the turn while it thought, with nothing of it
+                # stored: the turn is passed, as a phone's is; its own view of its sheet
+                # is played again from the store, and the new turn played from there.
+                self._replay(bot)
+            else:
+                # Its own game no longer matches the sheet: the turn is passed.
+                log.warning("%s: its turn of round %d refused (%s)", bot.initials,
+                            turn.round, exc.rule)
+                with contextlib.suppress(IllegalMove):
+                    self.table.done(bot.token, {"round": turn.round})
         return True, drew_on
 
     def _mover(self, bot: BoxBot, turn: BotTurn) -> Player | Planner:

@@ -26,7 +26,7 @@ import random
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -285,6 +285,36 @@ class PhoneTable:
                 self.book.finish_turn(seat.player.id, seat.sheet.round)
                 seat.sheet.finish_turn()
                 self._changed()
+            return seat
+
+    def play_turn(self, token: str | None, round: int, actions: Sequence[Action]) -> Seat:
+        """Play a whole turn of ``round`` on ``token``'s sheet and say it done: the box's
+        own players' way, so that their turn is on disk whole, or not at all, when the
+        next roll comes (a turn stored in part would leave the bot's own view of its sheet
+        behind the sheet). :class:`IllegalMove` naming the first move the rules refuse
+        (:data:`LATE` once the next roll closed ``round``), with nothing stored."""
+        with self._lock:
+            seat = self._current(token)
+            sheet = seat.sheet
+            if round != sheet.round:
+                raise refusal(LATE, sheet.round)
+            if sheet.options is None:
+                raise refusal(NO_ROLL)
+            if sheet.done:
+                raise refusal(TURN_DONE, round)
+            played = 0
+            try:
+                for action in actions:
+                    sheet.play(action)
+                    played += 1
+                self.book.add_turn(seat.player.id, round,
+                                   [(a.act.value, a.cells, a.value) for a in actions])
+            except BaseException:
+                for _ in range(played):
+                    sheet.take_back()
+                raise
+            sheet.finish_turn()
+            self._changed()
             return seat
 
     def add_score(self, token: str | None, body: object) -> dict[str, Any]:

@@ -307,21 +307,52 @@ class PlayerBook:
         move as given: whether the rules allow it is the caller's to check first.
         """
         checked = _check_move(round, act, cells, value)
-        stored_cells = json.dumps([list(c) for c in checked], separators=(",", ":"))
-        stored_value = json.dumps(value, ensure_ascii=False) if value is not None else None
         now = self.store._now()
         with self.store._write() as db:
             self._open_round(db, player_id, round)
-            (seq,) = db.execute(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM moves WHERE player_id = ? AND round = ?",
-                (player_id, round),
-            ).fetchone()
+            return self._insert_move(db, player_id, round, act=act, cells=checked, value=value,
+                                     now=now)
+
+    def add_turn(
+        self,
+        player_id: int,
+        round: int,
+        moves: Sequence[tuple[str, Iterable[Sequence[int]], MoveValue]],
+    ) -> list[StoredMove]:
+        """Keep a whole turn of ``player_id`` in ``round`` (each move's act, cells and
+        value, in order) and finish the round, in one transaction: all of it is on disk
+        when it returns, or none of it. :class:`TurnClosed` once the player has finished
+        that round."""
+        checked = [(act, _check_move(round, act, cells, value), value)
+                   for act, cells, value in moves]
+        now = self.store._now()
+        with self.store._write() as db:
+            self._open_round(db, player_id, round)
+            stored = [self._insert_move(db, player_id, round, act=act, cells=cells, value=value,
+                                         now=now)
+                      for act, cells, value in checked]
             db.execute(
-                "INSERT INTO moves (player_id, round, seq, act, cells, value, at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (player_id, round, seq, act, stored_cells, stored_value, now),
+                "INSERT INTO turns_done (player_id, round, at) VALUES (?, ?, ?)",
+                (player_id, round, now),
             )
-        return StoredMove(round, int(seq), act, checked, value)
+        return stored
+
+    @staticmethod
+    def _insert_move(db: sqlite3.Connection, player_id: int, round: int, *, act: str,
+                     cells: tuple[Cell, ...], value: MoveValue, now: str) -> StoredMove:
+        """Write the next move of ``player_id`` in ``round``, in the transaction ``db``."""
+        (seq,) = db.execute(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM moves WHERE player_id = ? AND round = ?",
+            (player_id, round),
+        ).fetchone()
+        db.execute(
+            "INSERT INTO moves (player_id, round, seq, act, cells, value, at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (player_id, round, seq, act, json.dumps([list(c) for c in cells],
+                                                   separators=(",", ":")),
+             json.dumps(value, ensure_ascii=False) if value is not None else None, now),
+        )
+        return StoredMove(round, int(seq), act, cells, value)
 
     def take_back(self, player_id: int, round: int) -> StoredMove | None:
         """Remove the last move of ``player_id`` in ``round`` and give it back; None when
