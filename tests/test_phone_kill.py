@@ -132,9 +132,21 @@ def check_every_phone_resumes(port: int, phones: list[Phone]) -> None:
             continue
         status, sheet = phone.call(port, "GET", "/api/sheet")
         assert status == 200, f"{phone.initials}: the box restarted does not know its phone"
-        for r, _, ((row, col),), value in phone.acknowledged.get(phone.token, []):
-            assert sheet["cells"][row][col].split("/")[0] == str(value), (
-                f"{phone.initials}: round {r}'s {value} at {row},{col} is not on its sheet")
+        for r, act, ((row, col),), value in phone.acknowledged.get(phone.token, []):
+            assert shows(sheet["cells"][row][col], act, value), (
+                f"{phone.initials}: round {r}'s {act} {value} at {row},{col} is not on its"
+                f" sheet: {sheet['cells'][row][col]!r}")
+
+
+def shows(token: str, act: str, value: Any) -> bool:
+    """A space's token shows the move made there: a snake crossed out (``x``), a group
+    found (its ``/D1`` mark), a number written or a structure drawn (its value)."""
+    first = token.split("/", maxsplit=1)[0]
+    if act == "cross":
+        return first == "x"
+    if act == "discover":
+        return "/" in token
+    return first == str(value)
 
 
 def kills(request: pytest.FixtureRequest) -> int:
