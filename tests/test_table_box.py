@@ -136,12 +136,14 @@ def test_a_whole_turn_is_stored_with_its_done_or_nothing_is(tmp_path: Path) -> N
         sim.close()
 
 
-@pytest.mark.parametrize("strength", ["greedy", "plan"])
+@pytest.mark.parametrize(("strength", "cut"), [
+    ("greedy", "thinking"), ("plan", "thinking"), ("greedy", "between")])
 def test_a_box_player_caught_by_the_next_roll_keeps_its_sheet_as_stored(
-        tmp_path: Path, strength: str, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: Path, strength: str, cut: str, caplog: pytest.LogCaptureFixture) -> None:
+    # The table rolls again (twice pressed) in round 2, while a box's player thinks, or
+    # between its first move and the rest.
     dice = random.Random(8)
-    faces = ["1", "2", "3", "4", "5"]
-    rolls = [",".join(dice.choice(faces) for _ in range(3)) for _ in range(20)]
+    rolls = [",".join(dice.choice("12345") for _ in range(3)) for _ in range(20)]
     sim, phones = phone_box(tmp_path, *rolls, title="valley")
     bots = BoxPlayers(phones)
     caplog.set_level("INFO", logger="pitable.box_players")
@@ -150,79 +152,49 @@ def test_a_box_player_caught_by_the_next_roll_keeps_its_sheet_as_stored(
         press(sim, phones)
         wait_for_bots(phones, 1)
         bot = bots._bots[0]
-        mover = bot.mover
-        assert mover is not None
-        thinking, go_on = threading.Event(), threading.Event()
-        chose = mover.turn
+        caught, go_on = threading.Event(), threading.Event()
+        if cut == "thinking":
+            mover = bot.mover
+            assert mover is not None
+            chose = mover.turn
 
-        def slow(options: Options, round_: int) -> list[Action]:
-            # It thinks until the table has rolled again, twice pressed.
-            thinking.set()
-            assert go_on.wait(10)
-            return chose(options, round_)
+            def slow(options: Options, round_: int) -> list[Action]:
+                caught.set()
+                assert go_on.wait(10)
+                return chose(options, round_)
 
-        mover.turn = slow  # type: ignore[method-assign]
+            mover.turn = slow  # type: ignore[method-assign]
+        else:
+            sheet = phones.seat(bot.token).sheet
+            play = sheet.play
+
+            def then_a_roll(action: Action) -> None:
+                play(action)
+                if sheet.round == 2 and not caught.is_set():
+                    caught.set()
+                    assert go_on.wait(10)
+
+            sheet.play = then_a_roll  # type: ignore[method-assign]
         press(sim, phones)
-        assert thinking.wait(10)
-        press(sim, phones)
-        press(sim, phones)
+        assert caught.wait(10), "it was caught in round 2"
+        sim.press()
+        sim.press()
         assert sim.box.game.state.rounds == 3, sim.box.message
         go_on.set()
+        phones.sync()
         wait_for_bots(phones, 3)
         for n in range(4, 8):
             press(sim, phones)
             wait_for_bots(phones, n)
         book = PlayerBook(phones.store)
         seat = phones.seat(bot.token)
-        assert {m.round for m in book.moves(seat.player.id)} == {1, 3, 4, 5, 6, 7}
-        assert book.done_rounds(seat.player.id) == {1, 3, 4, 5, 6, 7}
-        assert bot.mover is not None and bot.mover.tokens() == seat.sheet.tokens(), (
-            "its own view of its sheet is the sheet as stored")
-        assert not [r for r in caplog.records if "refused" in r.getMessage()]
-    finally:
-        bots.close()
-        sim.close()
-
-
-def test_a_roll_between_a_box_player_s_moves_finds_its_turn_stored_whole(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    dice = random.Random(8)
-    rolls = [",".join(dice.choice("12345") for _ in range(3)) for _ in range(20)]
-    sim, phones = phone_box(tmp_path, *rolls, title="valley")
-    bots = BoxPlayers(phones)
-    caplog.set_level("INFO", logger="pitable.box_players")
-    try:
-        bots.add("greedy")
-        press(sim, phones)
-        wait_for_bots(phones, 1)
-        bot = bots._bots[0]
-        sheet = phones.seat(bot.token).sheet
-        one_played, rolled = threading.Event(), threading.Event()
-        play = sheet.play
-
-        def then_a_roll(action: Action) -> None:
-            play(action)
-            if sheet.round == 2 and not one_played.is_set():
-                # The table rolls again between its first move and the rest.
-                one_played.set()
-                assert rolled.wait(10)
-
-        sheet.play = then_a_roll  # type: ignore[method-assign]
-        sim.press()
-        assert one_played.wait(10), "it played a move in round 2"
-        sim.press()
-        sim.press()
-        assert sim.box.game.state.rounds == 3, sim.box.message
-        rolled.set()
-        phones.sync()
-        wait_for_bots(phones, 3)
-        for n in range(4, 7):
-            press(sim, phones)
-            wait_for_bots(phones, n)
-        book = PlayerBook(phones.store)
-        seat = phones.seat(bot.token)
-        assert book.done_rounds(seat.player.id) == set(range(1, 7))
-        assert len([m for m in book.moves(seat.player.id) if m.round == 2]) >= 2
+        done = book.done_rounds(seat.player.id)
+        second = [m for m in book.moves(seat.player.id) if m.round == 2]
+        if cut == "thinking":
+            assert second == [] and 2 not in done, "a turn the roll closed is passed"
+        else:
+            assert len(second) >= 2 and 2 in done, "a turn begun is stored whole"
+        assert done >= {1, 3, 4, 5, 6, 7}
         assert bot.mover is not None and bot.mover.tokens() == seat.sheet.tokens(), (
             "its own view of its sheet is the sheet as stored")
         assert not [r for r in caplog.records if "refused" in r.getMessage()]
